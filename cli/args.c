@@ -1,0 +1,160 @@
+/* args.c - command-line options, numbers, --dims and --shape */
+#include "cli.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+int cli_error(int code, const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  fprintf(stderr, "relayout%s%s: error: ", *cmd ? " " : "", cmd);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  return code;
+}
+
+int cli_parse(int argc, char **argv, cli_opt *opts, const char **pos,
+              int max_pos, int *npos, const char *cmd, const char *usage) {
+  *npos = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      fputs(usage, stdout);
+      return -1;
+    }
+    if (strncmp(a, "--", 2) || !a[2]) {
+      if (*npos == max_pos)
+        return cli_error(EXIT_USAGE, cmd, "unexpected argument '%s'\n%s", a,
+                         usage);
+      pos[(*npos)++] = a;
+      continue;
+    }
+    const char *eq = strchr(a, '=');
+    size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+    cli_opt *o = opts;
+    while (o->name && (strlen(o->name) != len || strncmp(o->name, a + 2, len)))
+      o++;
+    if (!o->name)
+      return cli_error(EXIT_USAGE, cmd, "unknown option '%s'\n%s", a, usage);
+    if (o->value)
+      return cli_error(EXIT_USAGE, cmd, "option --%s is given twice", o->name);
+    if (o->is_flag) {
+      if (eq) return cli_error(EXIT_USAGE, cmd, "--%s takes no value", o->name);
+      o->value = "1";
+    } else if (eq) {
+      o->value = eq + 1;
+    } else if (i + 1 < argc) {
+      o->value = argv[++i];
+    } else {
+      return cli_error(EXIT_USAGE, cmd, "option --%s needs a value", o->name);
+    }
+  }
+  return 0;
+}
+
+const char *cli_get(const cli_opt *opts, const char *name) {
+  for (; opts->name; opts++)
+    if (!strcmp(opts->name, name)) return opts->value;
+  return NULL;
+}
+
+/* A whole number in [1, 2^62]; prints and returns EXIT_USAGE otherwise. */
+int cli_parse_int(int64_t *out, const char *text, const char *what) {
+  int64_t v = 0;
+  const char *p = text;
+  if (!isdigit((unsigned char)*p))
+    return cli_error(EXIT_USAGE, "", "%s: '%s' is not a whole number", what,
+                     text);
+  for (; isdigit((unsigned char)*p); p++) {
+    if (v > ((int64_t)1 << 62) / 10)
+      return cli_error(EXIT_USAGE, "", "%s: %s is too large", what, text);
+    v = v * 10 + (*p - '0');
+  }
+  if (*p)
+    return cli_error(EXIT_USAGE, "", "%s: '%s' is not a whole number", what,
+                     text);
+  if (v < 1)
+    return cli_error(EXIT_USAGE, "", "%s: %s must be at least 1", what, text);
+  *out = v;
+  return 0;
+}
+
+int cli_parse_dims(relayout_dim_value *out, int *n, const char *text) {
+  *n = 0;
+  const char *p = text;
+  while (*p) {
+    if (!isalpha((unsigned char)p[0]) || p[1] != '=')
+      return cli_error(EXIT_USAGE, "",
+                       "--dims: expected LETTER=EXTENT at '%s' (e.g. "
+                       "N=2,C=17,H=5,W=3)",
+                       p);
+    if (*n == RELAYOUT_MAX_DIMS)
+      return cli_error(EXIT_USAGE, "", "--dims: more than %d dims",
+                       RELAYOUT_MAX_DIMS);
+    char num[32];
+    size_t len = strcspn(p + 2, ",");
+    if (len == 0 || len >= sizeof num)
+      return cli_error(EXIT_USAGE, "", "--dims: bad extent for %c", p[0]);
+    memcpy(num, p + 2, len);
+    num[len] = 0;
+    out[*n].name = (char)toupper((unsigned char)p[0]);
+    char what[16];
+    snprintf(what, sizeof what, "--dims %c", out[*n].name);
+    if (cli_parse_int(&out[*n].extent, num, what)) return EXIT_USAGE;
+    (*n)++;
+    p += 2 + len;
+    if (*p == ',') p++;
+  }
+  if (*n == 0) return cli_error(EXIT_USAGE, "", "--dims is empty");
+  return 0;
+}
+
+int cli_parse_shape(int64_t *out, int *rank, const char *text) {
+  *rank = 0;
+  const char *p = text;
+  for (;;) {
+    char num[32];
+    size_t len = strcspn(p, "x");
+    if (len == 0 || len >= sizeof num)
+      return cli_error(EXIT_USAGE, "", "--shape: expected AxBxC, got '%s'",
+                       text);
+    if (*rank == RELAYOUT_MAX_DIMS)
+      return cli_error(EXIT_USAGE, "", "--shape: more than %d dims",
+                       RELAYOUT_MAX_DIMS);
+    memcpy(num, p, len);
+    num[len] = 0;
+    if (cli_parse_int(&out[(*rank)++], num, "--shape")) return EXIT_USAGE;
+    p += len;
+    if (!*p) return 0;
+    p++;
+  }
+}
+
+/* Parses both sides and applies --c0 to whichever has the parameter. */
+int cli_layouts(relayout_layout **from, relayout_layout **to, const char *src,
+                const char *dst, const char *c0, const char *cmd) {
+  relayout_error e1, e2;
+  *from = *to = NULL;
+  if (relayout_layout_parse(from, src, &e1))
+    return cli_error(EXIT_USAGE, cmd, "%s", e1.message);
+  if (relayout_layout_parse(to, dst, &e1))
+    return cli_error(EXIT_USAGE, cmd, "%s", e1.message);
+  if (!c0) return 0;
+  int64_t v;
+  if (cli_parse_int(&v, c0, "--c0")) return EXIT_USAGE;
+  int ok1 = !relayout_layout_set_param(*from, "c0", v, &e1);
+  int ok2 = !relayout_layout_set_param(*to, "c0", v, &e2);
+  if (!ok1 && !ok2) return cli_error(EXIT_USAGE, cmd, "--c0: %s", e2.message);
+  return 0;
+}
+
+int cli_engine(relayout_engine **out, const char *device, const char *cmd) {
+  relayout_error note, err;
+  if (relayout_engine_create(out, device, &note, &err))
+    return cli_error(EXIT_USAGE, cmd, "--device: %s", err.message);
+  if (*note.message) fprintf(stderr, "%s\n", note.message);
+  return 0;
+}

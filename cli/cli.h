@@ -1,0 +1,65 @@
+/* cli.h - what the relayout command's files share */
+#ifndef RELAYOUT_CLI_H
+#define RELAYOUT_CLI_H
+
+#include "relayout.h"
+
+#include <stddef.h>
+
+/* Exit codes: 0 success, 1 the work failed, 2 the command line was wrong. */
+enum { EXIT_WORK = 1, EXIT_USAGE = 2 };
+
+/* One subcommand's options: names without "--"; values point into argv. */
+typedef struct cli_opt {
+  const char *name;
+  const char *value; /* NULL until given */
+  int is_flag;       /* takes no value; value is "1" when given */
+} cli_opt;
+
+/* Splits argv into options and at most max_pos positionals; returns 0, or an
+ * exit code after printing the reason. */
+int cli_parse(int argc, char **argv, cli_opt *opts, const char **pos,
+              int max_pos, int *npos, const char *cmd, const char *usage);
+const char *cli_get(const cli_opt *opts, const char *name);
+
+int cli_parse_int(int64_t *out, const char *text, const char *what);
+int cli_parse_dims(relayout_dim_value *out, int *n, const char *text);
+int cli_parse_shape(int64_t *out, int *rank, const char *text);
+/* Parses the two sides of a conversion and applies --c0 (if given) to
+ * whichever side has a c0 parameter; prints on failure. */
+int cli_layouts(relayout_layout **from, relayout_layout **to, const char *src,
+                const char *dst, const char *c0, const char *cmd);
+
+/* Opens the engine --device names (NULL: RELAYOUT_DEVICE, else auto);
+ * prints the one-line note when auto falls back to the reference. */
+int cli_engine(relayout_engine **out, const char *device, const char *cmd);
+
+/* Prints "relayout CMD: error: ..." to stderr; returns code. */
+int cli_error(int code, const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Whole-file read, and a write through a temp file renamed into place: a
+ * failed or interrupted write leaves nothing at path. */
+relayout_status cli_read_file(unsigned char **data, size_t *size,
+                              const char *path, relayout_error *err);
+relayout_status cli_write_atomic(const char *path, const void *head,
+                                 size_t head_size, const void *body,
+                                 size_t body_size, relayout_error *err);
+/* Removes a temp file left by an interrupted write, from a signal handler. */
+void cli_install_cleanup(void);
+/* 1 when both paths name one existing file. */
+int cli_same_file(const char *a, const char *b);
+
+/* Writes a .npy array atomically: header for shape, then data. */
+relayout_status cli_write_npy(const char *path, const char *descr, int rank,
+                              const int64_t *shape, const void *data,
+                              size_t size, relayout_error *err);
+
+int cmd_bench(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_devices(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+int cmd_sample(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+
+#endif /* RELAYOUT_CLI_H */

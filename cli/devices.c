@@ -1,0 +1,37 @@
+/* devices.c - relayout devices: the OpenCL devices and which one auto picks */
+#include "cli.h"
+
+#include <stdio.h>
+
+static const char usage[] =
+    "usage: relayout devices\n"
+    "\n"
+    "Lists every OpenCL device with its index (for --device N), platform,\n"
+    "memory, compute units, OpenCL C version and largest allocation; '*'\n"
+    "marks the one --device auto picks (the first GPU, else a CPU device,\n"
+    "else the scalar reference). RELAYOUT_DEVICE sets the default.\n";
+
+int cmd_devices(int argc, char **argv) {
+  cli_opt opts[] = {{NULL, NULL, 0}};
+  const char *pos[1];
+  int npos, rc;
+  if ((rc = cli_parse(argc, argv, opts, pos, 0, &npos, "devices", usage)))
+    return rc < 0 ? 0 : rc;
+  relayout_device_info info[64];
+  int count, pick;
+  relayout_error err;
+  if (relayout_device_list(info, 64, &count, &pick, &err))
+    return cli_error(EXIT_WORK, "devices", "%s", err.message);
+  for (int i = 0; i < count && i < 64; i++) {
+    const relayout_device_info *d = &info[i];
+    printf("%c %d  %s [%s]\n", i == pick ? '*' : ' ', i, d->name, d->platform);
+    printf("     %s, %u compute units, %.1f GiB memory, %.1f GiB largest "
+           "allocation, %s\n",
+           d->is_gpu ? "GPU" : "CPU", d->compute_units,
+           (double)d->global_mem / (1 << 30), (double)d->max_alloc / (1 << 30),
+           d->opencl_c);
+  }
+  printf("%c ref  the scalar reference%s\n", pick < 0 ? '*' : ' ',
+         count ? "" : " (no OpenCL device found)");
+  return 0;
+}

@@ -1,0 +1,170 @@
+/* explain.c - relayout explain: what a layout does to given dims */
+#include "cli.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: relayout explain LAYOUT (--dims X=n,... | --shape AxBxC)\n"
+    "                        [--dtype T] [--c0 N]\n"
+    "\n"
+    "Prints the physical axes (extent, stride), the padding, the array shape\n"
+    "and the byte size of LAYOUT at the given logical extents.\n"
+    "  --dims   extents by letter (N=2,C=17,H=5,W=3)\n"
+    "  --shape  extents in the layout's logical order, batch dims of '...'\n"
+    "           first (needed for ND and for batch dims)\n"
+    "  --dtype  element type (default f32): block sizes depend on it\n"
+    "  --c0     overrides the dtype-dependent block of a named format\n";
+
+static void vdim_label(char *buf, const relayout_desc *d, int v) {
+  relayout_dim_label(buf, v < d->ndims ? d->names[v] : 'G');
+}
+
+/* An axis is its dim's outer part when no other axis of the dim is coarser. */
+static void axis_label(char *buf, const relayout_desc *d, int i) {
+  const relayout_axis *a = &d->axes[i];
+  char dim[8];
+  vdim_label(dim, d, a->dim);
+  for (int j = 0; j < d->naxes; j++)
+    if (d->axes[j].dim == a->dim && d->axes[j].weight > a->weight) {
+      snprintf(buf, 32, "%lld%c", (long long)a->extent,
+               tolower((unsigned char)dim[0]));
+      return;
+    }
+  snprintf(buf, 32, "%s", dim);
+}
+
+static void print(const relayout_desc *d, const relayout_layout *l) {
+  char lab[32];
+  int64_t bytes, elems = 1;
+  relayout_desc_size_bytes(&bytes, d, NULL);
+  printf("layout    %s\n", relayout_layout_text(l));
+  printf("dtype     %s (%d bits)\n", relayout_dtype_name(d->dtype),
+         relayout_dtype_bits(d->dtype));
+  printf("dims     ");
+  for (int i = 0; i < d->ndims; i++) {
+    vdim_label(lab, d, i);
+    printf(" %s=%lld", lab, (long long)d->dims[i]);
+    elems *= d->dims[i];
+  }
+  if (d->groups.groups)
+    printf("\ngroups    %lld (cin %lld, cout %lld, %lld per block)",
+           (long long)d->groups.groups, (long long)d->groups.cin,
+           (long long)d->groups.cout, (long long)d->groups.e);
+  printf("\npadding  ");
+  int any = 0;
+  for (int v = 0; v < d->nvdims; v++) {
+    if (d->padded[v] == d->vdims[v] && !d->pad_before[v]) continue;
+    vdim_label(lab, d, v);
+    printf(" %s: %lld -> %lld", lab, (long long)d->vdims[v],
+           (long long)d->padded[v]);
+    if (d->pad_before[v]) printf(" (%lld before)", (long long)d->pad_before[v]);
+    any = 1;
+  }
+  printf("%s\n", any ? "" : " none");
+  printf("axes      %-8s %12s %14s\n", "axis", "extent", "stride");
+  for (int i = 0; i < d->naxes; i++) {
+    axis_label(lab, d, i);
+    printf("          %-8s %12lld %14lld\n", lab, (long long)d->axes[i].extent,
+           (long long)d->axes[i].stride);
+  }
+  int rank;
+  int64_t shape[RELAYOUT_MAX_AXES];
+  relayout_desc_physical_shape(&rank, shape, d);
+  printf("array     (");
+  for (int i = 0; i < rank; i++)
+    printf("%s%lld", i ? ", " : "", (long long)shape[i]);
+  printf(rank == 1 ? ",)%s\n" : ")%s\n",
+         d->compact ? "" : "  (strided with gaps: stored flat)");
+  printf("size      %lld bytes: %lld elements, %lld of them padding\n",
+         (long long)bytes, (long long)d->span, (long long)(d->span - elems));
+}
+
+int cmd_explain(int argc, char **argv) {
+  cli_opt opts[] = {{"dims", NULL, 0},
+                    {"shape", NULL, 0},
+                    {"dtype", NULL, 0},
+                    {"c0", NULL, 0},
+                    {NULL, NULL, 0}};
+  const char *pos[1];
+  int npos, rc;
+  if ((rc = cli_parse(argc, argv, opts, pos, 1, &npos, "explain", usage)))
+    return rc < 0 ? 0 : rc;
+  if (npos != 1)
+    return cli_error(EXIT_USAGE, "explain", "needs a LAYOUT\n%s", usage);
+  const char *dims = cli_get(opts, "dims"), *shape = cli_get(opts, "shape");
+  if (!dims == !shape)
+    return cli_error(EXIT_USAGE, "explain", "give either --dims or --shape");
+  relayout_error err;
+  relayout_dtype dtype = RELAYOUT_F32;
+  const char *dt = cli_get(opts, "dtype");
+  if (dt && relayout_dtype_from_name(&dtype, dt, &err))
+    return cli_error(EXIT_USAGE, "explain", "%s", err.message);
+  relayout_layout *l = NULL;
+  const char *c0 = cli_get(opts, "c0");
+  int64_t v;
+  if (relayout_layout_parse(&l, pos[0], &err))
+    return cli_error(EXIT_USAGE, "explain", "%s", err.message);
+  if (c0) {
+    if ((rc = cli_parse_int(&v, c0, "--c0"))) goto done;
+    if (relayout_layout_set_param(l, "c0", v, &err)) {
+      rc = cli_error(EXIT_USAGE, "explain", "--c0: %s", err.message);
+      goto done;
+    }
+  }
+
+  char letters[RELAYOUT_MAX_DIMS + 1], names[RELAYOUT_MAX_DIMS + 1];
+  int has_batch, positional, n = 0;
+  int64_t ext[RELAYOUT_MAX_DIMS];
+  relayout_layout_logical_names(letters, &has_batch, &positional, l, NULL);
+  if (shape) {
+    if ((rc = cli_parse_shape(ext, &n, shape))) goto done;
+    int nbatch = n - (int)strlen(letters);
+    if (positional) nbatch = n;
+    if (nbatch < 0 || (nbatch > 0 && !has_batch && !positional)) {
+      rc = cli_error(EXIT_USAGE, "explain",
+                     "--shape has %d dims; %s has dims %s%s", n, pos[0],
+                     has_batch ? "..." : "", letters);
+      goto done;
+    }
+    for (int i = 0; i < n; i++)
+      names[i] = i < nbatch ? (char)('0' + i) : letters[i - nbatch];
+  } else {
+    relayout_dim_value given[RELAYOUT_MAX_DIMS];
+    int ng;
+    if ((rc = cli_parse_dims(given, &ng, dims))) goto done;
+    if (positional) {
+      rc = cli_error(EXIT_USAGE, "explain",
+                     "%s has no dim letters: give --shape", pos[0]);
+      goto done;
+    }
+    for (n = 0; letters[n]; n++) {
+      names[n] = letters[n];
+      ext[n] = -1;
+      for (int j = 0; j < ng; j++)
+        if (given[j].name == letters[n]) ext[n] = given[j].extent;
+      if (ext[n] < 0) {
+        rc =
+            cli_error(EXIT_USAGE, "explain", "--dims lacks %c (%s has dims %s)",
+                      letters[n], pos[0], letters);
+        goto done;
+      }
+    }
+    for (int j = 0; j < ng; j++)
+      if (!strchr(letters, given[j].name)) {
+        rc = cli_error(EXIT_USAGE, "explain", "%s has no dim %c (its dims: %s)",
+                       pos[0], given[j].name, letters);
+        goto done;
+      }
+  }
+  relayout_desc d;
+  if (relayout_desc_init(&d, l, dtype, n, names, ext, &err)) {
+    rc = cli_error(EXIT_WORK, "explain", "%s", err.message);
+    goto done;
+  }
+  print(&d, l);
+done:
+  relayout_layout_free(l);
+  return rc;
+}

@@ -1,0 +1,128 @@
+/* files.c - whole-file reads and atomic writes for the CLI */
+#include "cli.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static relayout_status io_fail(relayout_error *err, const char *what,
+                               const char *path) {
+  snprintf(err->message, sizeof err->message, "%s: %s: %s", path, what,
+           strerror(errno));
+  return RELAYOUT_ERR_IO;
+}
+
+relayout_status cli_read_file(unsigned char **data, size_t *size,
+                              const char *path, relayout_error *err) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) return io_fail(err, "cannot open", path);
+  struct stat st;
+  if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+    close(fd);
+    snprintf(err->message, sizeof err->message, "%s: not a regular file", path);
+    return RELAYOUT_ERR_IO;
+  }
+  size_t n = (size_t)st.st_size;
+  unsigned char *buf = malloc(n ? n : 1);
+  if (!buf) {
+    close(fd);
+    snprintf(err->message, sizeof err->message,
+             "%s: cannot hold its %zu bytes in memory", path, n);
+    return RELAYOUT_ERR_NOMEM;
+  }
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = read(fd, buf + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      free(buf);
+      close(fd);
+      return io_fail(err, "read failed", path);
+    }
+    got += (size_t)r;
+  }
+  close(fd);
+  *data = buf;
+  *size = n;
+  return RELAYOUT_OK;
+}
+
+/* The temp file being written, for the signal handler to remove. */
+static char tmp_path[4096];
+static volatile sig_atomic_t tmp_live;
+
+static void on_signal(int sig) {
+  if (tmp_live) unlink(tmp_path);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void cli_install_cleanup(void) {
+  signal(SIGINT, on_signal);
+  signal(SIGTERM, on_signal);
+  signal(SIGHUP, on_signal);
+}
+
+static int write_all(int fd, const void *p, size_t n) {
+  const unsigned char *b = p;
+  while (n) {
+    ssize_t w = write(fd, b, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return -1;
+    b += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+relayout_status cli_write_atomic(const char *path, const void *head,
+                                 size_t head_size, const void *body,
+                                 size_t body_size, relayout_error *err) {
+  if (strlen(path) + 16 > sizeof tmp_path) {
+    snprintf(err->message, sizeof err->message, "output path is too long");
+    return RELAYOUT_ERR_IO;
+  }
+  snprintf(tmp_path, sizeof tmp_path, "%s.tmp-XXXXXX", path);
+  int fd = mkstemp(tmp_path);
+  if (fd < 0) return io_fail(err, "cannot create a temp file beside", path);
+  tmp_live = 1;
+  mode_t mask = umask(0);
+  umask(mask);
+  if (fchmod(fd, 0666 & ~mask) || write_all(fd, head, head_size) ||
+      write_all(fd, body, body_size) || fsync(fd)) {
+    relayout_status s = io_fail(err, "write failed", path);
+    close(fd);
+    unlink(tmp_path);
+    tmp_live = 0;
+    return s;
+  }
+  if (close(fd) || rename(tmp_path, path)) {
+    relayout_status s =
+        io_fail(err, "cannot move the finished file into place", path);
+    unlink(tmp_path);
+    tmp_live = 0;
+    return s;
+  }
+  tmp_live = 0;
+  return RELAYOUT_OK;
+}
+
+int cli_same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
+relayout_status cli_write_npy(const char *path, const char *descr, int rank,
+                              const int64_t *shape, const void *data,
+                              size_t size, relayout_error *err) {
+  char head[1024];
+  size_t len = sizeof head;
+  relayout_status s = relayout_npy_header(head, &len, descr, rank, shape, err);
+  return s ? s : cli_write_atomic(path, head, len, data, size, err);
+}

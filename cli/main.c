@@ -1,0 +1,44 @@
+/* main.c - the relayout command: dispatches to its subcommands */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: relayout COMMAND [ARGS]\n"
+    "\n"
+    "Converts tensors between memory layouts (pad, split, transpose, "
+    "blocking).\n"
+    "\n"
+    "commands:\n"
+    "  convert  convert a .npy array from one layout to another\n"
+    "  bench    time a conversion against the device's copy bandwidth\n"
+    "  devices  list the OpenCL devices\n"
+    "  explain  print a layout's axes, strides, padding and size\n"
+    "  sample   write the built-in 20x28 f16 example array\n"
+    "  show     print a .npy array\n"
+    "\n"
+    "'relayout COMMAND --help' describes each.\n";
+
+int main(int argc, char **argv) {
+  static const struct {
+    const char *name;
+    int (*run)(int, char **);
+  } cmds[] = {{"bench", cmd_bench},     {"convert", cmd_convert},
+              {"devices", cmd_devices}, {"explain", cmd_explain},
+              {"sample", cmd_sample},   {"show", cmd_show}};
+  if (argc < 2) {
+    fputs(usage, stderr);
+    return EXIT_USAGE;
+  }
+  if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+      !strcmp(argv[1], "help")) {
+    fputs(usage, stdout);
+    return 0;
+  }
+  cli_install_cleanup();
+  for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+    if (!strcmp(argv[1], cmds[i].name)) return cmds[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "relayout: unknown command '%s'\n\n%s", argv[1], usage);
+  return EXIT_USAGE;
+}

@@ -1,0 +1,184 @@
+/* cache.c - compiled programs: per engine in memory, and on disk as binaries
+ *
+ * A disk entry is keyed by device, driver and source. Its file holds a magic,
+ * the key, the binary's length and checksum, then the binary: an entry that
+ * fails any check, or that the driver refuses, is rebuilt from source and
+ * rewritten (through a temp file renamed into place).
+ */
+#include "engine.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define RL_BIN_MAGIC     "RLBIN001"
+#define RL_BUILD_OPTIONS "-cl-std=CL1.2"
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+static uint64_t key_of(const relayout_engine *e, const char *source) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  h = fnv(h, e->name, strlen(e->name) + 1);
+  h = fnv(h, e->driver, strlen(e->driver) + 1);
+  h = fnv(h, e->platform, strlen(e->platform) + 1);
+  return fnv(h, source, strlen(source));
+}
+
+/* The cache directory, created if needed; 0 when there is none or
+ * RELAYOUT_CACHE_DIR is "off". */
+static int cache_dir(char *out, size_t size) {
+  const char *dir = getenv("RELAYOUT_CACHE_DIR");
+  if (dir && !strcmp(dir, "off")) return 0;
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  if (dir && *dir)
+    snprintf(out, size, "%s", dir);
+  else if (xdg && *xdg)
+    snprintf(out, size, "%s/relayout", xdg);
+  else if (home && *home)
+    snprintf(out, size, "%s/.cache/relayout", home);
+  else
+    return 0;
+  for (char *p = out + 1; *p; p++)
+    if (*p == '/') {
+      *p = 0;
+      mkdir(out, 0755);
+      *p = '/';
+    }
+  return mkdir(out, 0755) == 0 || errno == EEXIST;
+}
+
+static void entry_path(char *out, size_t size, const char *dir, uint64_t key) {
+  snprintf(out, size, "%s/%016llx.bin", dir, (unsigned long long)key);
+}
+
+static cl_program build(relayout_engine *e, cl_program prog,
+                        relayout_error *err) {
+  if (clBuildProgram(prog, 1, &e->device, RL_BUILD_OPTIONS, NULL, NULL) ==
+      CL_SUCCESS)
+    return prog;
+  if (err) {
+    char log[RELAYOUT_ERROR_LEN - 40] = "";
+    clGetProgramBuildInfo(prog, e->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1,
+                          log, NULL);
+    rl_fail(err, RELAYOUT_ERR_UNSUPPORTED, "kernel build failed: %s", log);
+  }
+  clReleaseProgram(prog);
+  return NULL;
+}
+
+static cl_program load(relayout_engine *e, const char *path, uint64_t key) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char magic[8];
+  uint64_t head[3]; /* key, length, checksum */
+  unsigned char *bin = NULL;
+  cl_program prog = NULL;
+  if (fread(magic, 8, 1, f) == 1 && !memcmp(magic, RL_BIN_MAGIC, 8) &&
+      fread(head, sizeof head, 1, f) == 1 && head[0] == key && head[1] > 0 &&
+      head[1] < ((uint64_t)1 << 30) && (bin = malloc((size_t)head[1])) &&
+      fread(bin, (size_t)head[1], 1, f) == 1 && fgetc(f) == EOF &&
+      fnv(0xcbf29ce484222325ULL, bin, (size_t)head[1]) == head[2]) {
+    size_t len = (size_t)head[1];
+    const unsigned char *bins[1] = {bin};
+    cl_int status, rc;
+    prog = clCreateProgramWithBinary(e->context, 1, &e->device, &len, bins,
+                                     &status, &rc);
+    if (rc != CL_SUCCESS || status != CL_SUCCESS)
+      prog = NULL;
+    else
+      prog = build(e, prog, NULL);
+  }
+  free(bin);
+  fclose(f);
+  return prog;
+}
+
+static void store(cl_program prog, const char *dir, const char *path,
+                  uint64_t key) {
+  size_t len = 0;
+  if (clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof len, &len, NULL) !=
+          CL_SUCCESS ||
+      len == 0)
+    return;
+  unsigned char *bin = malloc(len);
+  unsigned char *bins[1] = {bin};
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s/.tmp-XXXXXX", dir);
+  int fd = bin ? mkstemp(tmp) : -1;
+  if (fd >= 0 && clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins,
+                                  NULL) == CL_SUCCESS) {
+    uint64_t head[3] = {key, len, fnv(0xcbf29ce484222325ULL, bin, len)};
+    FILE *f = fdopen(fd, "wb");
+    int ok = f && fwrite(RL_BIN_MAGIC, 8, 1, f) == 1 &&
+             fwrite(head, sizeof head, 1, f) == 1 &&
+             fwrite(bin, len, 1, f) == 1;
+    ok = (f ? fclose(f) == 0 : (close(fd), 0)) && ok;
+    if (!ok || rename(tmp, path)) unlink(tmp);
+  } else if (fd >= 0) {
+    close(fd);
+    unlink(tmp);
+  }
+  free(bin);
+}
+
+cl_program rl_program_get(relayout_engine *e, const char *source,
+                          relayout_error *err) {
+  uint64_t key = key_of(e, source);
+  for (rl_program *p = e->programs; p; p = p->next)
+    if (p->key == key && !strcmp(p->source, source)) return p->program;
+  rl_program *entry = calloc(1, sizeof *entry);
+  if (!entry || !(entry->source = strdup(source))) {
+    free(entry);
+    rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+    return NULL;
+  }
+  char dir[4096], path[4200];
+  int have_dir = cache_dir(dir, sizeof dir);
+  if (have_dir) entry_path(path, sizeof path, dir, key);
+  cl_program prog = have_dir ? load(e, path, key) : NULL;
+  if (prog) {
+    e->loaded_from_disk++;
+  } else {
+    cl_int rc;
+    size_t len = strlen(source);
+    prog = clCreateProgramWithSource(e->context, 1, &source, &len, &rc);
+    if (rc == CL_SUCCESS)
+      prog = build(e, prog, err);
+    else {
+      rl_fail(err, RELAYOUT_ERR_UNSUPPORTED, "clCreateProgramWithSource: %d",
+              rc);
+      prog = NULL;
+    }
+    if (prog) {
+      e->built_from_source++;
+      if (have_dir) store(prog, dir, path, key);
+    }
+  }
+  if (!prog) {
+    free(entry->source);
+    free(entry);
+    return NULL;
+  }
+  entry->key = key;
+  entry->program = prog;
+  entry->next = e->programs;
+  e->programs = entry;
+  return prog;
+}
+
+void rl_programs_free(relayout_engine *e) {
+  while (e->programs) {
+    rl_program *p = e->programs;
+    e->programs = p->next;
+    clReleaseProgram(p->program);
+    free(p->source);
+    free(p);
+  }
+}

@@ -1,0 +1,61 @@
+/* engine.h - the OpenCL side: engines, plans and the program cache */
+#ifndef RELAYOUT_ENGINE_H
+#define RELAYOUT_ENGINE_H
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
+#include "plan.h"
+
+typedef struct rl_program {
+  struct rl_program *next;
+  uint64_t key;
+  char *source;
+  cl_program program;
+} rl_program;
+
+struct relayout_engine {
+  int reference;
+  cl_device_id device;
+  cl_context context;
+  cl_command_queue queue;
+  int owns; /* context and queue are ours to release */
+  char name[128], driver[128], platform[128];
+  uint64_t max_alloc;
+  unsigned compute_units;
+  size_t max_group;
+  int is_gpu;
+  rl_program *programs;
+  int built_from_source, loaded_from_disk;
+};
+
+struct relayout_plan {
+  relayout_engine *engine;
+  relayout_desc dst, src;
+  rl_layout_plan layout;
+  char *source;
+  cl_kernel kernel;
+  cl_uint work_dims;
+  size_t local[3], global[3];
+  char note[RELAYOUT_ERROR_LEN];
+};
+
+/* A program for this source on the engine's device: from memory, from the
+ * disk cache, or built. On a build failure returns NULL with the log's
+ * start in err. */
+cl_program rl_program_get(relayout_engine *e, const char *source,
+                          relayout_error *err);
+void rl_programs_free(relayout_engine *e);
+
+/* split.c: the dim to run in slabs when buffers exceed the device's largest
+ * allocation (-1: none), and the run that does it. */
+int rl_split_dim(const relayout_desc *dst, const relayout_desc *src);
+relayout_status rl_run_split(relayout_plan *p, unsigned char *dst,
+                             const unsigned char *src, int dim,
+                             relayout_error *note, relayout_error *err);
+
+/* Applies RELAYOUT_MAX_ALLOC (bytes), which lowers the device's largest
+ * allocation: how tests reach the slab path without gigabyte tensors. */
+void rl_limit_alloc(relayout_engine *e);
+
+#endif /* RELAYOUT_ENGINE_H */

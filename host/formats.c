@@ -1,0 +1,245 @@
+/* formats.c - the named formats of the catalogue and the layout handle */
+#include "internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define P(x) (1u << RL_P_##x)
+
+/* LAYOUTS.md section 3. Patterns are grammar text with the block sizes left
+ * open; logical order is the order in which ND binds to the dims. */
+static const rl_format formats[] = {
+    {"ND", NULL, RL_POSITIONAL, "", NULL, RL_BLOCK_NONE, 0},
+    {"NC1HWC0", NULL, RL_GRAMMAR, "NCHW", "NCHW{c0}c", RL_BLOCK_CUBE, P(C0)},
+    {"NDC1HWC0", NULL, RL_GRAMMAR, "NDCHW", "NDCHW{c0}c", RL_BLOCK_CUBE, P(C0)},
+    {"FRACTAL_NZ", "NZ", RL_GRAMMAR, "MN", "...NM{b16}m{c0}n", RL_BLOCK_B32,
+     P(C0) | P(B16)},
+    {"FRACTAL_ZZ", "ZZ", RL_GRAMMAR, "MK", "...MK{b16}m{c0}k", RL_BLOCK_B32,
+     P(C0) | P(B16)},
+    {"FRACTAL_ZN", "ZN", RL_GRAMMAR, "KN", "...KN{c0}n{b16}k", RL_BLOCK_B32,
+     P(C0) | P(B16)},
+    {"FRACTAL_Z", NULL, RL_GRAMMAR, "NCHW", "CHWN{b16}n{c0}c", RL_BLOCK_CUBE,
+     P(C0) | P(B16) | P(GROUPS)},
+    {"FRACTAL_Z_3D", NULL, RL_GRAMMAR, "NDHWC", "DCHWN{b16}n{c0}c",
+     RL_BLOCK_CUBE, P(C0) | P(B16)},
+    {"ND_ALIGN", NULL, RL_GRAMMAR, "MN", "...MN%{align}B", RL_BLOCK_NONE,
+     P(ALIGN)},
+    {"NCHW4", NULL, RL_GRAMMAR, "NCHW", "NCHW4c", RL_BLOCK_NONE, 0},
+    {"NCHW32", NULL, RL_GRAMMAR, "NCHW", "NCHW32c", RL_BLOCK_NONE, 0},
+    {"NCHW64", NULL, RL_GRAMMAR, "NCHW", "NCHW64c", RL_BLOCK_NONE, 0},
+    {"CHWN4", NULL, RL_GRAMMAR, "NCHW", "CHWN4c", RL_BLOCK_NONE, 0},
+    {"4N", NULL, RL_GRAMMAR, "NCHW", "NCHW4n", RL_BLOCK_NONE, 0},
+    {"2N", NULL, RL_GRAMMAR, "NCHW", "NCHW2n", RL_BLOCK_NONE, 0},
+    {"2IC", NULL, RL_GRAMMAR, "IOHW", "IOHW2i", RL_BLOCK_NONE, 0},
+    {"TPU_COMPACT", NULL, RL_TPU, "NCHW", NULL, RL_BLOCK_NONE,
+     P(NPUS) | P(START) | P(LMEM)},
+    {"TPU_ALIGNED", NULL, RL_TPU, "NCHW", NULL, RL_BLOCK_NONE,
+     P(NPUS) | P(START) | P(LMEM)},
+    {"TPU_MATRIX", NULL, RL_TPU, "NM", NULL, RL_BLOCK_NONE,
+     P(NPUS) | P(START) | P(LMEM) | P(W)},
+};
+
+static const char *const param_names[RL_NPARAMS] = {
+    "c0", "b16", "groups", "npus", "start", "lmem", "w", "align"};
+
+const char *rl_param_name(int param) { return param_names[param]; }
+
+const rl_format *rl_format_find(const char *name) {
+  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+    if (!strcmp(name, formats[i].name) ||
+        (formats[i].alias && !strcmp(name, formats[i].alias)))
+      return &formats[i];
+  return NULL;
+}
+
+static void format_text(relayout_layout *l) {
+  size_t n = (size_t)snprintf(l->text, sizeof l->text, "%s", l->format->name);
+  const char *sep = "(";
+  for (int i = 0; i < RL_NPARAMS && n < sizeof l->text; i++)
+    if (l->param[i] != RL_UNSET) {
+      n += (size_t)snprintf(l->text + n, sizeof l->text - n, "%s%s=%lld", sep,
+                            param_names[i], (long long)l->param[i]);
+      sep = ",";
+    }
+  if (*sep == ',' && n < sizeof l->text)
+    snprintf(l->text + n, sizeof l->text - n, ")");
+}
+
+relayout_status relayout_layout_set_param(relayout_layout *l, const char *key,
+                                          int64_t value, relayout_error *err) {
+  if (!l || !key)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "layout or key is NULL");
+  int p = 0;
+  while (p < RL_NPARAMS && strcmp(key, param_names[p])) p++;
+  if (!l->format || p == RL_NPARAMS || !(l->format->params & (1u << p))) {
+    char known[64] = "";
+    for (int i = 0; l->format && i < RL_NPARAMS; i++)
+      if (l->format->params & (1u << i)) {
+        strcat(known, " ");
+        strcat(known, param_names[i]);
+      }
+    return rl_fail(err, RELAYOUT_ERR_UNKNOWN,
+                   "layout '%s' has no parameter '%s' (it takes:%s)", l->text,
+                   key, *known ? known : " none");
+  }
+  int64_t min = p == RL_P_START ? 0 : 1;
+  if (value < min || value > ((int64_t)1 << 40))
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
+                   "parameter %s=%lld of '%s' is out of range [%lld, 2^40]",
+                   key, (long long)value, l->format->name, (long long)min);
+  l->param[p] = value;
+  format_text(l);
+  return RELAYOUT_OK;
+}
+
+/* NAME(key=value,...) */
+static relayout_status parse_params(relayout_layout *l, const char *text,
+                                    const char *open, relayout_error *err) {
+  const char *p = open + 1;
+  for (;;) {
+    char key[16];
+    size_t k = 0;
+    while (isalnum((unsigned char)*p) && k + 1 < sizeof key) key[k++] = *p++;
+    key[k] = 0;
+    if (*p != '=')
+      return rl_fail(err, RELAYOUT_ERR_SYNTAX,
+                     "expected key=value in the parameters of '%s'", text);
+    char *end;
+    long long v = strtoll(++p, &end, 10);
+    if (end == p || !isdigit((unsigned char)*p))
+      return rl_fail(err, RELAYOUT_ERR_SYNTAX,
+                     "parameter %s of '%s' needs a whole number", key, text);
+    relayout_status s = relayout_layout_set_param(l, key, v, err);
+    if (s) return s;
+    p = end;
+    if (*p == ',') {
+      p++;
+      continue;
+    }
+    if (p[0] == ')' && p[1] == 0) return RELAYOUT_OK;
+    return rl_fail(err, RELAYOUT_ERR_SYNTAX,
+                   "expected ',' or a final ')' in the parameters of '%s'",
+                   text);
+  }
+}
+
+relayout_status relayout_layout_parse(relayout_layout **out, const char *text,
+                                      relayout_error *err) {
+  if (!out || !text)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "layout text is NULL");
+  *out = NULL;
+  size_t len = strlen(text);
+  if (len == 0)
+    return rl_fail(err, RELAYOUT_ERR_SYNTAX, "layout text is empty");
+  if (len >= sizeof((relayout_layout *)0)->text)
+    return rl_fail(err, RELAYOUT_ERR_SYNTAX,
+                   "layout text is too long (%zu chars)", len);
+  relayout_layout *l = calloc(1, sizeof *l);
+  if (!l) return rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < RL_NPARAMS; i++) l->param[i] = RL_UNSET;
+  memcpy(l->text, text, len + 1);
+
+  relayout_status s;
+  char name[sizeof l->text];
+  const char *open = strchr(text, '(');
+  size_t nlen = open && open != text ? (size_t)(open - text) : len;
+  memcpy(name, text, nlen);
+  name[nlen] = 0;
+  l->format = rl_format_find(name);
+  if (l->format) {
+    l->kind = l->format->kind;
+    s = nlen < len ? parse_params(l, text, open, err) : RELAYOUT_OK;
+  } else if (text[0] == '(' || strchr(text, ':')) {
+    l->kind = RL_CUTE;
+    s = rl_parse_cute(&l->cute, text, err);
+  } else {
+    l->kind = RL_GRAMMAR;
+    s = rl_parse_grammar(&l->grammar, text, err);
+    if (s && (strchr(text, '_') || strchr(text, '(')) && err) {
+      char why[RELAYOUT_ERROR_LEN];
+      snprintf(why, sizeof why, "%s", err->message);
+      rl_fail(err, RELAYOUT_ERR_UNKNOWN,
+              "unknown layout '%s': not a named format, and as grammar: %s",
+              text, why);
+      s = RELAYOUT_ERR_UNKNOWN;
+    }
+  }
+  if (s) {
+    free(l);
+    return s;
+  }
+  *out = l;
+  return RELAYOUT_OK;
+}
+
+void relayout_layout_free(relayout_layout *layout) { free(layout); }
+
+const char *relayout_layout_text(const relayout_layout *layout) {
+  return layout ? layout->text : "(null)";
+}
+
+relayout_status relayout_layout_logical_names(char *out, int *has_batch,
+                                              int *positional,
+                                              const relayout_layout *l,
+                                              relayout_error *err) {
+  if (!out || !has_batch || !positional || !l)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
+  *has_batch = 0;
+  *positional = l->kind == RL_POSITIONAL || l->kind == RL_CUTE;
+  out[0] = 0;
+  if (l->kind == RL_CUTE) {
+    for (int i = 0; i < l->cute.nmodes; i++) out[i] = (char)('0' + i);
+    out[l->cute.nmodes] = 0;
+  } else if (l->format && l->kind != RL_POSITIONAL) {
+    strcpy(out, l->format->order);
+    *has_batch = l->format->pattern && !strncmp(l->format->pattern, "...", 3);
+  } else if (l->kind == RL_GRAMMAR) {
+    strcpy(out, l->grammar.order);
+    *has_batch = l->grammar.has_batch;
+  }
+  return RELAYOUT_OK;
+}
+
+static int64_t param_or(const relayout_layout *l, int p, int64_t dflt) {
+  return l->param[p] != RL_UNSET ? l->param[p] : dflt;
+}
+
+relayout_status rl_format_grammar(rl_grammar *out, const relayout_layout *l,
+                                  relayout_dtype dtype, relayout_error *err) {
+  const rl_format *f = l->format;
+  int64_t c0 = f->c0_rule == RL_BLOCK_CUBE  ? rl_cube_c0(dtype)
+               : f->c0_rule == RL_BLOCK_B32 ? rl_b32(dtype)
+                                            : 0;
+  c0 = param_or(l, RL_P_C0, c0);
+  int64_t b16 = param_or(l, RL_P_B16, 16);
+  int64_t align = param_or(l, RL_P_ALIGN, 32);
+  /* Grouped FRACTAL_Z packs groups block-diagonally; G is the block index. */
+  const char *pattern = f->pattern;
+  if (param_or(l, RL_P_GROUPS, 1) > 1) pattern = "GCHWN{b16}n{c0}c";
+  char text[128];
+  size_t n = 0;
+  for (const char *p = pattern; *p && n + 24 < sizeof text;) {
+    int64_t v = -1;
+    if (!strncmp(p, "{c0}", 4))
+      v = c0, p += 4;
+    else if (!strncmp(p, "{b16}", 5))
+      v = b16, p += 5;
+    else if (!strncmp(p, "{align}", 7))
+      v = align, p += 7;
+    if (v >= 0)
+      n += (size_t)snprintf(text + n, sizeof text - n, "%lld", (long long)v);
+    else
+      text[n++] = *p++;
+  }
+  text[n] = 0;
+  return rl_parse_grammar(out, text, err);
+}
+
+relayout_status rl_layout_grammar(rl_grammar *out, const relayout_layout *l,
+                                  relayout_dtype dtype, relayout_error *err) {
+  if (l->format) return rl_format_grammar(out, l, dtype, err);
+  *out = l->grammar;
+  return RELAYOUT_OK;
+}

@@ -1,0 +1,127 @@
+/* internal.h - what the host files share and the public header does not say */
+#ifndef RELAYOUT_INTERNAL_H
+#define RELAYOUT_INTERNAL_H
+
+#include "relayout.h"
+
+#include <stdarg.h>
+
+/* Layout kinds: where the physical axes come from. */
+typedef enum rl_kind {
+  RL_GRAMMAR,    /* pad/split/permute text, compact strides */
+  RL_POSITIONAL, /* ND: row-major over whatever dims it is bound to */
+  RL_CUTE,       /* (shape):(stride), explicit strides, fixed extents */
+  RL_TPU         /* NPU-scattered local memory, strides from the seed */
+} rl_kind;
+
+/* One axis of grammar text: the outer part of a dim or an inner block. */
+typedef struct rl_gaxis {
+  char letter;     /* uppercase dim letter */
+  int64_t block;   /* 0: outer part; else the block's size */
+  int64_t align;   /* outer part only: 0, or pad to a multiple of this */
+  int align_bytes; /* align counts bytes, not elements */
+} rl_gaxis;
+
+/* Grammar text parsed: logical order is the order of the outer letters. */
+typedef struct rl_grammar {
+  int has_batch;
+  int naxes;
+  rl_gaxis axes[RELAYOUT_MAX_AXES];
+  char order[RELAYOUT_MAX_DIMS + 1];
+} rl_grammar;
+
+/* A CuTe layout: each mode is one logical dim, split into sub-modes. */
+typedef struct rl_cute {
+  int nmodes;
+  int64_t mode_extent[RELAYOUT_MAX_DIMS];
+  int naxes;
+  int mode[RELAYOUT_MAX_AXES]; /* which mode each sub-mode belongs to */
+  int64_t extent[RELAYOUT_MAX_AXES];
+  int64_t stride[RELAYOUT_MAX_AXES];
+} rl_cute;
+
+struct rl_format;
+
+/* Named-format parameters; RL_UNSET where the format's default applies. */
+#define RL_UNSET (-1)
+enum {
+  RL_P_C0,
+  RL_P_B16,
+  RL_P_GROUPS,
+  RL_P_NPUS,
+  RL_P_START,
+  RL_P_LMEM,
+  RL_P_W,
+  RL_P_ALIGN,
+  RL_NPARAMS
+};
+
+struct relayout_layout {
+  rl_kind kind;
+  char text[128];
+  const struct rl_format *format; /* NULL for plain grammar and CuTe text */
+  int64_t param[RL_NPARAMS];
+  rl_grammar grammar; /* RL_GRAMMAR without a format */
+  rl_cute cute;       /* RL_CUTE */
+};
+
+/* ---- errors (status.c) */
+relayout_status rl_fail(relayout_error *err, relayout_status status,
+                        const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- grammar.c */
+relayout_status rl_parse_grammar(rl_grammar *out, const char *text,
+                                 relayout_error *err);
+relayout_status rl_parse_cute(rl_cute *out, const char *text,
+                              relayout_error *err);
+
+/* ---- formats.c */
+typedef enum rl_block_rule {
+  RL_BLOCK_NONE,
+  RL_BLOCK_CUBE,
+  RL_BLOCK_B32
+} rl_block_rule;
+typedef struct rl_format {
+  const char *name;
+  const char *alias; /* NULL or a short name ("NZ") */
+  rl_kind kind;
+  const char *order;     /* logical dim letters in logical order */
+  const char *pattern;   /* grammar with {c0} {b16} {align} placeholders */
+  rl_block_rule c0_rule; /* what {c0} is when no c0= is given */
+  unsigned params;       /* bit per RL_P_* accepted */
+} rl_format;
+
+const rl_format *rl_format_find(const char *name);
+const char *rl_param_name(int param);
+/* The grammar a named format stands for at this dtype (RL_GRAMMAR kinds). */
+relayout_status rl_format_grammar(rl_grammar *out, const relayout_layout *l,
+                                  relayout_dtype dtype, relayout_error *err);
+/* The grammar of any RL_GRAMMAR layout, named or not. */
+relayout_status rl_layout_grammar(rl_grammar *out, const relayout_layout *l,
+                                  relayout_dtype dtype, relayout_error *err);
+int64_t rl_cube_c0(relayout_dtype dtype);
+int64_t rl_b32(relayout_dtype dtype);
+
+/* ---- tpu.c */
+relayout_status rl_build_tpu(relayout_desc *d, const relayout_layout *l,
+                             relayout_error *err);
+
+/* ---- reference.c: what every conversion checks first */
+/* Both descriptors describe the same logical tensor. */
+relayout_status rl_check_pair(const relayout_desc *dst,
+                              const relayout_desc *src, relayout_error *err);
+/* Both buffers are large enough. */
+relayout_status rl_check_sizes(const relayout_desc *dst, size_t dst_size,
+                               const relayout_desc *src, size_t src_size,
+                               relayout_error *err);
+
+/* ---- desc.c: shared by the builders */
+relayout_status rl_finish_desc(relayout_desc *d, relayout_error *err);
+/* Virtual coordinates of a logical coordinate (grouped packing applied). */
+void rl_virtual_coords(int64_t *v, const relayout_desc *d,
+                       const int64_t *coord);
+/* Offset straight from the axes; coord must be in range. */
+int64_t rl_offset(const relayout_desc *d, const int64_t *coord);
+
+#endif /* RELAYOUT_INTERNAL_H */

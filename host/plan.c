@@ -1,0 +1,163 @@
+/* plan.c - the planner: destination axes refined, mapped, merged; a family
+ * chosen
+ *
+ * Works from the destination side, so every destination element is written
+ * exactly once, padding included. When each destination axis (split at the
+ * source's block boundaries) moves the source offset by a fixed stride, the
+ * map is affine: axes contiguous in both layouts merge and the kernel needs
+ * no division beyond its own index. Otherwise the kernel evaluates both
+ * layouts' formulas per element (the gather family).
+ */
+#include "plan.h"
+
+#include <string.h>
+
+/* The source axis of dim `dim` whose range holds weights [lo, hi): its
+ * weight divides lo and it reaches hi (the dim's outermost axis reaches
+ * every valid coordinate). Returns its index, or -1. */
+static int src_axis_for(const relayout_desc *src, int dim, int64_t lo,
+                        int64_t hi) {
+  int outer = -1;
+  for (int b = 0; b < src->naxes; b++)
+    if (src->axes[b].dim == dim &&
+        (outer < 0 || src->axes[b].weight > src->axes[outer].weight))
+      outer = b;
+  for (int b = 0; b < src->naxes; b++) {
+    const relayout_axis *x = &src->axes[b];
+    if (x->dim != dim || x->weight > lo || lo % x->weight) continue;
+    if (b == outer || hi <= x->weight * x->extent) return b;
+  }
+  return -1;
+}
+
+/* Splits destination axis a at the source weights inside its range and maps
+ * each piece to a source stride; 0 when a piece has no affine source. */
+static int refine(rl_layout_plan *p, const relayout_desc *dst,
+                  const relayout_desc *src, const relayout_axis *a) {
+  int64_t cuts[RELAYOUT_MAX_AXES * 2 + 2];
+  int ncuts = 0;
+  int64_t top = a->weight * a->extent;
+  cuts[ncuts++] = a->weight;
+  int64_t outer = 0; /* the source dim's outermost weight: no top edge */
+  for (int b = 0; b < src->naxes; b++)
+    if (src->axes[b].dim == a->dim && src->axes[b].weight > outer)
+      outer = src->axes[b].weight;
+  for (int b = 0; b < src->naxes; b++) {
+    const relayout_axis *x = &src->axes[b];
+    if (x->dim != a->dim) continue;
+    int64_t edges[2] = {x->weight,
+                        x->weight == outer ? 0 : x->weight * x->extent};
+    for (int k = 0; k < 2; k++)
+      if (edges[k] > a->weight && edges[k] < top) cuts[ncuts++] = edges[k];
+  }
+  /* sort ascending, drop repeats */
+  for (int i = 1; i < ncuts; i++)
+    for (int j = i; j > 0 && cuts[j - 1] > cuts[j]; j--) {
+      int64_t t = cuts[j];
+      cuts[j] = cuts[j - 1];
+      cuts[j - 1] = t;
+    }
+  int n = 0;
+  for (int i = 0; i < ncuts; i++)
+    if (!n || cuts[n - 1] != cuts[i]) cuts[n++] = cuts[i];
+  cuts[n] = top;
+  int check = dst->padded[a->dim] > dst->dims[a->dim] ? a->dim : -1;
+  /* outermost piece first */
+  for (int i = n - 1; i >= 0; i--) {
+    int64_t lo = cuts[i], hi = cuts[i + 1];
+    if (hi % lo) return 0;
+    int b = src_axis_for(src, a->dim, lo, hi);
+    if (b < 0) return 0;
+    if (p->naxes == (int)(sizeof p->axes / sizeof p->axes[0])) return 0;
+    p->axes[p->naxes++] = (rl_iter_axis){
+        .extent = hi / lo,
+        .dstride = a->stride * (lo / a->weight),
+        .sstride = src->axes[b].stride * (lo / src->axes[b].weight),
+        .weight = lo,
+        .dim = a->dim,
+        .check = check};
+  }
+  return 1;
+}
+
+/* Merges axis i into axis i+1 (its inner neighbour) where both layouts step
+ * over the inner one exactly, and the bounds check still has the dim's
+ * coordinate at hand. */
+static void merge(rl_layout_plan *p) {
+  int n = 0;
+  rl_iter_axis *ax = p->axes;
+  for (int i = p->naxes - 1; i >= 0; i--) {
+    rl_iter_axis a = ax[i];
+    if (a.extent == 1) continue;
+    rl_iter_axis *in = n ? &ax[p->naxes - n] : NULL; /* last kept, inner */
+    int fits = in && a.dstride == in->dstride * in->extent &&
+               a.sstride == in->sstride * in->extent;
+    int same_dim =
+        in && a.dim == in->dim && a.weight == in->weight * in->extent;
+    if (fits && ((a.check < 0 && in->check < 0) || same_dim)) {
+      in->extent *= a.extent;
+      if (!same_dim) in->dim = -1;
+      continue;
+    }
+    ax[p->naxes - ++n] = a;
+  }
+  memmove(ax, ax + p->naxes - n, (size_t)n * sizeof *ax);
+  p->naxes = n;
+}
+
+static void affine(rl_layout_plan *p, const relayout_desc *dst,
+                   const relayout_desc *src) {
+  p->naxes = 0;
+  if (dst->groups.groups || src->groups.groups || !dst->compact) return;
+  for (int d = 0; d < dst->nvdims; d++)
+    if (dst->pad_before[d] || src->pad_before[d]) return;
+  for (int i = 0; i < dst->naxes; i++)
+    if (dst->axes[i].extent > 1 && !refine(p, dst, src, &dst->axes[i])) {
+      p->naxes = 0;
+      return;
+    }
+  merge(p);
+  p->affine = 1;
+}
+
+void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
+                     const relayout_desc *src, int for_cpu) {
+  rl_layout_plan p;
+  memset(&p, 0, sizeof p);
+  p.family = RL_FAMILY_GATHER;
+  affine(&p, dst, src);
+  int bits = relayout_dtype_bits(dst->dtype);
+  if (p.affine && bits >= 8) {
+    const rl_iter_axis *inner = p.naxes ? &p.axes[p.naxes - 1] : NULL;
+    int checks = 0;
+    for (int i = 0; i < p.naxes; i++) checks |= p.axes[i].check >= 0;
+    if (!inner || (p.naxes == 1 && inner->sstride == 1 && !checks)) {
+      p.family = RL_FAMILY_COPY;
+    } else if (for_cpu) {
+      p.family = RL_FAMILY_LINES;
+      p.lines = inner->extent >= 256 ? 1 : (int)(256 / inner->extent);
+      /* Short rows contiguous in the source whose source continues along
+       * another axis (FRACTAL_NZ's N1): a work-item takes a block of rows
+       * over that axis and its inner neighbour, reading whole runs. */
+      p.block_axis = -1;
+      for (int i = 0; i + 2 < p.naxes; i++)
+        if (inner->sstride == 1 && inner->extent < 64 &&
+            p.axes[i].sstride == inner->extent)
+          p.block_axis = i;
+    } else if (inner->sstride == 1) {
+      p.vec = 1;
+      while (p.vec < 16 && (p.vec * 2) * bits <= 128 &&
+             inner->extent % (p.vec * 2) == 0)
+        p.vec *= 2;
+      if (p.vec > 1) p.family = RL_FAMILY_ROWS;
+    } else {
+      /* The source's innermost axis is another destination axis: tile. */
+      for (int i = 0; i + 1 < p.naxes; i++)
+        if (p.axes[i].sstride == 1 && p.axes[i].extent > 1) {
+          p.family = RL_FAMILY_TILE;
+          p.tile_axis = i;
+        }
+    }
+  }
+  *out = p;
+}

@@ -1,0 +1,50 @@
+/* plan.h - the planner's view of a conversion, shared by planner, codegen,
+ * runtime */
+#ifndef RELAYOUT_PLAN_H
+#define RELAYOUT_PLAN_H
+
+#include "internal.h"
+
+typedef enum rl_family {
+  RL_FAMILY_REFERENCE, /* the scalar reference does the work */
+  RL_FAMILY_COPY,      /* source and destination bytes are identical */
+  RL_FAMILY_ROWS,      /* runs contiguous on both sides: vector moves */
+  RL_FAMILY_TILE,      /* innermost axis changes: a tile through local memory */
+  RL_FAMILY_GATHER,    /* anything else, element by element */
+  RL_FAMILY_LINES      /* CPU devices, any affine map: whole rows per item */
+} rl_family;
+
+/* A destination iteration axis. In an affine plan each axis also has the
+ * source stride its index moves by; `check` names the dim whose logical
+ * extent bounds it (destination padding), or -1. */
+typedef struct rl_iter_axis {
+  int64_t extent, dstride, sstride, weight;
+  int dim;
+  int check;
+} rl_iter_axis;
+
+typedef struct rl_layout_plan {
+  rl_family family;
+  int affine; /* source offset = sum of index * sstride over the axes */
+  int naxes;  /* affine: merged axes, outermost first */
+  rl_iter_axis axes[RELAYOUT_MAX_AXES * 2];
+  int tile_axis;  /* TILE: the axis with source stride 1 */
+  int vec;        /* ROWS: elements per vector move */
+  int lines;      /* LINES: rows per work-item */
+  int block_axis; /* LINES: an axis continuing the innermost one in the
+                   * source, blocked with its neighbour (-1: none) */
+} rl_layout_plan;
+
+/* Analyses dst <- src (same logical dims) for a GPU (the families that
+ * coalesce) or a CPU device (whole rows per work-item); never fails. */
+void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
+                     const relayout_desc *src, int for_cpu);
+
+/* The kernel source for a plan: a generated header, then kernels/relayout.cl.
+ * Returns a malloc'ed string, or NULL when out of memory. */
+char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
+                 const relayout_desc *src);
+/* The kernel entry point a plan runs. */
+const char *rl_kernel_name(const rl_layout_plan *p, const relayout_desc *dst);
+
+#endif /* RELAYOUT_PLAN_H */

@@ -1,0 +1,272 @@
+/* run.c - plans: built once per conversion and engine, run many times */
+#include "engine.h"
+#include "relayout_cl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const family_names[] = {"reference", "copy",   "rows",
+                                           "tile",      "gather", "lines"};
+
+void relayout_engine_builds(const relayout_engine *e, int *from_source,
+                            int *from_disk) {
+  if (from_source) *from_source = e ? e->built_from_source : 0;
+  if (from_disk) *from_disk = e ? e->loaded_from_disk : 0;
+}
+
+/* Work sizes: one work-item per step (element, vector or byte); for tiles,
+ * 32 x 8 work-items per 32 x 32 tile, dimension 2 over the other axes. */
+static void sizes(relayout_plan *p) {
+  const relayout_engine *e = p->engine;
+  const rl_layout_plan *l = &p->layout;
+  if (l->family == RL_FAMILY_TILE) {
+    int64_t ek = l->axes[l->naxes - 1].extent,
+            ej = l->axes[l->tile_axis].extent;
+    int64_t rest = p->dst.span / (ek * ej);
+    p->work_dims = 3;
+    p->local[0] = 32, p->local[1] = 8, p->local[2] = 1;
+    p->global[0] = (size_t)((ek + 31) / 32 * 32);
+    p->global[1] = (size_t)((ej + 31) / 32 * 8);
+    p->global[2] = (size_t)rest;
+    return;
+  }
+  int64_t items = p->dst.span;
+  if (relayout_dtype_bits(p->dst.dtype) == 4)
+    items = (items + 1) / 2;
+  else if (l->family == RL_FAMILY_ROWS)
+    items /= l->vec;
+  else if (l->family == RL_FAMILY_LINES && l->block_axis >= 0) {
+    const rl_iter_axis *a = &l->axes[l->naxes - 2],
+                       *c = &l->axes[l->block_axis];
+    items /= a->extent * c->extent * l->axes[l->naxes - 1].extent;
+    items *=
+        ((a->extent + 15) / 16) * ((c->extent + 15) / 16); /* RL_RA, RL_RC */
+  } else if (l->family == RL_FAMILY_LINES) {
+    int64_t rows = items / l->axes[l->naxes - 1].extent;
+    items = (rows + l->lines - 1) / l->lines;
+  }
+  p->work_dims = 1;
+  p->local[0] = e->max_group < 256 ? e->max_group : 256;
+  int64_t groups = (items + (int64_t)p->local[0] - 1) / (int64_t)p->local[0];
+  p->global[0] = (size_t)groups * p->local[0];
+}
+
+relayout_status relayout_plan_create(relayout_plan **out,
+                                     relayout_engine *engine,
+                                     const relayout_desc *dst,
+                                     const relayout_desc *src,
+                                     relayout_error *err) {
+  if (!out || !engine || !dst || !src)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
+  *out = NULL;
+  relayout_status s = rl_check_pair(dst, src, err);
+  if (s) return s;
+  relayout_plan *p = calloc(1, sizeof *p);
+  if (!p) return rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  p->engine = engine;
+  p->dst = *dst;
+  p->src = *src;
+  /* RELAYOUT_FAMILIES=gpu|cpu picks the other kind's kernels (for tests and
+   * tuning); by default the device's type decides. */
+  const char *fam = getenv("RELAYOUT_FAMILIES");
+  int for_cpu = fam && !strcmp(fam, "gpu")   ? 0
+                : fam && !strcmp(fam, "cpu") ? 1
+                                             : !engine->is_gpu;
+  rl_plan_layouts(&p->layout, dst, src, for_cpu);
+  if (engine->reference) p->layout.family = RL_FAMILY_REFERENCE;
+  if (p->layout.family == RL_FAMILY_TILE && engine->max_group < 256)
+    p->layout.family = RL_FAMILY_GATHER; /* a tile takes 256 work-items */
+  if (p->layout.family == RL_FAMILY_REFERENCE ||
+      p->layout.family == RL_FAMILY_COPY) {
+    *out = p;
+    return RELAYOUT_OK;
+  }
+  relayout_error why;
+  cl_program prog = NULL;
+  cl_int rc = CL_SUCCESS;
+  if (!(p->source = rl_codegen(&p->layout, dst, src))) {
+    free(p);
+    return rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  }
+  if ((prog = rl_program_get(engine, p->source, &why)))
+    p->kernel = clCreateKernel(prog, rl_kernel_name(&p->layout, dst), &rc);
+  if (!prog || rc != CL_SUCCESS) {
+    snprintf(p->note, sizeof p->note, "using the scalar reference: %.200s",
+             prog ? "kernel creation failed" : why.message);
+    p->layout.family = RL_FAMILY_REFERENCE;
+  }
+  sizes(p);
+  *out = p;
+  return RELAYOUT_OK;
+}
+
+void relayout_plan_free(relayout_plan *p) {
+  if (!p) return;
+  if (p->kernel) clReleaseKernel(p->kernel);
+  free(p->source);
+  free(p);
+}
+
+const char *relayout_plan_family(const relayout_plan *p) {
+  return p ? family_names[p->layout.family] : "(null)";
+}
+
+const char *relayout_plan_note(const relayout_plan *p) {
+  return p ? p->note : "";
+}
+
+const char *relayout_plan_source(const relayout_plan *p) {
+  return p && p->source ? p->source : "";
+}
+
+/* Enqueues the plan's work on buffers; offsets in bytes. */
+static cl_int enqueue(relayout_plan *p, cl_mem dst, size_t dst_off, cl_mem src,
+                      size_t src_off, cl_uint nwait, const cl_event *wait,
+                      cl_event *done) {
+  cl_command_queue q = p->engine->queue;
+  int64_t bytes;
+  relayout_desc_size_bytes(&bytes, &p->dst, NULL);
+  if (p->layout.family == RL_FAMILY_COPY)
+    return clEnqueueCopyBuffer(q, src, dst, src_off, dst_off, (size_t)bytes,
+                               nwait, wait, done);
+  int bits = relayout_dtype_bits(p->dst.dtype);
+  size_t unit = bits == 4 ? 1 : (size_t)bits / 8;
+  cl_long soff = (cl_long)(src_off / unit), doff = (cl_long)(dst_off / unit);
+  cl_int rc = clSetKernelArg(p->kernel, 0, sizeof src, &src);
+  rc |= clSetKernelArg(p->kernel, 1, sizeof soff, &soff);
+  rc |= clSetKernelArg(p->kernel, 2, sizeof dst, &dst);
+  rc |= clSetKernelArg(p->kernel, 3, sizeof doff, &doff);
+  if (rc != CL_SUCCESS) return CL_INVALID_KERNEL_ARGS;
+  return clEnqueueNDRangeKernel(q, p->kernel, p->work_dims, NULL, p->global,
+                                p->local, nwait, wait, done);
+}
+
+relayout_status relayout_plan_run(relayout_plan *p, void *dst, size_t dst_size,
+                                  const void *src, size_t src_size,
+                                  relayout_error *note, relayout_error *err) {
+  if (!p || !dst || !src)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
+  if (note) note->message[0] = 0;
+  relayout_status s = rl_check_sizes(&p->dst, dst_size, &p->src, src_size, err);
+  if (s) return s;
+  if (p->layout.family == RL_FAMILY_REFERENCE)
+    return relayout_convert_ref(&p->dst, dst, dst_size, &p->src, src, src_size,
+                                err);
+  int64_t sb, db;
+  relayout_desc_size_bytes(&sb, &p->src, NULL);
+  relayout_desc_size_bytes(&db, &p->dst, NULL);
+  cl_int rc = CL_SUCCESS;
+  cl_mem bs = NULL, bd = NULL;
+  const relayout_engine *e = p->engine;
+  if ((uint64_t)sb > e->max_alloc || (uint64_t)db > e->max_alloc) {
+    int dim = rl_split_dim(&p->dst, &p->src);
+    if (dim >= 0) return rl_run_split(p, dst, src, dim, note, err);
+    rc = CL_INVALID_BUFFER_SIZE;
+  } else {
+    bs = clCreateBuffer(e->context, CL_MEM_READ_ONLY, (size_t)sb, NULL, &rc);
+    if (rc == CL_SUCCESS)
+      bd = clCreateBuffer(e->context, CL_MEM_WRITE_ONLY, (size_t)db, NULL, &rc);
+    if (rc == CL_SUCCESS)
+      rc = clEnqueueWriteBuffer(e->queue, bs, CL_FALSE, 0, (size_t)sb, src, 0,
+                                NULL, NULL);
+    if (rc == CL_SUCCESS) rc = enqueue(p, bd, 0, bs, 0, 0, NULL, NULL);
+    if (rc == CL_SUCCESS)
+      rc = clEnqueueReadBuffer(e->queue, bd, CL_TRUE, 0, (size_t)db, dst, 0,
+                               NULL, NULL);
+  }
+  if (bs) clReleaseMemObject(bs);
+  if (bd) clReleaseMemObject(bd);
+  if (rc == CL_SUCCESS) return RELAYOUT_OK;
+  clFinish(e->queue);
+  rl_fail(note, RELAYOUT_OK,
+          "relayout: %s failed on %s (OpenCL error %d); the scalar reference "
+          "did the work",
+          rc == CL_INVALID_BUFFER_SIZE
+              ? "a buffer beyond the device's largest allocation, with no dim "
+                "to split it along (outermost in both layouts, in whole-byte "
+                "slabs),"
+              : "the conversion",
+          e->name, rc);
+  return relayout_convert_ref(&p->dst, dst, dst_size, &p->src, src, src_size,
+                              err);
+}
+
+relayout_status relayout_plan_enqueue(relayout_plan *p, cl_mem dst,
+                                      size_t dst_offset, cl_mem src,
+                                      size_t src_offset, cl_uint nwait,
+                                      const cl_event *wait, cl_event *done,
+                                      relayout_error *err) {
+  if (!p || !dst || !src)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
+  if (p->layout.family == RL_FAMILY_REFERENCE)
+    return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
+                   "this plan runs on the scalar reference%s%s: it cannot "
+                   "enqueue on OpenCL buffers",
+                   *p->note ? ": " : "", p->note);
+  int bits = relayout_dtype_bits(p->dst.dtype);
+  size_t unit = bits == 4 ? 1 : (size_t)bits / 8;
+  if (dst_offset % unit || src_offset % unit)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
+                   "offsets must be multiples of the %zu-byte element", unit);
+  int64_t sb, db;
+  size_t have_s = 0, have_d = 0;
+  relayout_desc_size_bytes(&sb, &p->src, NULL);
+  relayout_desc_size_bytes(&db, &p->dst, NULL);
+  clGetMemObjectInfo(src, CL_MEM_SIZE, sizeof have_s, &have_s, NULL);
+  clGetMemObjectInfo(dst, CL_MEM_SIZE, sizeof have_d, &have_d, NULL);
+  if (have_s < src_offset || have_s - src_offset < (uint64_t)sb ||
+      have_d < dst_offset || have_d - dst_offset < (uint64_t)db)
+    return rl_fail(err, RELAYOUT_ERR_BUFFER,
+                   "buffers hold %zu and %zu bytes past their offsets; the "
+                   "layouts need %lld (source) and %lld (destination)",
+                   have_s > src_offset ? have_s - src_offset : 0,
+                   have_d > dst_offset ? have_d - dst_offset : 0, (long long)sb,
+                   (long long)db);
+  cl_int rc = enqueue(p, dst, dst_offset, src, src_offset, nwait, wait, done);
+  if (rc != CL_SUCCESS)
+    return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
+                   "enqueueing the conversion failed (OpenCL error %d)", rc);
+  return RELAYOUT_OK;
+}
+
+relayout_status relayout_engine_wrap(relayout_engine **out, cl_context context,
+                                     cl_device_id device,
+                                     cl_command_queue queue,
+                                     relayout_error *err) {
+  if (!out || !context || !device || !queue)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
+  relayout_engine *e = calloc(1, sizeof *e);
+  if (!e) return rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  cl_platform_id plat = NULL;
+  cl_device_type type = 0;
+  cl_uint cus = 1;
+  e->context = context;
+  e->device = device;
+  e->queue = queue;
+  clGetDeviceInfo(device, CL_DEVICE_NAME, sizeof e->name - 1, e->name, NULL);
+  clGetDeviceInfo(device, CL_DRIVER_VERSION, sizeof e->driver - 1, e->driver,
+                  NULL);
+  clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL);
+  clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof e->platform - 1, e->platform,
+                    NULL);
+  clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL);
+  clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof e->max_alloc,
+                  &e->max_alloc, NULL);
+  rl_limit_alloc(e);
+  clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof e->max_group,
+                  &e->max_group, NULL);
+  e->compute_units = cus ? cus : 1;
+  e->is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+  *out = e;
+  return RELAYOUT_OK;
+}
+
+cl_command_queue relayout_engine_queue(const relayout_engine *e) {
+  return e && !e->reference ? e->queue : NULL;
+}
+
+cl_context relayout_engine_context(const relayout_engine *e) {
+  return e && !e->reference ? e->context : NULL;
+}

@@ -1,0 +1,73 @@
+/* split.c - tensors beyond a device's largest allocation, run in slabs
+ *
+ * When one logical dim is the outermost axis of both layouts, unblocked and
+ * unpadded, a slab of it is one contiguous byte range on each side with the
+ * same inner strides: the conversion runs slab by slab through plans of the
+ * narrowed tensor, each within the device's largest allocation.
+ */
+#include "engine.h"
+
+/* The first axis that counts (extent > 1) of a descriptor. */
+static const relayout_axis *outermost(const relayout_desc *d) {
+  for (int i = 0; i < d->naxes; i++)
+    if (d->axes[i].extent > 1) return &d->axes[i];
+  return NULL;
+}
+
+static int plain_outer(const relayout_desc *d, const relayout_axis *a) {
+  int bits = relayout_dtype_bits(d->dtype);
+  return a && d->compact && !d->groups.groups && a->weight == 1 &&
+         a->extent == d->dims[a->dim] && d->padded[a->dim] == d->dims[a->dim] &&
+         !d->pad_before[a->dim] && (a->stride * bits) % 8 == 0;
+}
+
+int rl_split_dim(const relayout_desc *dst, const relayout_desc *src) {
+  const relayout_axis *a = outermost(dst), *b = outermost(src);
+  if (!plain_outer(dst, a) || !plain_outer(src, b) || a->dim != b->dim)
+    return -1;
+  return a->dim;
+}
+
+/* The descriptor narrowed to `count` positions of its outermost dim d. */
+static void narrow(relayout_desc *out, const relayout_desc *in, int d,
+                   int64_t count) {
+  *out = *in;
+  out->dims[d] = out->vdims[d] = out->padded[d] = count;
+  for (int i = 0; i < out->naxes; i++)
+    if (out->axes[i].dim == d) {
+      out->span -= (out->axes[i].extent - count) * out->axes[i].stride;
+      out->axes[i].extent = count;
+    }
+}
+
+static int64_t slab_bytes(const relayout_desc *d, int dim) {
+  for (int i = 0; i < d->naxes; i++)
+    if (d->axes[i].dim == dim && d->axes[i].extent > 1)
+      return d->axes[i].stride * relayout_dtype_bits(d->dtype) / 8;
+  return 0;
+}
+
+relayout_status rl_run_split(relayout_plan *p, unsigned char *dst,
+                             const unsigned char *src, int dim,
+                             relayout_error *note, relayout_error *err) {
+  int64_t ss = slab_bytes(&p->src, dim), ds = slab_bytes(&p->dst, dim);
+  int64_t per = (int64_t)p->engine->max_alloc / (ss > ds ? ss : ds);
+  int64_t n = p->dst.dims[dim];
+  if (per < 1)
+    return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
+                   "one slab is larger than the device's largest allocation");
+  for (int64_t at = 0; at < n; at += per) {
+    int64_t count = n - at < per ? n - at : per;
+    relayout_desc s, d;
+    narrow(&s, &p->src, dim, count);
+    narrow(&d, &p->dst, dim, count);
+    relayout_plan *sub;
+    relayout_status st = relayout_plan_create(&sub, p->engine, &d, &s, err);
+    if (st) return st;
+    st = relayout_plan_run(sub, dst + at * ds, (size_t)(count * ds),
+                           src + at * ss, (size_t)(count * ss), note, err);
+    relayout_plan_free(sub);
+    if (st) return st;
+  }
+  return RELAYOUT_OK;
+}

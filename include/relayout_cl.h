@@ -1,0 +1,49 @@
+/* relayout_cl.h - relayout on OpenCL objects the caller owns
+ *
+ * For OpenCL applications that chain conversions with their own work: wrap
+ * an existing context, device and queue in an engine, and enqueue plans on
+ * cl_mem buffers with wait lists and completion events.
+ */
+#ifndef RELAYOUT_CL_H
+#define RELAYOUT_CL_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 120
+#endif
+#include <CL/cl.h>
+
+#include "relayout.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * An engine on the caller's context, device and queue (an in-order queue).
+ * relayout retains none of them: they must outlive the engine.
+ */
+relayout_status relayout_engine_wrap(relayout_engine **out, cl_context context,
+                                     cl_device_id device,
+                                     cl_command_queue queue,
+                                     relayout_error *err);
+/** The engine's queue and context (NULL for the reference). */
+cl_command_queue relayout_engine_queue(const relayout_engine *engine);
+cl_context relayout_engine_context(const relayout_engine *engine);
+
+/**
+ * Enqueues a plan: reads src from byte src_offset, writes dst from byte
+ * dst_offset (multiples of the element size; whole bytes for 4-bit types),
+ * after the events in wait; *done (if not NULL) receives an event the caller
+ * releases. Buffers must belong to the engine's context and be large enough
+ * (checked). A reference plan cannot enqueue: RELAYOUT_ERR_UNSUPPORTED.
+ */
+relayout_status relayout_plan_enqueue(relayout_plan *plan, cl_mem dst,
+                                      size_t dst_offset, cl_mem src,
+                                      size_t src_offset, cl_uint nwait,
+                                      const cl_event *wait, cl_event *done,
+                                      relayout_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RELAYOUT_CL_H */

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# test_cli.sh - the relayout command end to end: conversions, errors, files
+# usage: test_cli.sh PATH/TO/relayout
+set -u
+R=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 2
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAILED: $*" >&2; }
+# expect_ok DESC CMD...: the command succeeds
+expect_ok() { local d=$1; shift; if "$@" >out.txt 2>err.txt; then ok; else bad "$d: $(cat err.txt)"; fi; }
+# expect_fail DESC CODE TEXT CMD...: exits CODE and says TEXT on stderr
+expect_fail() {
+  local d=$1 code=$2 text=$3; shift 3
+  "$@" >out.txt 2>err.txt; local rc=$?
+  if [ "$rc" = "$code" ] && grep -qF -- "$text" err.txt; then ok
+  else bad "$d: exit $rc, stderr: $(cat err.txt)"; fi
+}
+same() { if cmp -s "$2" "$3"; then ok; else bad "$1: $2 and $3 differ"; fi; }
+absent() { if [ ! -e "$2" ] && ! ls "$2".tmp-* >/dev/null 2>&1; then ok; else bad "$1: $2 was left behind"; fi; }
+has() { if grep -qF -- "$2" "$3"; then ok; else bad "$1: '$2' not in $(cat "$3")"; fi; }
+
+# The seed's example, there and back.
+expect_ok "sample" "$R" sample s.npy
+expect_ok "ND -> NZ" "$R" convert --from ND --to FRACTAL_NZ s.npy nz.npy
+expect_ok "show" "$R" show nz.npy
+has "NZ shape" "shape (2, 2, 16, 16) f16" out.txt
+has "first row of the seed" "[[[[0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15]" out.txt
+has "padded tail" "[16 17 18 19 20 21 22 23 24 25 26 27 0 0 0 0]" out.txt
+expect_ok "NZ -> ND" "$R" convert --from NZ --to ND --dims M=20,N=28 nz.npy back.npy
+same "round trip" s.npy back.npy
+expect_fail "padding hides M" 1 "give it, e.g. M=<n>" "$R" convert --from NZ --to ND nz.npy x.npy
+absent "no output on failure" x.npy
+
+# --c0 and --dtype.
+expect_ok "c0=8" "$R" convert --from ND --to FRACTAL_NZ --c0 8 s.npy nz8.npy
+"$R" show nz8.npy | head -1 >out.txt
+has "c0=8 shape" "shape (4, 2, 16, 8)" out.txt
+expect_fail "c0 on plain sides" 2 "no parameter 'c0'" "$R" convert --from ND --to NCHW --c0 8 s.npy x.npy
+expect_ok "bf16 view of f16 bits" "$R" convert --from ND --to NZ --dtype bf16 s.npy nzb.npy
+same "bits move unchanged" nz.npy nzb.npy
+expect_fail "dtype width" 2 "holds 16-bit elements" "$R" convert --from ND --to NZ --dtype f32 s.npy x.npy
+
+# A Fortran-order array is read by its logical shape.
+LC_ALL=C sed "s/'fortran_order': False, 'shape': (20, 28)/'fortran_order': True , 'shape': (28, 20)/" s.npy >f.npy
+expect_ok "fortran input" "$R" convert --from AB --to BA f.npy fc.npy
+same "fortran transposed back" s.npy fc.npy
+
+# Grammar, oneDNN tags and CuTe layouts.
+expect_ok "transpose" "$R" convert --from MN --to NM s.npy t.npy
+expect_ok "transpose back" "$R" convert --from NM --to MN t.npy tb.npy
+same "transpose round trip" s.npy tb.npy
+expect_ok "CuTe out" "$R" convert --from ND --to "((4,5),(4,7)):((4,112),(1,16))" s.npy cute.npy
+expect_ok "CuTe in" "$R" convert --from "((4,5),(4,7)):((4,112),(1,16))" --to ND cute.npy cb.npy
+same "CuTe round trip" s.npy cb.npy
+
+# Bad input: clear errors, exit codes, nothing written.
+expect_fail "unknown layout" 2 "unknown layout 'FRACTAL_QQ'" "$R" convert --from ND --to FRACTAL_QQ s.npy x.npy
+expect_fail "letters" 1 "dim N of 'MN' has no place in 'MK' (its dims: MK)" "$R" convert --from MN --to MK s.npy x.npy
+expect_fail "same file" 2 "OUT is the input file" "$R" convert --from ND --to ND s.npy s.npy
+expect_fail "missing input" 1 "no.npy: cannot open" "$R" convert --from ND --to NZ no.npy x.npy
+head -c 200 s.npy >short.npy
+expect_fail "truncated input" 1 "short.npy: .npy file is truncated" "$R" convert --from ND --to NZ short.npy x.npy
+printf 'hello world, not an array' >junk.npy
+expect_fail "not npy" 1 "junk.npy: not a .npy file" "$R" convert --from ND --to NZ junk.npy x.npy
+absent "nothing written" x.npy
+expect_fail "no such dir" 1 "cannot create a temp file" "$R" convert --from ND --to NZ s.npy nodir/x.npy
+expect_fail "bad dims text" 2 "expected LETTER=EXTENT" "$R" convert --from NZ --to ND --dims M20 nz.npy x.npy
+expect_fail "zero dim" 2 "must be at least 1" "$R" convert --from NZ --to ND --dims M=0,N=28 nz.npy x.npy
+expect_fail "huge dim" 2 "too large" "$R" convert --from NZ --to ND --dims M=99999999999999999999,N=28 nz.npy x.npy
+expect_fail "wrong dims" 1 "has shape (2, 2, 16, 16), but 'NZ' at these dims has shape (2, 3, 16, 16)" "$R" convert --from NZ --to ND --dims M=40,N=28 nz.npy x.npy
+expect_fail "unknown option" 2 "unknown option '--form'" "$R" convert --form ND --to NZ s.npy x.npy
+expect_fail "missing args" 2 "needs --from, --to" "$R" convert --from ND s.npy
+expect_fail "unknown command" 2 "unknown command 'convrt'" "$R" convrt
+absent "still nothing written" x.npy
+cp s.npy keep.npy
+expect_fail "output over input is refused" 2 "OUT is the input file" "$R" convert --from ND --to NZ keep.npy ./keep.npy
+same "input untouched" s.npy keep.npy
+
+# explain.
+expect_ok "explain" "$R" explain NCHW16c --dims N=2,C=17,H=5,W=3 --dtype f16
+has "explain padding" "C: 17 -> 32" out.txt
+has "explain size" "1920 bytes" out.txt
+has "explain shape" "(2, 2, 5, 3, 16)" out.txt
+expect_ok "explain NZ by shape" "$R" explain FRACTAL_NZ --shape 20x28 --dtype f16
+has "explain NZ array" "(2, 2, 16, 16)" out.txt
+expect_ok "explain TPU" "$R" explain "TPU_ALIGNED(npus=4,start=2,lmem=1024)" --dims N=2,C=3,H=4,W=5
+has "explain TPU N stride" "N                   2             64" out.txt
+expect_fail "explain missing dim" 2 "--dims lacks W" "$R" explain NCHW --dims N=1,C=2,H=3
+expect_fail "explain ND needs shape" 2 "give --shape" "$R" explain ND --dims N=1
+expect_fail "explain bad shape" 2 "expected AxBxC" "$R" explain ND --shape 2xx3
+
+# Devices: the OpenCL path gives the reference's bytes.
+expect_ok "devices" "$R" devices
+has "devices marks auto" "* 0" out.txt
+has "devices lists ref" "ref  the scalar reference" out.txt
+expect_ok "convert on cpu" "$R" convert --device cpu --from AB --to BA4a f.npy dev.npy
+expect_ok "convert on ref" "$R" convert --device ref --from AB --to BA4a f.npy ref.npy
+same "device equals reference" dev.npy ref.npy
+RELAYOUT_DEVICE=ref expect_ok "RELAYOUT_DEVICE" "$R" convert --from ND --to NZ s.npy env.npy
+same "env device" nz.npy env.npy
+expect_fail "unknown device" 2 "no OpenCL device matches 'quantum'" "$R" convert --device quantum --from ND --to NZ s.npy x.npy
+expect_fail "device index" 2 "device 7 does not exist" "$R" convert --device 7 --from ND --to NZ s.npy x.npy
+
+# bench: figures for the conversion and the copy peers.
+expect_ok "bench" "$R" bench --device cpu --from NCHW --to NHWC --shape 2x16x8x8 --runs 3
+has "bench copy kernel" "copy (kernel)" out.txt
+has "bench ratio" "of the copy kernel" out.txt
+expect_ok "bench json" "$R" bench --device ref --from ND --to FRACTAL_NZ --shape 40x70 --dtype f16 --runs 2 --json
+has "bench json ratio" '"ratio_copy_kernel": ' out.txt
+has "bench json family" '"family": "reference"' out.txt
+expect_fail "bench shape" 2 "has dims NCHW, but 3 extents were given" "$R" bench --from NCHW --to NHWC --shape 2x3x4
+expect_fail "bench runs" 2 "--runs takes 1 to 1000" "$R" bench --from NCHW --to NHWC --shape 2x3x4x5 --runs 0
+
+# Every subcommand explains itself.
+for c in bench convert devices explain sample show; do
+  expect_ok "$c --help" "$R" "$c" --help
+  has "$c usage" "usage: relayout $c" out.txt
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -1,0 +1,267 @@
+/* test_device.c - the conversion matrix on an OpenCL device, byte for byte
+ *
+ * Every ordered pair of layouts within each family of logical dims, both
+ * directions, on odd shapes, at every element width (4, 8, 16, 32, 64 bits):
+ * the device's output, written into a device buffer poisoned beforehand and
+ * with a poisoned tail, equals the scalar reference's. Pairs alternate
+ * between the GPU kernel families and the CPU ones (RELAYOUT_FAMILIES), so a
+ * CPU device tests both. The device is
+ * RELAYOUT_TEST_DEVICE, else "cpu" (PoCL); RELAYOUT_TEST_SHAPES shapes per
+ * family (default 2).
+ */
+#include "check.h"
+#include "relayout_cl.h"
+
+#include <stdlib.h>
+
+typedef struct family {
+  int nbatch;
+  const char *letters; /* logical dims after the batch dims */
+  const char *layouts[24];
+} family;
+
+static const family families[] = {
+    {0,
+     "NCHW",
+     {"NCHW",
+      "NHWC",
+      "CHWN",
+      "HWCN",
+      "ND",
+      "NC1HWC0",
+      "nChw8c",
+      "nChw16c",
+      "NCHW4",
+      "NCHW32",
+      "NCHW64",
+      "CHWN4",
+      "4N",
+      "2N",
+      "FRACTAL_Z",
+      "FRACTAL_Z(groups=2)",
+      "NCHW16c8n",
+      "TPU_ALIGNED(npus=4,start=1,lmem=65536)",
+      "TPU_COMPACT(npus=4,start=3,lmem=65536)",
+      NULL}},
+    {0,
+     "NCDHW",
+     {"NCDHW", "NDHWC", "NDC1HWC0", "FRACTAL_Z_3D", "NCDHW8c", "ND", NULL}},
+    {1,
+     "MN",
+     {"ND", "FRACTAL_NZ", "FRACTAL_ZZ", "FRACTAL_ZN", "ND_ALIGN",
+      "FRACTAL_NZ(c0=8)", "...NM", NULL}},
+    {0,
+     "IOHW",
+     {"IOHW", "OIHW", "2IC", "ND", "((2,3),5,(2,2)):((1,40),2,(10,20))", NULL}},
+};
+
+static const relayout_dtype widths[] = {RELAYOUT_I4, RELAYOUT_U8, RELAYOUT_F16,
+                                        RELAYOUT_F32, RELAYOUT_F64};
+
+static relayout_engine *engine;
+static int pairs_run, pairs_skipped;
+static const char *force_families; /* NULL: alternate gpu and cpu */
+static const char *want_in_source; /* a text the plan's kernel must hold */
+
+static const char *const family_names[] = {"copy", "rows", "tile", "gather",
+                                           "lines"};
+static int families_seen[5];
+static int plan_family_index(const char *name) {
+  for (int i = 0; i < 5; i++)
+    if (!strcmp(name, family_names[i])) return i;
+  CHECK(0, "unexpected family %s", name);
+  return 0;
+}
+
+/* Binds src -> dst at the family's extents. Returns 0 when this pair does
+ * not apply at these dims (4-bit TPU, or groups N does not split). */
+static int bind_pair(relayout_desc *s, relayout_desc *d, const char *src,
+                     const char *dst, relayout_dtype t, const family *f,
+                     const int64_t *ext) {
+  relayout_layout *ls, *ld;
+  relayout_error e;
+  if (relayout_layout_parse(&ls, src, &e) ||
+      relayout_layout_parse(&ld, dst, &e)) {
+    CHECK(0, "parse %s / %s: %s", src, dst, e.message);
+    return 0;
+  }
+  int n = f->nbatch + (int)strlen(f->letters);
+  relayout_status st = relayout_bind_extents(s, d, ls, ld, t, n, ext, &e);
+  if (st)
+    CHECK(st == RELAYOUT_ERR_UNSUPPORTED || st == RELAYOUT_ERR_DIMS,
+          "%s -> %s: %s", src, dst, e.message);
+  relayout_layout_free(ls);
+  relayout_layout_free(ld);
+  return st == RELAYOUT_OK;
+}
+
+/* Fills with bytes no layout's padding could mistake for zeros. */
+static void fill(unsigned char *p, size_t n) {
+  for (size_t i = 0; i < n; i++) p[i] = (unsigned char)(rng_next() | 1);
+}
+
+static void one_pair(const char *src, const char *dst, relayout_dtype t,
+                     const family *f, const int64_t *ext) {
+  relayout_desc s, d;
+  if (!bind_pair(&s, &d, src, dst, t, f, ext)) {
+    pairs_skipped++;
+    return;
+  }
+  int64_t sb, db;
+  relayout_desc_size_bytes(&sb, &s, NULL);
+  relayout_desc_size_bytes(&db, &d, NULL);
+  unsigned char *in = malloc((size_t)sb);
+  fill(in, (size_t)sb);
+  guarded want = guarded_alloc((size_t)db, 0xA5);
+  CHECK_OK(
+      relayout_convert_ref(&d, want.data, want.size, &s, in, (size_t)sb, &e_));
+
+  relayout_plan *plan;
+  setenv("RELAYOUT_FAMILIES",
+         force_families  ? force_families
+         : pairs_run % 2 ? "gpu"
+                         : "cpu",
+         1);
+  CHECK_OK(relayout_plan_create(&plan, engine, &d, &s, &e_));
+  unsetenv("RELAYOUT_FAMILIES");
+  CHECK(!want_in_source || strstr(relayout_plan_source(plan), want_in_source),
+        "%s -> %s %s: the kernel lacks %s", src, dst, relayout_dtype_name(t),
+        want_in_source);
+  families_seen[plan_family_index(relayout_plan_family(plan))]++;
+  CHECK(!*relayout_plan_note(plan), "%s -> %s: %s", src, dst,
+        relayout_plan_note(plan));
+  /* Buffers with 64 bytes before and after: offsets, and a poisoned tail. */
+  cl_context ctx = relayout_engine_context(engine);
+  cl_command_queue q = relayout_engine_queue(engine);
+  cl_int rc;
+  size_t pad = 64;
+  cl_mem bs =
+      clCreateBuffer(ctx, CL_MEM_READ_ONLY, (size_t)sb + 2 * pad, NULL, &rc);
+  cl_mem bd =
+      clCreateBuffer(ctx, CL_MEM_READ_WRITE, (size_t)db + 2 * pad, NULL, &rc);
+  unsigned char poison = 0xA5;
+  clEnqueueFillBuffer(q, bd, &poison, 1, 0, (size_t)db + 2 * pad, 0, NULL,
+                      NULL);
+  clEnqueueWriteBuffer(q, bs, CL_FALSE, pad, (size_t)sb, in, 0, NULL, NULL);
+  cl_event done = NULL;
+  CHECK_OK(relayout_plan_enqueue(plan, bd, pad, bs, pad, 0, NULL, &done, &e_));
+  unsigned char *got = malloc((size_t)db + 2 * pad);
+  clEnqueueReadBuffer(q, bd, CL_TRUE, 0, (size_t)db + 2 * pad, got,
+                      done ? 1 : 0, done ? &done : NULL, NULL);
+  if (done) clReleaseEvent(done);
+  int same = !memcmp(got + pad, want.data, (size_t)db);
+  int64_t first = -1;
+  for (int64_t i = 0; !same && first < 0 && i < db; i++)
+    if (got[pad + i] != want.data[i]) first = i;
+  CHECK(same, "%s -> %s %s (%s): first difference at byte %lld of %lld", src,
+        dst, relayout_dtype_name(t), relayout_plan_family(plan),
+        (long long)first, (long long)db);
+  int fence = 1;
+  for (size_t i = 0; i < pad; i++)
+    fence &= got[i] == 0xA5 && got[pad + (size_t)db + i] == 0xA5;
+  CHECK(fence, "%s -> %s %s: wrote outside its buffer", src, dst,
+        relayout_dtype_name(t));
+  pairs_run++;
+  clReleaseMemObject(bs);
+  clReleaseMemObject(bd);
+  free(got);
+  free(in);
+  guarded_free(&want);
+  relayout_plan_free(plan);
+}
+
+static int64_t pick_extent(void) {
+  static const int64_t edge[] = {1, 2, 3, 5, 7, 13, 16, 17, 31, 33};
+  return edge[rng_next() % 10];
+}
+
+static void matrix(int nshapes) {
+  for (size_t fi = 0; fi < sizeof families / sizeof families[0]; fi++) {
+    const family *f = &families[fi];
+    int n = f->nbatch + (int)strlen(f->letters);
+    for (int shape = 0; shape < nshapes; shape++) {
+      int64_t ext[RELAYOUT_MAX_DIMS], count;
+      do {
+        count = 1;
+        for (int k = 0; k < n; k++) count *= ext[k] = pick_extent();
+      } while (count > 3000 || count < 20);
+      if (f->letters[0] == 'N' && ext[0] % 2) ext[0]++; /* groups=2 splits N */
+      if (fi == 3) { /* the CuTe layout fixes its dims */
+        ext[0] = 6, ext[1] = 5, ext[2] = 2, ext[3] = 2;
+      }
+      int pair = 0;
+      for (int a = 0; f->layouts[a]; a++)
+        for (int b = 0; f->layouts[b]; b++, pair++) {
+          /* every pair at one width; a few at every width */
+          for (size_t w = 0; w < 5; w++)
+            if (w == (size_t)(pair + shape) % 5 || pair % 11 == 0)
+              one_pair(f->layouts[a], f->layouts[b], widths[w], f, ext);
+        }
+    }
+  }
+  printf("%d pairs on %s, %d skipped as not applicable; families:", pairs_run,
+         relayout_engine_device(engine), pairs_skipped);
+  for (int i = 0; i < 5; i++) {
+    printf(" %s %d", family_names[i], families_seen[i]);
+    CHECK(families_seen[i] > 0, "the matrix ran no %s plan", family_names[i]);
+  }
+  printf("\n");
+  CHECK(pairs_run > 250 * nshapes, "the matrix ran (%d pairs)", pairs_run);
+}
+
+/* Short rows contiguous in the source run in blocks on CPU devices
+ * (FRACTAL_NZ's rows): ragged shapes at every whole-byte width. */
+static void blocked_rows(void) {
+  const family *f = &families[2];
+  static const int64_t shapes[][3] = {{3, 33, 70}, {1, 70, 131}, {2, 17, 65}};
+  force_families = "cpu";
+  want_in_source = "#define RL_BLOCKED";
+  for (int i = 0; i < 3; i++)
+    for (size_t w = 1; w < 5; w++)
+      one_pair("ND", "FRACTAL_NZ", widths[w], f, shapes[i]);
+  force_families = want_in_source = NULL;
+}
+
+/* The host-memory path uploads, runs and downloads. */
+static void host_path(void) {
+  const family *f = &families[0];
+  const int64_t ext[4] = {4, 17, 5, 3};
+  relayout_desc s, d;
+  CHECK(bind_pair(&s, &d, "NCHW", "NC1HWC0", RELAYOUT_F32, f, ext), "bind");
+  int64_t sb, db;
+  relayout_desc_size_bytes(&sb, &s, NULL);
+  relayout_desc_size_bytes(&db, &d, NULL);
+  unsigned char *in = malloc((size_t)sb);
+  fill(in, (size_t)sb);
+  guarded want = guarded_alloc((size_t)db, 0xA5),
+          got = guarded_alloc((size_t)db, 0xA5);
+  CHECK_OK(
+      relayout_convert_ref(&d, want.data, want.size, &s, in, (size_t)sb, &e_));
+  relayout_plan *plan;
+  CHECK_OK(relayout_plan_create(&plan, engine, &d, &s, &e_));
+  relayout_error note;
+  CHECK_OK(
+      relayout_plan_run(plan, got.data, got.size, in, (size_t)sb, &note, &e_));
+  CHECK(!memcmp(got.data, want.data, (size_t)db), "host path output differs");
+  CHECK(!*note.message, "no fallback: %s", note.message);
+  CHECK_FAILS(RELAYOUT_ERR_BUFFER, "destination buffer holds",
+              relayout_plan_run(plan, got.data, got.size - 1, in, (size_t)sb,
+                                &note, &e_));
+  relayout_plan_free(plan);
+  free(in);
+  guarded_free(&want);
+  guarded_free(&got);
+}
+
+int main(void) {
+  const char *dev = getenv("RELAYOUT_TEST_DEVICE");
+  relayout_error note;
+  CHECK_OK(relayout_engine_create(&engine, dev ? dev : "cpu", &note, &e_));
+  if (!engine) return check_summary();
+  const char *shapes = getenv("RELAYOUT_TEST_SHAPES");
+  host_path();
+  blocked_rows();
+  matrix(shapes ? atoi(shapes) : 2);
+  relayout_engine_free(engine);
+  return check_summary();
+}

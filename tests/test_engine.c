@@ -1,0 +1,194 @@
+/* test_engine.c - device choice, the program cache on disk, the reference
+ * engine */
+#include "check.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+
+static char dir[64];
+
+static relayout_layout *parse(const char *text) {
+  relayout_layout *l = NULL;
+  CHECK_OK(relayout_layout_parse(&l, text, &e_));
+  return l;
+}
+
+/* NCHW `ext` -> `to` on an engine; the result must equal the reference.
+ * Returns the plan's family; *note receives the run's note. */
+static const char *convert_to(relayout_engine *e, const char *to,
+                              relayout_dtype t, const int64_t *ext,
+                              relayout_error *note) {
+  static char family[16];
+  relayout_layout *a = parse("NCHW"), *b = parse(to);
+  relayout_desc s, d;
+  CHECK_OK(relayout_bind_extents(&s, &d, a, b, t, 4, ext, &e_));
+  int64_t sb, db;
+  relayout_desc_size_bytes(&sb, &s, NULL);
+  relayout_desc_size_bytes(&db, &d, NULL);
+  unsigned char *in = malloc((size_t)sb);
+  for (int64_t i = 0; i < sb; i++) in[i] = (unsigned char)(i * 7 + 1);
+  guarded want = guarded_alloc((size_t)db, 0xA5),
+          got = guarded_alloc((size_t)db, 0x5A);
+  CHECK_OK(
+      relayout_convert_ref(&d, want.data, want.size, &s, in, (size_t)sb, &e_));
+  relayout_plan *p;
+  CHECK_OK(relayout_plan_create(&p, e, &d, &s, &e_));
+  CHECK_OK(relayout_plan_run(p, got.data, got.size, in, (size_t)sb, note, &e_));
+  CHECK(!memcmp(got.data, want.data, (size_t)db),
+        "NCHW -> %s: output equals the reference", to);
+  snprintf(family, sizeof family, "%s", relayout_plan_family(p));
+  relayout_plan_free(p);
+  relayout_layout_free(a);
+  relayout_layout_free(b);
+  free(in);
+  guarded_free(&want);
+  guarded_free(&got);
+  return family;
+}
+
+static const char *convert_on(relayout_engine *e) {
+  return convert_to(e, "NC1HWC0", RELAYOUT_F16, (const int64_t[]){2, 17, 5, 3},
+                    NULL);
+}
+
+static void builds(relayout_engine *e, int src, int disk, const char *when) {
+  int s, d;
+  relayout_engine_builds(e, &s, &d);
+  CHECK(s == src && d == disk, "%s: built %d (want %d), loaded %d (want %d)",
+        when, s, src, d, disk);
+}
+
+/* The one cache entry's path. */
+static int entry(char *path, size_t size) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "ls %s/*.bin 2>/dev/null", dir);
+  FILE *f = popen(cmd, "r");
+  int ok = f && fgets(path, (int)size, f) != NULL;
+  if (f) pclose(f);
+  if (ok) path[strcspn(path, "\n")] = 0;
+  return ok;
+}
+
+static void disk_cache(void) {
+  relayout_engine *e;
+  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
+  convert_on(e);
+  builds(e, 1, 0, "cold");
+  convert_on(e);
+  builds(e, 1, 0, "same engine: from memory");
+  relayout_engine_free(e);
+  char path[256];
+  CHECK(entry(path, sizeof path), "a cache entry was written in %s", dir);
+
+  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
+  convert_on(e);
+  builds(e, 0, 1, "new engine: from disk");
+  relayout_engine_free(e);
+
+  /* A flipped byte inside the binary: detected, rebuilt, rewritten. */
+  FILE *f = fopen(path, "r+b");
+  struct stat st;
+  stat(path, &st);
+  fseek(f, st.st_size / 2, SEEK_SET);
+  int c = fgetc(f);
+  fseek(f, st.st_size / 2, SEEK_SET);
+  fputc(c ^ 0xFF, f);
+  fclose(f);
+  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
+  convert_on(e);
+  builds(e, 1, 0, "corrupt entry: rebuilt");
+  relayout_engine_free(e);
+  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
+  convert_on(e);
+  builds(e, 0, 1, "rewritten entry: from disk");
+  relayout_engine_free(e);
+
+  /* A truncated entry, and one that is not an entry at all. */
+  CHECK(truncate(path, 20) == 0, "truncate");
+  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
+  convert_on(e);
+  builds(e, 1, 0, "truncated entry: rebuilt");
+  relayout_engine_free(e);
+  f = fopen(path, "wb");
+  fputs("not a program", f);
+  fclose(f);
+  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
+  convert_on(e);
+  builds(e, 1, 0, "foreign file: rebuilt");
+  relayout_engine_free(e);
+}
+
+static void choosing(void) {
+  relayout_engine *e;
+  relayout_error note;
+  CHECK_OK(relayout_engine_create(&e, "ref", &note, &e_));
+  CHECK(!strcmp(relayout_engine_device(e), "reference"),
+        "ref is the reference");
+  CHECK(!strcmp(convert_on(e), "reference"), "a reference engine's plans");
+  relayout_engine_free(e);
+  CHECK_OK(relayout_engine_create(&e, "0", &note, &e_));
+  CHECK(strcmp(relayout_engine_device(e), "reference"), "index 0 is a device");
+  relayout_engine_free(e);
+  CHECK_OK(relayout_engine_create(&e, "auto", &note, &e_));
+  CHECK(strcmp(relayout_engine_device(e), "reference") && !*note.message,
+        "auto finds the device without a note");
+  relayout_engine_free(e);
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "device 99 does not exist",
+              relayout_engine_create(&e, "99", &note, &e_));
+  CHECK(e == NULL, "no engine on failure");
+  CHECK_FAILS(RELAYOUT_ERR_UNSUPPORTED, "no OpenCL device matches 'quantum'",
+              relayout_engine_create(&e, "quantum", &note, &e_));
+  setenv("RELAYOUT_DEVICE", "ref", 1);
+  CHECK_OK(relayout_engine_create(&e, NULL, &note, &e_));
+  CHECK(!strcmp(relayout_engine_device(e), "reference"),
+        "RELAYOUT_DEVICE picks the device when none is named");
+  relayout_engine_free(e);
+  unsetenv("RELAYOUT_DEVICE");
+  int count, pick;
+  relayout_device_info info[8];
+  CHECK_OK(relayout_device_list(info, 8, &count, &pick, &e_));
+  CHECK(count >= 1 && pick == 0 && info[0].max_alloc > 0 && *info[0].name,
+        "the device list names the device auto picks");
+  relayout_engine_free(NULL);
+}
+
+/* Buffers beyond the largest allocation (lowered to 8 KiB): split along N
+ * where N is outermost in both layouts, else the reference with a note. */
+static void slabs(void) {
+  relayout_engine *e;
+  relayout_error note;
+  setenv("RELAYOUT_MAX_ALLOC", "8192", 1);
+  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
+  const int64_t ext[4] = {9, 17, 9, 7}; /* 38556 bytes of f32 */
+  static const char *const split[] = {"NHWC", "NC1HWC0", "nChw8c", "NCHW4"};
+  for (int i = 0; i < 4; i++) {
+    convert_to(e, split[i], RELAYOUT_F32, ext, &note);
+    CHECK(!*note.message, "NCHW -> %s splits along N: %s", split[i],
+          note.message);
+  }
+  convert_to(e, "NC1HWC0", RELAYOUT_I4, (const int64_t[]){9, 17, 9, 8}, &note);
+  CHECK(!*note.message, "4-bit splits along N: %s", note.message);
+  /* A slab of 17*9*7 nibbles is no whole number of bytes. */
+  convert_to(e, "NC1HWC0", RELAYOUT_I4, ext, &note);
+  CHECK(strstr(note.message, "no dim to split it along") != NULL,
+        "odd 4-bit slabs do not split: '%s'", note.message);
+  convert_to(e, "FRACTAL_Z", RELAYOUT_F32, ext, &note);
+  CHECK(strstr(note.message, "no dim to split it along") != NULL,
+        "FRACTAL_Z cannot split: the reference works, and says so: '%s'",
+        note.message);
+  relayout_engine_free(e);
+  unsetenv("RELAYOUT_MAX_ALLOC");
+}
+
+int main(void) {
+  snprintf(dir, sizeof dir, "/tmp/relayout-cache-XXXXXX");
+  if (!mkdtemp(dir)) return 2;
+  setenv("RELAYOUT_CACHE_DIR", dir, 1);
+  choosing();
+  disk_cache();
+  slabs();
+  char cmd[96];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  if (system(cmd)) return 2;
+  return check_summary();
+}

@@ -1,0 +1,266 @@
+/* test_errors.c - bad input gets a clear error naming the problem, never a
+ * crash */
+#include "check.h"
+
+/* Layout text that must not parse: status and a piece of the message. */
+static void bad_layout_text(void) {
+  static const struct {
+    const char *text;
+    relayout_status want;
+    const char *part;
+  } cases[] = {
+      {"", RELAYOUT_ERR_SYNTAX, "empty"},
+      {"...", RELAYOUT_ERR_SYNTAX, "names no dims"},
+      {"NCHW16", RELAYOUT_ERR_SYNTAX, "followed by the letter"},
+      {"NCHW16k", RELAYOUT_ERR_SYNTAX, "16k in 'NCHW16k' has no outer K"},
+      {"NCHWC", RELAYOUT_ERR_SYNTAX, "dim C appears twice"},
+      {"nchwN", RELAYOUT_ERR_SYNTAX, "dim N appears twice"},
+      {"NC0HW", RELAYOUT_ERR_SYNTAX, "at least 1"},
+      {"NC-HW", RELAYOUT_ERR_SYNTAX, "unexpected '-' at position 3"},
+      {"NCHW 16c", RELAYOUT_ERR_SYNTAX, "unexpected ' '"},
+      {"MN%", RELAYOUT_ERR_SYNTAX, "expected alignment"},
+      {"MN%0B", RELAYOUT_ERR_SYNTAX, "at least 1"},
+      {"NCHW99999999999999999999c", RELAYOUT_ERR_OVERFLOW, "too large"},
+      {"FRACTAL_QQ", RELAYOUT_ERR_UNKNOWN, "unknown layout 'FRACTAL_QQ'"},
+      {"FRACTAL_NZ(c1=8)", RELAYOUT_ERR_UNKNOWN,
+       "no parameter 'c1' (it takes: c0 b16)"},
+      {"FRACTAL_NZ(c0=0)", RELAYOUT_ERR_ARGUMENT, "out of range"},
+      {"FRACTAL_NZ(c0=x)", RELAYOUT_ERR_SYNTAX, "needs a whole number"},
+      {"FRACTAL_NZ(c0=8", RELAYOUT_ERR_SYNTAX, "final ')'"},
+      {"ND(c0=8)", RELAYOUT_ERR_UNKNOWN, "it takes: none"},
+      {"(4,2):(1", RELAYOUT_ERR_SYNTAX, "expected ',' or ')'"},
+      {"(4,2)", RELAYOUT_ERR_SYNTAX, "needs ':'"},
+      {"(4,2):(1,4,8)", RELAYOUT_ERR_SYNTAX, "differ in form"},
+      {"((4,2),3):(1,(4,8))", RELAYOUT_ERR_SYNTAX, "differ in form"},
+      {"(4,0):(1,4)", RELAYOUT_ERR_SYNTAX, "CuTe extent"},
+      {"(4,2):(1,4)x", RELAYOUT_ERR_SYNTAX, "unexpected 'x'"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    relayout_layout *l = (relayout_layout *)&l; /* must come back NULL */
+    CHECK_FAILS(cases[i].want, cases[i].part,
+                relayout_layout_parse(&l, cases[i].text, &e_));
+    CHECK(l == NULL, "'%s': no layout on failure", cases[i].text);
+  }
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "NULL",
+              relayout_layout_parse(NULL, "NCHW", &e_));
+  relayout_layout *l;
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "NULL",
+              relayout_layout_parse(&l, NULL, &e_));
+  relayout_layout_free(NULL);
+  char longtext[300];
+  memset(longtext, 'N', sizeof longtext - 1);
+  longtext[sizeof longtext - 1] = 0;
+  CHECK_FAILS(RELAYOUT_ERR_SYNTAX, "too long",
+              relayout_layout_parse(&l, longtext, &e_));
+}
+
+static relayout_layout *parse(const char *text) {
+  relayout_layout *l = NULL;
+  CHECK_OK(relayout_layout_parse(&l, text, &e_));
+  return l;
+}
+
+/* Dims that do not fit a layout, or that overflow. */
+static void bad_dims(void) {
+  relayout_layout *l = parse("NCHW16c");
+  relayout_desc d;
+  const int64_t ok[4] = {2, 17, 5, 3};
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "dim C has extent 0",
+              relayout_desc_init(&d, l, RELAYOUT_F16, 4, "NCHW",
+                                 (const int64_t[]){2, 0, 5, 3}, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "extent -4",
+              relayout_desc_init(&d, l, RELAYOUT_F16, 4, "NCHW",
+                                 (const int64_t[]){2, 17, -4, 3}, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_OVERFLOW, "beyond 2^62",
+              relayout_desc_init(&d, l, RELAYOUT_F16, 4, "NCHW",
+                                 (const int64_t[]){2, INT64_MAX, 5, 3}, &e_));
+  CHECK_FAILS(
+      RELAYOUT_ERR_OVERFLOW, "2^63",
+      relayout_desc_init(&d, l, RELAYOUT_F16, 4, "NCHW",
+                         (const int64_t[]){1 << 30, 1 << 30, 1 << 30, 3}, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "has no dim D",
+              relayout_desc_init(&d, l, RELAYOUT_F16, 4, "NCHD", ok, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "has 4 dims, but 3 were given",
+              relayout_desc_init(&d, l, RELAYOUT_F16, 3, "NCH", ok, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "dim C is given twice",
+              relayout_desc_init(&d, l, RELAYOUT_F16, 4, "NCCW", ok, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "1 to 12 dims",
+              relayout_desc_init(&d, l, RELAYOUT_F16, 13, "NCHW", ok, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "neither a letter",
+              relayout_desc_init(&d, l, RELAYOUT_F16, 4, "NC?W", ok, &e_));
+  CHECK_FAILS(
+      RELAYOUT_ERR_ARGUMENT, "invalid dtype",
+      relayout_desc_init(&d, l, (relayout_dtype)99, 4, "NCHW", ok, &e_));
+  relayout_layout_free(l);
+
+  /* An alignment that is no whole number of elements. */
+  l = parse("...MN%6B");
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "not a whole number of f32",
+              relayout_desc_init(&d, l, RELAYOUT_F32, 2, "MN",
+                                 (const int64_t[]){3, 5}, &e_));
+  relayout_layout_free(l);
+  /* Blocks whose padding overflows. */
+  l = parse("NC4611686018427387904c");
+  CHECK_FAILS(RELAYOUT_ERR_OVERFLOW, "",
+              relayout_desc_init(&d, l, RELAYOUT_F64, 2, "NC",
+                                 (const int64_t[]){4, 3}, &e_));
+  relayout_layout_free(l);
+  /* Grouped FRACTAL_Z needs N to split into the groups. */
+  l = parse("FRACTAL_Z(groups=3)");
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "do not split into groups=3",
+              relayout_desc_init(&d, l, RELAYOUT_F16, 4, "NCHW",
+                                 (const int64_t[]){16, 4, 1, 1}, &e_));
+  relayout_layout_free(l);
+}
+
+/* CuTe layouts that alias or interleave, and TPU parameters. */
+static void bad_strides(void) {
+  relayout_layout *l = parse("(4,4):(1,2)");
+  relayout_desc d;
+  CHECK_FAILS(RELAYOUT_ERR_UNSUPPORTED, "two coordinates to one element",
+              relayout_desc_init(&d, l, RELAYOUT_U8, 2, "01",
+                                 (const int64_t[]){4, 4}, &e_));
+  relayout_layout_free(l);
+  l = parse("(4,3):(0,1)");
+  CHECK_FAILS(RELAYOUT_ERR_UNSUPPORTED, "one-to-one",
+              relayout_desc_init(&d, l, RELAYOUT_U8, 2, "01",
+                                 (const int64_t[]){4, 3}, &e_));
+  relayout_layout_free(l);
+  l = parse("(4,3):(3,1)");
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "mode 1 extent 3, but dim d1 is 5",
+              relayout_desc_init(&d, l, RELAYOUT_U8, 2, "01",
+                                 (const int64_t[]){4, 5}, &e_));
+  relayout_layout_free(l);
+  const int64_t nchw[4] = {2, 3, 4, 5};
+  l = parse("TPU_ALIGNED(npus=4)");
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "needs npus= and lmem=",
+              relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW", nchw, &e_));
+  relayout_layout_free(l);
+  l = parse("TPU_ALIGNED(npus=4,lmem=100)");
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "more than lmem=100",
+              relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW", nchw, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_UNSUPPORTED, "4-bit",
+              relayout_desc_init(&d, l, RELAYOUT_I4, 4, "NCHW", nchw, &e_));
+  relayout_layout_free(l);
+  l = parse("TPU_COMPACT(npus=4,start=4,lmem=1024)");
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "start=4 must be below npus=4",
+              relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW", nchw, &e_));
+  relayout_layout_free(l);
+}
+
+/* Conversions whose sides do not match, or whose extents are hidden. */
+static void bad_binding(void) {
+  relayout_desc s, d;
+  relayout_layout *nchw = parse("NCHW"), *nhwd = parse("NHWD");
+  relayout_layout *nz = parse("FRACTAL_NZ"), *nd = parse("ND");
+  relayout_layout *nc1 = parse("NC1HWC0"), *cute = parse("(4,6):(6,1)");
+  const int64_t shape4[4] = {2, 17, 5, 3};
+  CHECK_FAILS(
+      RELAYOUT_ERR_DIMS, "dim C of 'NCHW' has no place in 'NHWD'",
+      relayout_bind(&s, &d, nchw, nhwd, RELAYOUT_F32, 4, shape4, NULL, 0, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "has no '...'",
+              relayout_bind(&s, &d, nd, nchw, RELAYOUT_F32, 5,
+                            (const int64_t[]){2, 2, 17, 5, 3}, NULL, 0, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "fewer than the 2",
+              relayout_bind(&s, &d, nd, nz, RELAYOUT_F16, 1,
+                            (const int64_t[]){7}, NULL, 0, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "padding of 'NC1HWC0' hides it",
+              relayout_bind(&s, &d, nc1, nchw, RELAYOUT_F16, 5,
+                            (const int64_t[]){2, 2, 5, 3, 16}, NULL, 0, &e_));
+  relayout_dim_value c17 = {'C', 17}, c40 = {'C', 40}, h9 = {'H', 9};
+  CHECK_OK(relayout_bind(&s, &d, nc1, nchw, RELAYOUT_F16, 5,
+                         (const int64_t[]){2, 2, 5, 3, 16}, &c17, 1, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_DIMS,
+              "has shape (2, 2, 5, 3, 16), but 'NC1HWC0' at "
+              "these dims has shape (2, 3, 5, 3, 16)",
+              relayout_bind(&s, &d, nc1, nchw, RELAYOUT_F16, 5,
+                            (const int64_t[]){2, 2, 5, 3, 16}, &c40, 1, &e_));
+  CHECK_FAILS(
+      RELAYOUT_ERR_DIMS, "dim H is 9 as given but 5 in the source array",
+      relayout_bind(&s, &d, nchw, nc1, RELAYOUT_F16, 4, shape4, &h9, 1, &e_));
+  relayout_dim_value q = {'Q', 3};
+  CHECK_FAILS(
+      RELAYOUT_ERR_DIMS, "dim Q is not a dim of this conversion",
+      relayout_bind(&s, &d, nchw, nc1, RELAYOUT_F16, 4, shape4, &q, 1, &e_));
+  relayout_dim_value twice[2] = {{'C', 17}, {'c', 17}};
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "given twice",
+              relayout_bind(&s, &d, nc1, nchw, RELAYOUT_F16, 5,
+                            (const int64_t[]){2, 2, 5, 3, 16}, twice, 2, &e_));
+  CHECK_FAILS(
+      RELAYOUT_ERR_DIMS, "the source array has 3 axes, but 'NCHW' has 4",
+      relayout_bind(&s, &d, nchw, nc1, RELAYOUT_F16, 3, shape4, NULL, 0, &e_));
+  CHECK_FAILS(
+      RELAYOUT_ERR_DIMS, "an ND source takes its rank",
+      relayout_bind(&s, &d, nd, nchw, RELAYOUT_F16, 0, NULL, NULL, 0, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_DIMS,
+              "dim d0 is 4 in '(4,6):(6,1)' but 5 in the source array",
+              relayout_bind(&s, &d, nd, cute, RELAYOUT_F16, 2,
+                            (const int64_t[]){5, 6}, NULL, 0, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_DIMS,
+              "has 2 dims, fewer than the 4 that 'NCHW' names",
+              relayout_bind(&s, &d, cute, nchw, RELAYOUT_F16, 1,
+                            (const int64_t[]){24}, NULL, 0, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "bad argument",
+              relayout_bind(NULL, &d, nchw, nc1, RELAYOUT_F16, 4, shape4, NULL,
+                            0, &e_));
+  relayout_layout *all[] = {nchw, nhwd, nz, nd, nc1, cute};
+  for (size_t i = 0; i < 6; i++) relayout_layout_free(all[i]);
+}
+
+/* Short buffers are refused before anything is written. */
+static void short_buffers(void) {
+  relayout_layout *a = parse("NCHW"), *b = parse("NC1HWC0");
+  relayout_desc s, d;
+  const int64_t shape[4] = {1, 17, 2, 2};
+  CHECK_OK(relayout_bind(&s, &d, a, b, RELAYOUT_F16, 4, shape, NULL, 0, &e_));
+  guarded src = guarded_alloc(17 * 4 * 2, 1),
+          dst = guarded_alloc(32 * 4 * 2, 0xA5);
+  CHECK_FAILS(RELAYOUT_ERR_BUFFER,
+              "source buffer holds 135 bytes; its layout needs 136",
+              relayout_convert_ref(&d, dst.data, dst.size, &s, src.data,
+                                   src.size - 1, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_BUFFER, "destination buffer holds 255 bytes",
+              relayout_convert_ref(&d, dst.data, dst.size - 1, &s, src.data,
+                                   src.size, &e_));
+  int untouched = 1;
+  for (size_t i = 0; i < dst.size; i++) untouched &= dst.data[i] == 0xA5;
+  CHECK(untouched, "a refused conversion writes nothing");
+  relayout_desc other = d;
+  other.dims[1] = 16;
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "differ at logical dim 1 (C)",
+              relayout_convert_ref(&other, dst.data, dst.size, &s, src.data,
+                                   src.size, &e_));
+  int pad;
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "outside the buffer",
+              relayout_desc_is_padding(&pad, &d, d.span, &e_));
+  int64_t off;
+  CHECK_FAILS(
+      RELAYOUT_ERR_ARGUMENT, "coordinate 17 of dim C is outside [0, 17)",
+      relayout_desc_offset(&off, &d, (const int64_t[]){0, 17, 0, 0}, &e_));
+  guarded_free(&src);
+  guarded_free(&dst);
+  relayout_layout_free(a);
+  relayout_layout_free(b);
+}
+
+static void dtype_names(void) {
+  relayout_dtype t;
+  CHECK_OK(relayout_dtype_from_name(&t, "BF16", &e_));
+  CHECK(t == RELAYOUT_BF16, "BF16 is bf16");
+  CHECK_FAILS(RELAYOUT_ERR_UNKNOWN, "unknown dtype 'f8e4m3'",
+              relayout_dtype_from_name(&t, "f8e4m3", &e_));
+  CHECK(relayout_dtype_name((relayout_dtype)-1) == NULL,
+        "invalid dtype has no name");
+  CHECK(!strcmp(relayout_status_name(RELAYOUT_ERR_DIMS), "RELAYOUT_ERR_DIMS"),
+        "status names");
+}
+
+int main(void) {
+  bad_layout_text();
+  bad_dims();
+  bad_strides();
+  bad_binding();
+  short_buffers();
+  dtype_names();
+  return check_summary();
+}

@@ -1,0 +1,245 @@
+/* test_examples.c - the worked examples of LAYOUTS.md section 4, from the seeds
+ *
+ * Expected values are copied from the seed documents by hand (their printed
+ * tensors, tables and strides), never produced by the code under test.
+ */
+#include "check.h"
+
+static relayout_layout *parse(const char *text) {
+  relayout_layout *l = NULL;
+  CHECK_OK(relayout_layout_parse(&l, text, &e_));
+  return l;
+}
+
+static void bind(relayout_desc *s, relayout_desc *d, const char *from,
+                 const char *to, relayout_dtype t, int rank,
+                 const int64_t *shape) {
+  relayout_layout *a = parse(from), *b = parse(to);
+  CHECK_OK(relayout_bind(s, d, a, b, t, rank, shape, NULL, 0, &e_));
+  relayout_layout_free(a);
+  relayout_layout_free(b);
+}
+
+static void shape_is(const relayout_desc *d, int rank, const int64_t *want) {
+  int r;
+  int64_t shape[RELAYOUT_MAX_AXES];
+  relayout_desc_physical_shape(&r, shape, d);
+  int same = r == rank;
+  for (int i = 0; same && i < r; i++) same = shape[i] == want[i];
+  CHECK(same, "physical shape differs (rank %d vs %d)", r, rank);
+}
+
+/* 000: ND (20, 28) fp16 -> FRACTAL_NZ, the printed tensor of the seed. */
+static void nz_20x28(void) {
+  const int64_t in_shape[2] = {20, 28};
+  relayout_desc s, d;
+  bind(&s, &d, "ND", "FRACTAL_NZ", RELAYOUT_F16, 2, in_shape);
+  shape_is(&d, 4, (const int64_t[]){2, 2, 16, 16});
+  uint16_t in[20 * 28];
+  for (int i = 0; i < 20 * 28; i++) in[i] = (uint16_t)i; /* value = index */
+  guarded out = guarded_alloc(2 * 2 * 16 * 16 * 2, 0xA5);
+  CHECK_OK(
+      relayout_convert_ref(&d, out.data, out.size, &s, in, sizeof in, &e_));
+  const uint16_t *o = (const uint16_t *)out.data;
+  /* [n1][m1][m0][n0] -> the value the seed prints there */
+  static const int golden[][5] = {
+      {0, 0, 0, 0, 0},    {0, 0, 0, 1, 1},     {0, 0, 0, 15, 15},
+      {0, 0, 1, 0, 28},   {0, 0, 2, 2, 58},    {0, 0, 13, 0, 364},
+      {0, 0, 15, 0, 420}, {0, 0, 15, 15, 435}, {0, 1, 0, 0, 448},
+      {0, 1, 0, 15, 463}, {0, 1, 1, 0, 476},   {0, 1, 2, 0, 504},
+      {0, 1, 4, 0, 0},    {0, 1, 15, 15, 0},   {1, 0, 0, 0, 16},
+      {1, 0, 0, 2, 18},   {1, 0, 0, 12, 0},    {1, 0, 0, 15, 0},
+      {1, 0, 1, 0, 44},   {1, 0, 2, 0, 72},    {1, 0, 13, 0, 380},
+      {1, 0, 14, 0, 408}, {1, 0, 15, 0, 436},  {1, 1, 0, 0, 464},
+      {1, 1, 1, 0, 492},  {1, 1, 2, 0, 520},   {1, 1, 15, 15, 0}};
+  for (size_t i = 0; i < sizeof golden / sizeof golden[0]; i++) {
+    const int *g = golden[i];
+    int at = ((g[0] * 2 + g[1]) * 16 + g[2]) * 16 + g[3];
+    CHECK(o[at] == g[4], "NZ[%d][%d][%d][%d] = %u, seed prints %d", g[0], g[1],
+          g[2], g[3], o[at], g[4]);
+  }
+  guarded_free(&out);
+}
+
+/* 000: HWCN (2, 2, 32, 32) -> FRACTAL_Z (C1HW, N1, N0, C0) = (8, 2, 16, 16). */
+static void fractal_z_hwcn(void) {
+  const int64_t in_shape[4] = {2, 2, 32, 32};
+  relayout_desc s, d;
+  bind(&s, &d, "HWCN", "FRACTAL_Z", RELAYOUT_F16, 4, in_shape);
+  int r;
+  int64_t shape[RELAYOUT_MAX_AXES];
+  relayout_desc_physical_shape(&r, shape, &d);
+  CHECK(r == 6 && shape[0] * shape[1] * shape[2] == 8 && shape[3] == 2 &&
+            shape[4] == 16 && shape[5] == 16,
+        "FRACTAL_Z shape is not (8, 2, 16, 16) once C1*H*W merge");
+}
+
+/* 000: NDHWC (48, 3, 3, 2, 32) fp16 -> FRACTAL_Z_3D = (3*2*3*2, 3, 16, 16). */
+static void fractal_z_3d(void) {
+  const int64_t in_shape[5] = {48, 3, 3, 2, 32};
+  relayout_desc s, d;
+  bind(&s, &d, "NDHWC", "FRACTAL_Z_3D", RELAYOUT_F16, 5, in_shape);
+  shape_is(&d, 7, (const int64_t[]){3, 2, 3, 2, 3, 16, 16});
+}
+
+/* 001: nChw8c offset = n*Cp*H*W + (c/8)*H*W*8 + h*W*8 + w*8 + c%8, C=17
+ * padded to 24 (oneDNN's expect_stride_n = C_padded * H * W). */
+static void nchw8c(void) {
+  const int64_t N = 2, C = 17, H = 3, W = 5, Cp = 24;
+  relayout_layout *l = parse("nChw8c");
+  relayout_desc d;
+  CHECK_OK(relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW",
+                              (const int64_t[]){N, C, H, W}, &e_));
+  CHECK(d.padded[1] == 24, "padded C = %lld, seed says 24",
+        (long long)d.padded[1]);
+  int bad = 0;
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t c = 0; c < C; c++)
+      for (int64_t h = 0; h < H; h++)
+        for (int64_t w = 0; w < W; w++) {
+          int64_t off, want = n * Cp * H * W + (c / 8) * H * W * 8 + h * W * 8 +
+                              w * 8 + c % 8;
+          relayout_desc_offset(&off, &d, (const int64_t[]){n, c, h, w}, NULL);
+          bad += off != want;
+        }
+  CHECK(bad == 0, "%d nChw8c offsets differ from the seed's formula", bad);
+  int pad;
+  CHECK_OK(relayout_desc_is_padding(&pad, &d, 0 * H * W * 8 + 2 * W * 8 + 8 - 1,
+                                    &e_));
+  CHECK(!pad, "c=7 is data");
+  CHECK_OK(relayout_desc_is_padding(&pad, &d, 2 * H * W * 8 + 1, &e_));
+  CHECK(pad, "c=17 of the last block is padding");
+  relayout_layout_free(l);
+}
+
+/* 002: int32 (2, 5) row-major: byte strides (20, 4); [1][2] at byte 28. */
+static void megengine_strides(void) {
+  relayout_layout *l = parse("ND");
+  relayout_desc d;
+  CHECK_OK(relayout_desc_init(&d, l, RELAYOUT_I32, 2, "01",
+                              (const int64_t[]){2, 5}, &e_));
+  CHECK(d.axes[0].stride * 4 == 20 && d.axes[1].stride * 4 == 4,
+        "byte strides (%lld, %lld)", (long long)d.axes[0].stride * 4,
+        (long long)d.axes[1].stride * 4);
+  int64_t off;
+  CHECK_OK(relayout_desc_offset(&off, &d, (const int64_t[]){1, 2}, &e_));
+  CHECK(off * 4 == 28, "[1][2] at byte %lld", (long long)off * 4);
+  relayout_layout_free(l);
+}
+
+/* 003: ((4,2),(4,3)):((4,16),(1,32)): (1, 5) -> 37, and rows of the table. */
+static void cute_zn(void) {
+  relayout_layout *l = parse("((4,2),(4,3)):((4,16),(1,32))");
+  relayout_desc d;
+  CHECK_OK(relayout_desc_init(&d, l, RELAYOUT_F16, 2, "01",
+                              (const int64_t[]){8, 12}, &e_));
+  int64_t off;
+  CHECK_OK(relayout_desc_offset(&off, &d, (const int64_t[]){1, 5}, &e_));
+  CHECK(off == 37, "(1, 5) -> %lld, seed says 37", (long long)off);
+  static const int rows[3][13] = {
+      {0, 0, 1, 2, 3, 32, 33, 34, 35, 64, 65, 66, 67},
+      {4, 16, 17, 18, 19, 48, 49, 50, 51, 80, 81, 82, 83},
+      {7, 28, 29, 30, 31, 60, 61, 62, 63, 92, 93, 94, 95}};
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 12; c++) {
+      relayout_desc_offset(&off, &d, (const int64_t[]){rows[r][0], c}, NULL);
+      CHECK(off == rows[r][c + 1], "(%d, %d) -> %lld, seed says %d", rows[r][0],
+            c, (long long)off, rows[r][c + 1]);
+    }
+  relayout_layout_free(l);
+}
+
+static int64_t stride_of(const relayout_desc *d, int dim, int64_t weight) {
+  for (int i = 0; i < d->naxes; i++)
+    if (d->axes[i].dim == dim && d->axes[i].weight == weight &&
+        d->axes[i].extent > 0)
+      return d->axes[i].stride;
+  return -1;
+}
+
+/* 004: 128-byte aligned fp32 (N=2, C=3, H=4, W=5) on 4 NPUs: C stride 32,
+ * N stride 32 from NPU 0; from NPU 2 two channels share an NPU: N stride 64.
+ * Compact: C stride H*W = 20. */
+static void tpu_strides(void) {
+  static const struct {
+    const char *text;
+    int64_t cstride, nstride;
+  } cases[] = {
+      {"TPU_ALIGNED(npus=4,lmem=1024)", 32, 32},
+      {"TPU_ALIGNED(npus=4,start=2,lmem=1024)", 32, 64},
+      {"TPU_COMPACT(npus=4,lmem=1024)", 20, 20},
+      {"TPU_COMPACT(npus=4,start=2,lmem=1024)", 20, 40},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    relayout_layout *l = parse(cases[i].text);
+    relayout_desc d;
+    CHECK_OK(relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW",
+                                (const int64_t[]){2, 3, 4, 5}, &e_));
+    CHECK(stride_of(&d, 1, 4) == cases[i].cstride, "%s: C stride %lld",
+          cases[i].text, (long long)stride_of(&d, 1, 4));
+    CHECK(stride_of(&d, 0, 1) == cases[i].nstride, "%s: N stride %lld",
+          cases[i].text, (long long)stride_of(&d, 0, 1));
+    /* Channel c of a tensor starting at NPU Q: NPU (Q+c)%4, slot (Q+c)/4;
+     * address = NPU * 256 elements (1024 bytes) + offset. */
+    int64_t q = strstr(cases[i].text, "start=2") ? 2 : 0, off;
+    for (int64_t c = 0; c < 3; c++) {
+      relayout_desc_offset(&off, &d, (const int64_t[]){1, c, 2, 3}, NULL);
+      int64_t want = (q + c) % 4 * 256 + cases[i].nstride +
+                     (q + c) / 4 * cases[i].cstride + 2 * 5 + 3;
+      CHECK(off == want, "%s: (1,%lld,2,3) at %lld, want %lld", cases[i].text,
+            (long long)c, (long long)off, (long long)want);
+    }
+    relayout_layout_free(l);
+  }
+}
+
+/* 004: matrix layout, 2x40 fp32: W=20 puts 20 columns on each of NPU 0 and
+ * 1, each row padded to 32; W=15 leaves the last channel 10 columns. */
+static void tpu_matrix(void) {
+  relayout_layout *l = parse("TPU_MATRIX(npus=4,lmem=1024,w=20)");
+  relayout_desc d;
+  CHECK_OK(relayout_desc_init(&d, l, RELAYOUT_F32, 2, "NM",
+                              (const int64_t[]){2, 40}, &e_));
+  int64_t off;
+  relayout_desc_offset(&off, &d, (const int64_t[]){1, 25}, NULL);
+  CHECK(off == 256 + 32 + 5, "(1, 25) at %lld", (long long)off);
+  relayout_layout_free(l);
+  l = parse("TPU_MATRIX(npus=4,lmem=1024,w=15)");
+  CHECK_OK(relayout_desc_init(&d, l, RELAYOUT_F32, 2, "NM",
+                              (const int64_t[]){2, 40}, &e_));
+  int pad;
+  relayout_desc_is_padding(&pad, &d, 2 * 256 + 9, NULL);
+  CHECK(!pad, "column 39 (NPU 2, position 9) is data");
+  relayout_desc_is_padding(&pad, &d, 2 * 256 + 10, NULL);
+  CHECK(pad, "NPU 2 position 10 is past M=40");
+  relayout_layout_free(l);
+}
+
+/* 004: 4N mode, int8 (N=6, C=5, H=4, W=5): (4,c,h,w) and (5,c,h,w) share the
+ * int8x4 element (1,c,h,w) with two dummy bytes. */
+static void four_n(void) {
+  relayout_layout *l = parse("4N");
+  relayout_desc d;
+  CHECK_OK(relayout_desc_init(&d, l, RELAYOUT_I8, 4, "NCHW",
+                              (const int64_t[]){6, 5, 4, 5}, &e_));
+  int64_t off;
+  relayout_desc_offset(&off, &d, (const int64_t[]){5, 0, 0, 0}, NULL);
+  CHECK(off == 1 * 5 * 4 * 5 * 4 + 1, "(5,0,0,0) at %lld", (long long)off);
+  int pad;
+  relayout_desc_is_padding(&pad, &d, 1 * 5 * 4 * 5 * 4 + 2, NULL);
+  CHECK(pad, "the third byte of int8x4 element (1,0,0,0) is a dummy");
+  relayout_layout_free(l);
+}
+
+int main(void) {
+  nz_20x28();
+  fractal_z_hwcn();
+  fractal_z_3d();
+  nchw8c();
+  megengine_strides();
+  cute_zn();
+  tpu_strides();
+  tpu_matrix();
+  four_n();
+  return check_summary();
+}

@@ -1,0 +1,433 @@
+/* test_formats.c - every named format against its own formula, on odd shapes
+ *
+ * Each format's destination offset is written here from the seed formulas
+ * (pad, reshape, transpose), independently of the library. For random shapes
+ * with extents of 1, primes and non-multiples of every block, and for every
+ * element width (4, 8, 16, 32, 64 bits): the reference output equals the
+ * formula's, padding is zero, is_padding agrees, and converting back gives
+ * the original bytes. Buffers are guarded and poisoned.
+ */
+#include "check.h"
+
+typedef struct ctx {
+  int64_t val[128], ext[128]; /* coordinate and extent per dim letter */
+  int64_t c0;                 /* the format's variable block at this dtype */
+} ctx;
+
+#define V(l) (c->val[(unsigned char)(l)])
+#define E(l) (c->ext[(unsigned char)(l)])
+
+static int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/* Seed 000: (..., M, N) -> (..., N1, M1, M0=16, N0) */
+static int64_t nz(const ctx *c) {
+  int64_t M1 = cdiv(E('M'), 16), N1 = cdiv(E('N'), c->c0);
+  return ((V('0') * N1 + V('N') / c->c0) * M1 + V('M') / 16) * 16 * c->c0 +
+         V('M') % 16 * c->c0 + V('N') % c->c0;
+}
+static int64_t nz_size(const ctx *c) {
+  return E('0') * cdiv(E('M'), 16) * 16 * cdiv(E('N'), c->c0) * c->c0;
+}
+/* (..., M, K) -> (..., M1, K1, M0=16, K0) */
+static int64_t zz(const ctx *c) {
+  int64_t M1 = cdiv(E('M'), 16), K1 = cdiv(E('K'), c->c0);
+  return ((V('0') * M1 + V('M') / 16) * K1 + V('K') / c->c0) * 16 * c->c0 +
+         V('M') % 16 * c->c0 + V('K') % c->c0;
+}
+static int64_t zz_size(const ctx *c) {
+  return E('0') * cdiv(E('M'), 16) * 16 * cdiv(E('K'), c->c0) * c->c0;
+}
+/* (..., K, N) -> (..., K1, N1, N0, K0=16) */
+static int64_t zn(const ctx *c) {
+  int64_t K1 = cdiv(E('K'), 16), N1 = cdiv(E('N'), c->c0);
+  return ((V('0') * K1 + V('K') / 16) * N1 + V('N') / c->c0) * c->c0 * 16 +
+         V('N') % c->c0 * 16 + V('K') % 16;
+}
+static int64_t zn_size(const ctx *c) {
+  return E('0') * cdiv(E('K'), 16) * 16 * cdiv(E('N'), c->c0) * c->c0;
+}
+/* ND_ALIGN: (..., M, N) with N padded to 32 bytes (c0 = 32 bytes in elements)
+ */
+static int64_t nd_align(const ctx *c) {
+  return (V('0') * E('M') + V('M')) * cdiv(E('N'), c->c0) * c->c0 + V('N');
+}
+static int64_t nd_align_size(const ctx *c) {
+  return E('0') * E('M') * cdiv(E('N'), c->c0) * c->c0;
+}
+/* NC1HWC0 and every NCHWxc: (N, C1, H, W, C0) */
+static int64_t nc1hwc0(const ctx *c) {
+  int64_t C1 = cdiv(E('C'), c->c0);
+  return ((V('N') * C1 + V('C') / c->c0) * E('H') + V('H')) * E('W') * c->c0 +
+         V('W') * c->c0 + V('C') % c->c0;
+}
+static int64_t nc1hwc0_size(const ctx *c) {
+  return E('N') * cdiv(E('C'), c->c0) * c->c0 * E('H') * E('W');
+}
+/* NDC1HWC0: (N, D, C1, H, W, C0) */
+static int64_t ndc1hwc0(const ctx *c) {
+  int64_t C1 = cdiv(E('C'), c->c0);
+  return (((V('N') * E('D') + V('D')) * C1 + V('C') / c->c0) * E('H') +
+          V('H')) *
+             E('W') * c->c0 +
+         V('W') * c->c0 + V('C') % c->c0;
+}
+static int64_t ndc1hwc0_size(const ctx *c) {
+  return E('N') * E('D') * cdiv(E('C'), c->c0) * c->c0 * E('H') * E('W');
+}
+/* FRACTAL_Z: pad, reshape (N1, N0, C1, C0, H, W), transpose to
+ * (C1, H, W, N1, N0, C0) */
+static int64_t fz(const ctx *c) {
+  int64_t N1 = cdiv(E('N'), 16);
+  return (((V('C') / c->c0 * E('H') + V('H')) * E('W') + V('W')) * N1 +
+          V('N') / 16) *
+             16 * c->c0 +
+         V('N') % 16 * c->c0 + V('C') % c->c0;
+}
+static int64_t fz_size(const ctx *c) {
+  return cdiv(E('C'), c->c0) * c->c0 * E('H') * E('W') * cdiv(E('N'), 16) * 16;
+}
+/* FRACTAL_Z_3D: (N1, N0, D, H, W, C1, C0) -> (D, C1, H, W, N1, N0, C0) */
+static int64_t fz3d(const ctx *c) {
+  int64_t N1 = cdiv(E('N'), 16), C1 = cdiv(E('C'), c->c0);
+  return ((((V('D') * C1 + V('C') / c->c0) * E('H') + V('H')) * E('W') +
+           V('W')) *
+              N1 +
+          V('N') / 16) *
+             16 * c->c0 +
+         V('N') % 16 * c->c0 + V('C') % c->c0;
+}
+static int64_t fz3d_size(const ctx *c) { return fz_size(c) * E('D'); }
+/* CHWN4: (C1, H, W, N, C0=4) */
+static int64_t chwn4(const ctx *c) {
+  return ((V('C') / 4 * E('H') + V('H')) * E('W') + V('W')) * E('N') * 4 +
+         V('N') * 4 + V('C') % 4;
+}
+static int64_t chwn4_size(const ctx *c) {
+  return cdiv(E('C'), 4) * 4 * E('H') * E('W') * E('N');
+}
+/* 4N / 2N: (N1, C, H, W, N0); c0 is N0 */
+static int64_t xn(const ctx *c) {
+  return ((V('N') / c->c0 * E('C') + V('C')) * E('H') + V('H')) * E('W') *
+             c->c0 +
+         V('W') * c->c0 + V('N') % c->c0;
+}
+static int64_t xn_size(const ctx *c) {
+  return cdiv(E('N'), c->c0) * c->c0 * E('C') * E('H') * E('W');
+}
+/* 2IC: (I1, O, H, W, I0=2) */
+static int64_t ic2(const ctx *c) {
+  return ((V('I') / 2 * E('O') + V('O')) * E('H') + V('H')) * E('W') * 2 +
+         V('W') * 2 + V('I') % 2;
+}
+static int64_t ic2_size(const ctx *c) {
+  return cdiv(E('I'), 2) * 2 * E('O') * E('H') * E('W');
+}
+
+/* How a case's c0 follows the dtype: LAYOUTS.md section 3. */
+enum { CUBE = -1, B32 = -2 };
+
+typedef struct fcase {
+  const char *src;   /* plain source layout */
+  const char *order; /* the source's dims, outermost first ('0': batch) */
+  const char *dst;
+  int c0_rule; /* CUBE, B32 or a fixed block */
+  int64_t (*off)(const ctx *);
+  int64_t (*size)(const ctx *);
+} fcase;
+
+static const fcase cases[] = {
+    {"ND", "0MN", "FRACTAL_NZ", B32, nz, nz_size},
+    {"ND", "MN", "NZ", B32, nz, nz_size},
+    {"ND", "0MK", "FRACTAL_ZZ", B32, zz, zz_size},
+    {"ND", "0KN", "FRACTAL_ZN", B32, zn, zn_size},
+    {"ND", "KN", "ZN", B32, zn, zn_size},
+    {"ND", "0MN", "ND_ALIGN", B32, nd_align, nd_align_size},
+    {"NCHW", "NCHW", "NC1HWC0", CUBE, nc1hwc0, nc1hwc0_size},
+    {"NHWC", "NHWC", "NC1HWC0", CUBE, nc1hwc0, nc1hwc0_size},
+    {"NDHWC", "NDHWC", "NDC1HWC0", CUBE, ndc1hwc0, ndc1hwc0_size},
+    {"NCHW", "NCHW", "FRACTAL_Z", CUBE, fz, fz_size},
+    {"HWCN", "HWCN", "FRACTAL_Z", CUBE, fz, fz_size},
+    {"NDHWC", "NDHWC", "FRACTAL_Z_3D", CUBE, fz3d, fz3d_size},
+    {"NCHW", "NCHW", "nChw16c", 16, nc1hwc0, nc1hwc0_size},
+    {"NCHW", "NCHW", "nChw8c", 8, nc1hwc0, nc1hwc0_size},
+    {"NCHW", "NCHW", "NCHW4", 4, nc1hwc0, nc1hwc0_size},
+    {"NHWC", "NHWC", "NCHW32", 32, nc1hwc0, nc1hwc0_size},
+    {"NCHW", "NCHW", "NCHW64", 64, nc1hwc0, nc1hwc0_size},
+    {"NCHW", "NCHW", "CHWN4", 4, chwn4, chwn4_size},
+    {"NCHW", "NCHW", "4N", 4, xn, xn_size},
+    {"CHWN", "CHWN", "2N", 2, xn, xn_size},
+    {"IOHW", "IOHW", "2IC", 2, ic2, ic2_size},
+};
+
+static const relayout_dtype widths[] = {RELAYOUT_I4, RELAYOUT_U8, RELAYOUT_F16,
+                                        RELAYOUT_F32, RELAYOUT_F64};
+
+static int64_t c0_for(int rule, relayout_dtype t) {
+  int bits = relayout_dtype_bits(t);
+  if (rule == CUBE) return bits == 4 ? 64 : bits == 8 ? 32 : 16;
+  if (rule == B32) return 256 / bits;
+  return rule;
+}
+
+/* Element i of a buffer: get and put, nibbles for 4-bit. */
+static uint64_t get(const unsigned char *b, int64_t i, int bits) {
+  if (bits == 4) return b[i / 2] >> (i % 2 * 4) & 0xF;
+  uint64_t v = 0;
+  memcpy(&v, b + i * (bits / 8), (size_t)bits / 8);
+  return v;
+}
+static void put(unsigned char *b, int64_t i, int bits, uint64_t v) {
+  if (bits == 4) {
+    int sh = (int)(i % 2) * 4;
+    b[i / 2] = (unsigned char)((b[i / 2] & ~(0xF << sh)) | (v & 0xF) << sh);
+    return;
+  }
+  memcpy(b + i * (bits / 8), &v, (size_t)bits / 8);
+}
+/* A never-zero value for element i, so an unwritten element shows. */
+static uint64_t pattern(int64_t i, int bits) {
+  if (bits == 4) return (uint64_t)(i * 7 + 3) % 15 + 1;
+  uint64_t v = ((uint64_t)i + 1) * 0x9E3779B97F4A7C15ULL;
+  uint64_t mask = bits == 64 ? ~0ULL : (1ULL << bits) - 1;
+  return (v & mask) ? v & mask : 1;
+}
+
+static int64_t pick_extent(void) {
+  static const int64_t edge[] = {1, 2, 3, 5, 7, 13, 16, 17, 31, 33, 64, 65};
+  return rng_next() % 3 ? edge[rng_next() % 12] : rng_range(1, 40);
+}
+
+/* Binds a -> b for logical dims names/ext as a caller holding an array in
+ * layout a would: letters by --dims, the array's shape for the rest. */
+static void bind_as_array(relayout_desc *s, relayout_desc *d, const char *a,
+                          const char *b, relayout_dtype t, const char *names,
+                          const int64_t *ext, int n) {
+  relayout_layout *la, *lb;
+  relayout_desc shape_of;
+  relayout_dim_value given[RELAYOUT_MAX_DIMS];
+  int ng = 0, rank;
+  int64_t shape[RELAYOUT_MAX_AXES];
+  for (int i = 0; i < n; i++)
+    if (names[i] != '0') given[ng++] = (relayout_dim_value){names[i], ext[i]};
+  CHECK_OK(relayout_layout_parse(&la, a, &e_));
+  CHECK_OK(relayout_layout_parse(&lb, b, &e_));
+  CHECK_OK(relayout_desc_init(&shape_of, la, t, n, names, ext, &e_));
+  relayout_desc_physical_shape(&rank, shape, &shape_of);
+  CHECK_OK(relayout_bind(s, d, la, lb, t, rank, shape, given, ng, &e_));
+  relayout_layout_free(la);
+  relayout_layout_free(lb);
+}
+
+/* Converts bytes `in` (layout a) to layout b; out is guarded and poisoned. */
+static void convert(guarded *out, const char *a, const char *b,
+                    relayout_dtype t, const char *names, const int64_t *ext,
+                    int n, const unsigned char *in, size_t in_size) {
+  relayout_desc s, d;
+  int64_t bytes = 0;
+  bind_as_array(&s, &d, a, b, t, names, ext, n);
+  relayout_desc_size_bytes(&bytes, &d, NULL);
+  *out = guarded_alloc((size_t)bytes, 0xA5);
+  CHECK_OK(
+      relayout_convert_ref(&d, out->data, out->size, &s, in, in_size, &e_));
+}
+
+/* Builds the expected destination of case fc from the formula. */
+static unsigned char *expected(const fcase *fc, ctx *c,
+                               const unsigned char *src, int bits,
+                               int64_t *size_out, unsigned char **hit) {
+  int n = (int)strlen(fc->order);
+  int64_t size = fc->size(c), bytes = (size * bits + 7) / 8;
+  unsigned char *exp = calloc((size_t)bytes, 1);
+  *hit = calloc((size_t)size, 1);
+  int64_t x[RELAYOUT_MAX_DIMS] = {0}, i = 0;
+  for (;; i++) {
+    for (int k = 0; k < n; k++) V(fc->order[k]) = x[k];
+    int64_t at = fc->off(c);
+    put(exp, at, bits, get(src, i, bits));
+    (*hit)[at] = 1;
+    int k = n - 1;
+    while (k >= 0 && ++x[k] == E(fc->order[k])) x[k--] = 0;
+    if (k < 0) break;
+  }
+  *size_out = bytes;
+  return exp;
+}
+
+/* Draws a shape of at most 40000 elements for the dims of `order`; fills c's
+ * extents by letter and returns the element count. */
+static int64_t draw_shape(int64_t *ext, ctx *c, const char *order) {
+  int n = (int)strlen(order);
+  int64_t count;
+  do {
+    count = 1;
+    for (int k = 0; k < n; k++) count *= ext[k] = pick_extent();
+  } while (count > 40000);
+  for (int k = 0; k < 128; k++) c->ext[k] = 1;
+  for (int k = 0; k < n; k++) c->ext[(unsigned char)order[k]] = ext[k];
+  return count;
+}
+
+/* A guarded source of `count` never-zero elements. */
+static guarded fill_source(int64_t count, int bits) {
+  guarded src = guarded_alloc((size_t)((count * bits + 7) / 8), 0);
+  for (int64_t i = 0; i < count; i++) put(src.data, i, bits, pattern(i, bits));
+  return src;
+}
+
+static void one_case(const fcase *fc, relayout_dtype t) {
+  int bits = relayout_dtype_bits(t), n = (int)strlen(fc->order);
+  ctx c = {{0}, {0}, c0_for(fc->c0_rule, t)};
+  int64_t ext[RELAYOUT_MAX_DIMS];
+  guarded src = fill_source(draw_shape(ext, &c, fc->order), bits);
+
+  int64_t exp_bytes;
+  unsigned char *hit;
+  unsigned char *exp = expected(fc, &c, src.data, bits, &exp_bytes, &hit);
+  guarded out;
+  convert(&out, fc->src, fc->dst, t, fc->order, ext, n, src.data, src.size);
+  CHECK((int64_t)out.size == exp_bytes && !memcmp(out.data, exp, out.size),
+        "%s -> %s %s: output differs from the formula (%zu vs %lld bytes)",
+        fc->src, fc->dst, relayout_dtype_name(t), out.size,
+        (long long)exp_bytes);
+
+  /* is_padding agrees with the elements the formula never reaches. */
+  relayout_desc ds, d;
+  bind_as_array(&ds, &d, fc->src, fc->dst, t, fc->order, ext, n);
+  int wrong = 0;
+  for (int64_t i = 0; i < d.span; i++) {
+    int pad;
+    relayout_desc_is_padding(&pad, &d, i, NULL);
+    wrong += pad == hit[i];
+  }
+  CHECK(wrong == 0, "%s %s: is_padding wrong at %d elements", fc->dst,
+        relayout_dtype_name(t), wrong);
+
+  /* And back: the round trip gives the original bytes. */
+  guarded back;
+  convert(&back, fc->dst, fc->src, t, fc->order, ext, n, out.data, out.size);
+  CHECK(back.size == src.size && !memcmp(back.data, src.data, src.size),
+        "%s -> %s -> %s %s: round trip differs", fc->src, fc->dst, fc->src,
+        relayout_dtype_name(t));
+  guarded_free(&back);
+  guarded_free(&out);
+  guarded_free(&src);
+  free(exp);
+  free(hit);
+}
+
+/* Blocked to blocked directly: the result equals the target's formula. */
+static void direct_pair(const fcase *x, const fcase *y, relayout_dtype t) {
+  int bits = relayout_dtype_bits(t), n = (int)strlen(x->order);
+  ctx cx = {{0}, {0}, c0_for(x->c0_rule, t)}, cy;
+  int64_t ext[RELAYOUT_MAX_DIMS];
+  guarded src = fill_source(draw_shape(ext, &cx, x->order), bits);
+  cy = cx;
+  cy.c0 = c0_for(y->c0_rule, t);
+  /* y's letters may differ (NZ's M, N is ZN's K, N): map by position */
+  for (int k = 0; k < n; k++) cy.ext[(unsigned char)y->order[k]] = ext[k];
+  int64_t xb, yb;
+  unsigned char *hx, *hy;
+  unsigned char *ex = expected(x, &cx, src.data, bits, &xb, &hx);
+  unsigned char *ey = expected(y, &cy, src.data, bits, &yb, &hy);
+  guarded out;
+  convert(&out, x->dst, y->dst, t, x->order, ext, n, ex, (size_t)xb);
+  CHECK((int64_t)out.size == yb && !memcmp(out.data, ey, out.size),
+        "%s -> %s %s directly: output differs from the formula", x->dst, y->dst,
+        relayout_dtype_name(t));
+  guarded_free(&out);
+  guarded_free(&src);
+  free(ex);
+  free(ey);
+  free(hx);
+  free(hy);
+}
+
+static int64_t lcm(int64_t a, int64_t b) {
+  int64_t x = a, y = b;
+  while (y) {
+    int64_t r = x % y;
+    x = y;
+    y = r;
+  }
+  return a / x * b;
+}
+
+/* Grouped FRACTAL_Z (LAYOUTS.md section 3), from its own formula. */
+static void grouped_fractal_z(int64_t groups, int64_t cout, int64_t cin,
+                              int64_t H, int64_t W) {
+  const int64_t C0 = 16, N = groups * cout;
+  /* e = min(lcm(lcm(cin, C0)/cin, lcm(cout, 16)/cout), groups) */
+  int64_t e = lcm(lcm(cin, C0) / cin, lcm(cout, 16) / cout);
+  if (e > groups) e = groups;
+  int64_t cin_opt = cdiv(e * cin, C0) * C0, cout_opt = cdiv(e * cout, 16) * 16;
+  int64_t g = cdiv(groups, e);
+  int64_t size = g * (cin_opt / C0) * H * W * (cout_opt / 16) * 16 * C0;
+  int64_t count = N * cin * H * W;
+  uint16_t *src = malloc((size_t)count * 2), *exp = calloc((size_t)size, 2);
+  for (int64_t i = 0; i < count; i++) src[i] = (uint16_t)(pattern(i, 16));
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t c = 0; c < cin; c++)
+      for (int64_t h = 0; h < H; h++)
+        for (int64_t w = 0; w < W; w++) {
+          int64_t gi = n / cout, ei = gi % e, gb = gi / e;
+          int64_t ci = ei * cin + c, co = ei * cout + n % cout;
+          int64_t at = ((((gb * (cin_opt / C0) + ci / C0) * H + h) * W + w) *
+                            (cout_opt / 16) +
+                        co / 16) *
+                           16 * C0 +
+                       co % 16 * C0 + ci % C0;
+          exp[at] = src[((n * cin + c) * H + h) * W + w];
+        }
+  char text[64];
+  snprintf(text, sizeof text, "FRACTAL_Z(groups=%lld)", (long long)groups);
+  int64_t ext[4] = {N, cin, H, W};
+  guarded out;
+  convert(&out, "NCHW", text, RELAYOUT_F16, "NCHW", ext, 4,
+          (const unsigned char *)src, (size_t)count * 2);
+  CHECK((int64_t)out.size == size * 2 && !memcmp(out.data, exp, out.size),
+        "grouped FRACTAL_Z groups=%lld cout=%lld cin=%lld differs",
+        (long long)groups, (long long)cout, (long long)cin);
+  guarded back;
+  convert(&back, text, "NCHW", RELAYOUT_F16, "NCHW", ext, 4, out.data,
+          out.size);
+  CHECK(back.size == (size_t)count * 2 && !memcmp(back.data, src, back.size),
+        "grouped FRACTAL_Z round trip differs");
+  guarded_free(&out);
+  guarded_free(&back);
+  free(src);
+  free(exp);
+}
+
+static const fcase *find(const char *src, const char *dst) {
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    if (!strcmp(cases[i].src, src) && !strcmp(cases[i].dst, dst))
+      return &cases[i];
+  return NULL;
+}
+
+int main(void) {
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (int rep = 0; rep < 3; rep++)
+      for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++)
+        one_case(&cases[i], widths[w]);
+  static const char *const pairs[][4] = {
+      {"NCHW", "nChw8c", "NCHW", "nChw16c"},
+      {"NCHW", "NC1HWC0", "NCHW", "FRACTAL_Z"},
+      {"NCHW", "FRACTAL_Z", "NCHW", "CHWN4"},
+      {"NCHW", "4N", "NCHW", "NC1HWC0"},
+      {"ND", "FRACTAL_NZ", "ND", "FRACTAL_ZN"},
+      {"ND", "FRACTAL_ZZ", "ND", "FRACTAL_NZ"},
+  };
+  for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++)
+    for (int rep = 0; rep < 3; rep++)
+      for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+        const fcase *x = find(pairs[p][0], pairs[p][1]);
+        const fcase *y = find(pairs[p][2], pairs[p][3]);
+        direct_pair(x, y, widths[w]);
+      }
+  grouped_fractal_z(2, 8, 3, 3, 3);   /* e = 2: both groups in one block */
+  grouped_fractal_z(4, 16, 16, 1, 1); /* e = 1: one group per block */
+  grouped_fractal_z(5, 3, 5, 2, 3);   /* e = min(16, 16, 5) = 5 */
+  grouped_fractal_z(3, 7, 17, 1, 2);  /* uneven: cin 17 spans two C0 */
+  return check_summary();
+}
