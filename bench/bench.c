@@ -218,9 +218,15 @@ static void report(const result *r, const cli_opt *opts, relayout_engine *e,
 }
 
 int cmd_bench(int argc, char **argv) {
-  cli_opt opts[] = {{"from", NULL, 0},  {"to", NULL, 0},     {"shape", NULL, 0},
-                    {"dtype", NULL, 0}, {"device", NULL, 0}, {"runs", NULL, 0},
-                    {"c0", NULL, 0},    {"json", NULL, 1},   {NULL, NULL, 0}};
+  cli_opt opts[] = {{.name = "from"},
+                    {.name = "to"},
+                    {.name = "shape"},
+                    {.name = "dtype"},
+                    {.name = "device"},
+                    {.name = "runs"},
+                    {.name = "c0"},
+                    {.name = "json", .is_flag = 1},
+                    {0}};
   const char *pos[1];
   int npos, rc;
   if ((rc = cli_parse(argc, argv, opts, pos, 0, &npos, "bench", usage)))

@@ -6,6 +6,15 @@
 #include <stdio.h>
 #include <string.h>
 
+relayout_status cli_fail(relayout_error *err, relayout_status status,
+                         const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
 int cli_error(int code, const char *cmd, const char *fmt, ...) {
   va_list ap;
   fprintf(stderr, "relayout%s%s: error: ", *cmd ? " " : "", cmd);
@@ -39,8 +48,12 @@ int cli_parse(int argc, char **argv, cli_opt *opts, const char **pos,
       o++;
     if (!o->name)
       return cli_error(EXIT_USAGE, cmd, "unknown option '%s'\n%s", a, usage);
-    if (o->value)
+    if (o->value && !o->all)
       return cli_error(EXIT_USAGE, cmd, "option --%s is given twice", o->name);
+    if (o->all && o->count == o->max)
+      return cli_error(EXIT_USAGE, cmd,
+                       "option --%s is given more than %d times", o->name,
+                       o->max);
     if (o->is_flag) {
       if (eq) return cli_error(EXIT_USAGE, cmd, "--%s takes no value", o->name);
       o->value = "1";
@@ -51,6 +64,7 @@ int cli_parse(int argc, char **argv, cli_opt *opts, const char **pos,
     } else {
       return cli_error(EXIT_USAGE, cmd, "option --%s needs a value", o->name);
     }
+    if (o->all) o->all[o->count++] = o->value;
   }
   return 0;
 }
@@ -79,6 +93,27 @@ int cli_parse_int(int64_t *out, const char *text, const char *what) {
   if (v < 1)
     return cli_error(EXIT_USAGE, "", "%s: %s must be at least 1", what, text);
   *out = v;
+  return 0;
+}
+
+int cli_parse_bytes(int64_t *out, const char *text, const char *what) {
+  char num[32];
+  size_t len = strspn(text, "0123456789");
+  const char *units = "KMGT",
+             *u = text[len] ? strchr(units, toupper((unsigned char)text[len]))
+                            : NULL;
+  if (len == 0 || len >= sizeof num || (text[len] && (!u || text[len + 1])))
+    return cli_error(EXIT_USAGE, "",
+                     "%s: expected a byte count such as 512M or 2G, got '%s'",
+                     what, text);
+  memcpy(num, text, len);
+  num[len] = 0;
+  if (cli_parse_int(out, num, what)) return EXIT_USAGE;
+  for (int shift = u ? 10 * (int)(u - units + 1) : 0; shift > 0; shift -= 10) {
+    if (*out > ((int64_t)1 << 52))
+      return cli_error(EXIT_USAGE, "", "%s: %s is too large", what, text);
+    *out <<= 10;
+  }
   return 0;
 }
 

@@ -12,8 +12,10 @@ enum { EXIT_WORK = 1, EXIT_USAGE = 2 };
 /* One subcommand's options: names without "--"; values point into argv. */
 typedef struct cli_opt {
   const char *name;
-  const char *value; /* NULL until given */
+  const char *value; /* NULL until given; the last one when repeated */
   int is_flag;       /* takes no value; value is "1" when given */
+  const char **all;  /* when set, the option repeats: every value, in order */
+  int count, max;    /* values in all, and its room */
 } cli_opt;
 
 /* Splits argv into options and at most max_pos positionals; returns 0, or an
@@ -23,6 +25,8 @@ int cli_parse(int argc, char **argv, cli_opt *opts, const char **pos,
 const char *cli_get(const cli_opt *opts, const char *name);
 
 int cli_parse_int(int64_t *out, const char *text, const char *what);
+/* A byte count with an optional K, M, G or T suffix (powers of 1024). */
+int cli_parse_bytes(int64_t *out, const char *text, const char *what);
 int cli_parse_dims(relayout_dim_value *out, int *n, const char *text);
 int cli_parse_shape(int64_t *out, int *rank, const char *text);
 /* Parses the two sides of a conversion and applies --c0 (if given) to
@@ -33,6 +37,11 @@ int cli_layouts(relayout_layout **from, relayout_layout **to, const char *src,
 /* Opens the engine --device names (NULL: RELAYOUT_DEVICE, else auto);
  * prints the one-line note when auto falls back to the reference. */
 int cli_engine(relayout_engine **out, const char *device, const char *cmd);
+
+/* Fills err with the message; returns status. */
+relayout_status cli_fail(relayout_error *err, relayout_status status,
+                         const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Prints "relayout CMD: error: ..." to stderr; returns code. */
 int cli_error(int code, const char *cmd, const char *fmt, ...)
@@ -45,8 +54,22 @@ relayout_status cli_read_file(unsigned char **data, size_t *size,
 relayout_status cli_write_atomic(const char *path, const void *head,
                                  size_t head_size, const void *body,
                                  size_t body_size, relayout_error *err);
-/* Removes a temp file left by an interrupted write, from a signal handler. */
+/* Output through a temp file beside path: open, write (cli_pwrite), then
+ * commit (fsync + rename into place) or discard. One at a time. */
+relayout_status cli_temp_open(int *fd, const char *path, relayout_error *err);
+relayout_status cli_temp_commit(int fd, const char *path, relayout_error *err);
+void cli_temp_discard(int fd);
+relayout_status cli_pwrite(int fd, const void *data, size_t size,
+                           uint64_t offset, const char *path,
+                           relayout_error *err);
+/* SIGINT, SIGTERM and SIGHUP remove the temp file being written and end the
+ * process. After cli_defer_signals they only set cli_interrupted() (the
+ * signal number): the command stops between steps, removes its own output
+ * and calls cli_reraise. */
 void cli_install_cleanup(void);
+void cli_defer_signals(void);
+int cli_interrupted(void);
+void cli_reraise(void);
 /* 1 when both paths name one existing file. */
 int cli_same_file(const char *a, const char *b);
 
@@ -59,6 +82,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
+int cmd_repack(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 

@@ -8,17 +8,27 @@
 static const char usage[] =
     "usage: relayout convert --from SRC --to DST [--dims X=n,...] [--c0 N]\n"
     "                        [--dtype T] [--device D] IN.npy OUT.npy\n"
+    "       relayout convert --from SRC --to DST --shape AxBxC --dtype T\n"
+    "                        [--dims X=n,...] [--c0 N] [--device D] IN OUT\n"
     "\n"
     "Converts IN, stored in SRC's physical shape, to OUT in DST's physical\n"
-    "shape (one array axis per physical axis), same dtype.\n"
+    "shape (one array axis per physical axis), same dtype. With --shape, IN\n"
+    "and OUT are raw little-endian bytes (no header) and --shape gives IN's\n"
+    "array shape.\n"
     "  --from, --to  a named format (ND, NC1HWC0, FRACTAL_NZ, FRACTAL_Z, "
     "...),\n"
-    "                grammar text (NCHW16c, nChw8c, ...MN%32B) or a CuTe\n"
-    "                layout ((4,2),(4,3)):((4,16),(1,32))\n"
+    "                grammar text (NCHW16c, nChw8c, ...MN%32B), a CuTe\n"
+    "                layout ((4,2),(4,3)):((4,16),(1,32)) or a torch_npu\n"
+    "                acl_format number (0 NCHW, 1 NHWC, 2 ND, 3 NC1HWC0,\n"
+    "                4 FRACTAL_Z, 16 HWCN, 27 NDHWC, 29 FRACTAL_NZ, 30 NCDHW,\n"
+    "                32 NDC1HWC0, 33 FRACTAL_Z_3D)\n"
     "  --dims        logical extents by letter, needed where SRC's padding\n"
     "                hides them (e.g. converting out of NC1HWC0: C=17)\n"
     "  --c0          overrides the dtype-dependent block of named formats\n"
-    "  --dtype       reads the elements as this dtype (same width as IN's)\n"
+    "  --shape       IN is raw, of this array shape (e.g. 2x17x5x3)\n"
+    "  --dtype       raw IN: its dtype (bool u8 i8 u16 i16 f16 bf16 u32 i32\n"
+    "                f32 u64 i64 f64 i4 u4); .npy IN: reads its elements as\n"
+    "                this dtype (same width)\n"
     "  --device      auto (default: first GPU, else CPU, else the reference),\n"
     "                gpu, cpu, ref, an index or a name ('relayout devices');\n"
     "                RELAYOUT_DEVICE sets the default\n"
@@ -33,7 +43,75 @@ static void to_fortran(relayout_desc *d) {
   }
 }
 
-static int run(const char *in, const char *out, relayout_layout *from,
+/* What IN holds: the array's shape and dtype and where its bytes are. */
+typedef struct input {
+  unsigned char *file;
+  size_t size;
+  const unsigned char *data;
+  size_t data_size;
+  int rank, fortran, raw;
+  int64_t shape[RELAYOUT_MAX_AXES];
+  relayout_dtype dtype;
+  char descr[16]; /* .npy only */
+} input;
+
+/* A raw file of --shape and --dtype: its size must match exactly. */
+static int read_raw(input *x, const char *in, const char *shape,
+                    const char *dtname) {
+  relayout_error err;
+  x->raw = 1;
+  if (!dtname)
+    return cli_error(EXIT_USAGE, "convert",
+                     "--shape needs --dtype: a raw file has no header");
+  if (cli_parse_shape(x->shape, &x->rank, shape)) return EXIT_USAGE;
+  if (relayout_dtype_from_name(&x->dtype, dtname, &err))
+    return cli_error(EXIT_USAGE, "convert", "--dtype: %s", err.message);
+  int64_t bits = relayout_dtype_bits(x->dtype);
+  for (int i = 0; i < x->rank; i++)
+    if (__builtin_mul_overflow(bits, x->shape[i], &bits) ||
+        bits > INT64_MAX - 7)
+      return cli_error(EXIT_USAGE, "convert", "--shape %s: the size overflows",
+                       shape);
+  if (cli_read_file(&x->file, &x->size, in, &err))
+    return cli_error(EXIT_WORK, "convert", "%s", err.message);
+  if ((uint64_t)(bits + 7) / 8 != x->size)
+    return cli_error(EXIT_WORK, "convert",
+                     "%s holds %zu bytes; --shape %s of %s needs %lld", in,
+                     x->size, shape, relayout_dtype_name(x->dtype),
+                     (long long)((bits + 7) / 8));
+  x->data = x->file;
+  x->data_size = x->size;
+  return 0;
+}
+
+/* A .npy file; --dtype (if given) reinterprets its elements. */
+static int read_npy(input *x, const char *in, const char *dtname) {
+  relayout_error err;
+  relayout_npy_info info;
+  if (cli_read_file(&x->file, &x->size, in, &err))
+    return cli_error(EXIT_WORK, "convert", "%s", err.message);
+  if (relayout_npy_parse(&info, x->file, x->size, &err) ||
+      relayout_npy_dtype(&x->dtype, info.descr, &err))
+    return cli_error(EXIT_WORK, "convert", "%s: %s", in, err.message);
+  x->data = x->file + info.data_offset;
+  x->data_size = (size_t)info.data_size;
+  x->rank = info.rank;
+  x->fortran = info.fortran_order;
+  memcpy(x->shape, info.shape, sizeof info.shape);
+  memcpy(x->descr, info.descr, sizeof x->descr);
+  if (!dtname) return 0;
+  relayout_dtype want;
+  if (relayout_dtype_from_name(&want, dtname, &err))
+    return cli_error(EXIT_USAGE, "convert", "--dtype: %s", err.message);
+  if (relayout_dtype_bits(want) != relayout_dtype_bits(x->dtype))
+    return cli_error(EXIT_USAGE, "convert",
+                     "--dtype %s: %s holds %d-bit elements ('%s')", dtname, in,
+                     relayout_dtype_bits(x->dtype), info.descr);
+  x->dtype = want;
+  return 0;
+}
+
+static int run(const input *x, const char *out, relayout_layout *from,
                relayout_layout *to, relayout_engine *engine,
                const cli_opt *opts) {
   const char *cmd = "convert";
@@ -42,51 +120,18 @@ static int run(const char *in, const char *out, relayout_layout *from,
   int ngiven = 0;
   const char *dims = cli_get(opts, "dims");
   if (dims && cli_parse_dims(given, &ngiven, dims)) return EXIT_USAGE;
-  if (cli_same_file(in, out))
-    return cli_error(EXIT_USAGE, cmd, "%s: OUT is the input file", out);
-
-  unsigned char *file = NULL, *dst = NULL;
-  size_t size;
-  int rc = EXIT_WORK;
-  if (cli_read_file(&file, &size, in, &err))
-    return cli_error(EXIT_WORK, cmd, "%s", err.message);
-  relayout_npy_info info;
-  relayout_dtype dtype;
   relayout_desc s, d;
   int64_t dst_bytes;
-  if (relayout_npy_parse(&info, file, size, &err) ||
-      relayout_npy_dtype(&dtype, info.descr, &err)) {
-    cli_error(EXIT_WORK, cmd, "%s: %s", in, err.message);
-    goto done;
-  }
-  const char *dtname = cli_get(opts, "dtype");
-  if (dtname) {
-    relayout_dtype want;
-    if (relayout_dtype_from_name(&want, dtname, &err)) {
-      rc = cli_error(EXIT_USAGE, cmd, "--dtype: %s", err.message);
-      goto done;
-    }
-    if (relayout_dtype_bits(want) != relayout_dtype_bits(dtype)) {
-      rc = cli_error(EXIT_USAGE, cmd,
-                     "--dtype %s: %s holds %d-bit elements ('%s')", dtname, in,
-                     relayout_dtype_bits(dtype), info.descr);
-      goto done;
-    }
-    dtype = want;
-  }
-  if (relayout_bind(&s, &d, from, to, dtype, info.rank, info.shape, given,
+  if (relayout_bind(&s, &d, from, to, x->dtype, x->rank, x->shape, given,
                     ngiven, &err) ||
-      relayout_desc_size_bytes(&dst_bytes, &d, &err)) {
-    cli_error(EXIT_WORK, cmd, "%s -> %s: %s", relayout_layout_text(from),
-              relayout_layout_text(to), err.message);
-    goto done;
-  }
-  if (info.fortran_order && s.compact) to_fortran(&s);
-  if ((uint64_t)dst_bytes > SIZE_MAX || !(dst = malloc((size_t)dst_bytes))) {
-    cli_error(EXIT_WORK, cmd, "cannot allocate the %lld-byte output",
-              (long long)dst_bytes);
-    goto done;
-  }
+      relayout_desc_size_bytes(&dst_bytes, &d, &err))
+    return cli_error(EXIT_WORK, cmd, "%s -> %s: %s", relayout_layout_text(from),
+                     relayout_layout_text(to), err.message);
+  if (x->fortran && s.compact) to_fortran(&s);
+  unsigned char *dst = NULL;
+  if ((uint64_t)dst_bytes > SIZE_MAX || !(dst = malloc((size_t)dst_bytes)))
+    return cli_error(EXIT_WORK, cmd, "cannot allocate the %lld-byte output",
+                     (long long)dst_bytes);
   int rank;
   int64_t shape[RELAYOUT_MAX_AXES];
   relayout_desc_physical_shape(&rank, shape, &d);
@@ -97,27 +142,27 @@ static int run(const char *in, const char *out, relayout_layout *from,
   if (!st && *relayout_plan_note(plan))
     fprintf(stderr, "relayout convert: %s\n", relayout_plan_note(plan));
   if (!st)
-    st =
-        relayout_plan_run(plan, dst, (size_t)dst_bytes, file + info.data_offset,
-                          (size_t)info.data_size, &note, &err);
+    st = relayout_plan_run(plan, dst, (size_t)dst_bytes, x->data, x->data_size,
+                           &note, &err);
   relayout_plan_free(plan);
   if (*note.message) fprintf(stderr, "%s\n", note.message);
-  if (st || cli_write_npy(out, info.descr, rank, shape, dst, (size_t)dst_bytes,
-                          &err)) {
-    cli_error(EXIT_WORK, cmd, "%s", err.message);
-    goto done;
-  }
-  rc = 0;
-done:
+  if (!st)
+    st = x->raw ? cli_write_atomic(out, NULL, 0, dst, (size_t)dst_bytes, &err)
+                : cli_write_npy(out, x->descr, rank, shape, dst,
+                                (size_t)dst_bytes, &err);
   free(dst);
-  free(file);
-  return rc;
+  return st ? cli_error(EXIT_WORK, cmd, "%s", err.message) : 0;
 }
 
 int cmd_convert(int argc, char **argv) {
-  cli_opt opts[] = {{"from", NULL, 0}, {"to", NULL, 0},    {"dims", NULL, 0},
-                    {"c0", NULL, 0},   {"dtype", NULL, 0}, {"device", NULL, 0},
-                    {NULL, NULL, 0}};
+  cli_opt opts[] = {{.name = "from"},
+                    {.name = "to"},
+                    {.name = "dims"},
+                    {.name = "c0"},
+                    {.name = "dtype"},
+                    {.name = "device"},
+                    {.name = "shape"},
+                    {0}};
   const char *pos[2];
   int npos, rc;
   if ((rc = cli_parse(argc, argv, opts, pos, 2, &npos, "convert", usage)))
@@ -125,14 +170,22 @@ int cmd_convert(int argc, char **argv) {
   const char *from = cli_get(opts, "from"), *to = cli_get(opts, "to");
   if (!from || !to || npos != 2)
     return cli_error(EXIT_USAGE, "convert",
-                     "needs --from, --to, IN.npy and OUT.npy\n%s", usage);
+                     "needs --from, --to, IN and OUT\n%s", usage);
   relayout_layout *a = NULL, *b = NULL;
   relayout_engine *engine = NULL;
+  input x = {0};
   if ((rc = cli_layouts(&a, &b, from, to, cli_get(opts, "c0"), "convert")))
     goto done;
   if ((rc = cli_engine(&engine, cli_get(opts, "device"), "convert"))) goto done;
-  rc = run(pos[0], pos[1], a, b, engine, opts);
+  if (cli_same_file(pos[0], pos[1])) {
+    rc = cli_error(EXIT_USAGE, "convert", "%s: OUT is the input file", pos[1]);
+    goto done;
+  }
+  const char *shape = cli_get(opts, "shape"), *dtype = cli_get(opts, "dtype");
+  rc = shape ? read_raw(&x, pos[0], shape, dtype) : read_npy(&x, pos[0], dtype);
+  if (!rc) rc = run(&x, pos[1], a, b, engine, opts);
 done:
+  free(x.file);
   relayout_engine_free(engine);
   relayout_layout_free(a);
   relayout_layout_free(b);

@@ -12,7 +12,7 @@ static const char usage[] =
     "else the scalar reference). RELAYOUT_DEVICE sets the default.\n";
 
 int cmd_devices(int argc, char **argv) {
-  cli_opt opts[] = {{NULL, NULL, 0}};
+  cli_opt opts[] = {{0}};
   const char *pos[1];
   int npos, rc;
   if ((rc = cli_parse(argc, argv, opts, pos, 0, &npos, "devices", usage)))

@@ -82,11 +82,11 @@ static void print(const relayout_desc *d, const relayout_layout *l) {
 }
 
 int cmd_explain(int argc, char **argv) {
-  cli_opt opts[] = {{"dims", NULL, 0},
-                    {"shape", NULL, 0},
-                    {"dtype", NULL, 0},
-                    {"c0", NULL, 0},
-                    {NULL, NULL, 0}};
+  cli_opt opts[] = {{.name = "dims"},
+                    {.name = "shape"},
+                    {.name = "dtype"},
+                    {.name = "c0"},
+                    {0}};
   const char *pos[1];
   int npos, rc;
   if ((rc = cli_parse(argc, argv, opts, pos, 1, &npos, "explain", usage)))

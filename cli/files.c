@@ -52,13 +52,19 @@ relayout_status cli_read_file(unsigned char **data, size_t *size,
   return RELAYOUT_OK;
 }
 
-/* The temp file being written, for the signal handler to remove. */
+/* The temp file being written, for the signal handler to remove. With
+ * deferred signals the handler only records the signal: the command checks
+ * cli_interrupted() between steps and removes what it wrote itself. */
 static char tmp_path[4096];
-static volatile sig_atomic_t tmp_live;
+static volatile sig_atomic_t tmp_live, deferred, caught;
 
 static void on_signal(int sig) {
-  if (tmp_live) unlink(tmp_path);
   signal(sig, SIG_DFL);
+  if (deferred) {
+    caught = sig;
+    return;
+  }
+  if (tmp_live) unlink(tmp_path);
   raise(sig);
 }
 
@@ -66,6 +72,12 @@ void cli_install_cleanup(void) {
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
   signal(SIGHUP, on_signal);
+}
+
+void cli_defer_signals(void) { deferred = 1; }
+int cli_interrupted(void) { return caught; }
+void cli_reraise(void) {
+  if (caught) raise(caught);
 }
 
 static int write_all(int fd, const void *p, size_t n) {
@@ -80,25 +92,36 @@ static int write_all(int fd, const void *p, size_t n) {
   return 0;
 }
 
-relayout_status cli_write_atomic(const char *path, const void *head,
-                                 size_t head_size, const void *body,
-                                 size_t body_size, relayout_error *err) {
+relayout_status cli_temp_open(int *fd, const char *path, relayout_error *err) {
   if (strlen(path) + 16 > sizeof tmp_path) {
-    snprintf(err->message, sizeof err->message, "output path is too long");
-    return RELAYOUT_ERR_IO;
+    return cli_fail(err, RELAYOUT_ERR_IO, "output path is too long (%zu chars)",
+                    strlen(path));
   }
   snprintf(tmp_path, sizeof tmp_path, "%s.tmp-XXXXXX", path);
-  int fd = mkstemp(tmp_path);
-  if (fd < 0) return io_fail(err, "cannot create a temp file beside", path);
+  *fd = mkstemp(tmp_path);
+  if (*fd < 0) return io_fail(err, "cannot create a temp file beside", path);
   tmp_live = 1;
   mode_t mask = umask(0);
   umask(mask);
-  if (fchmod(fd, 0666 & ~mask) || write_all(fd, head, head_size) ||
-      write_all(fd, body, body_size) || fsync(fd)) {
+  if (fchmod(*fd, 0666 & ~mask)) {
+    relayout_status s =
+        io_fail(err, "cannot set the mode of a temp file beside", path);
+    cli_temp_discard(*fd);
+    return s;
+  }
+  return RELAYOUT_OK;
+}
+
+void cli_temp_discard(int fd) {
+  close(fd);
+  unlink(tmp_path);
+  tmp_live = 0;
+}
+
+relayout_status cli_temp_commit(int fd, const char *path, relayout_error *err) {
+  if (fsync(fd)) {
     relayout_status s = io_fail(err, "write failed", path);
-    close(fd);
-    unlink(tmp_path);
-    tmp_live = 0;
+    cli_temp_discard(fd);
     return s;
   }
   if (close(fd) || rename(tmp_path, path)) {
@@ -110,6 +133,35 @@ relayout_status cli_write_atomic(const char *path, const void *head,
   }
   tmp_live = 0;
   return RELAYOUT_OK;
+}
+
+relayout_status cli_pwrite(int fd, const void *data, size_t size,
+                           uint64_t offset, const char *path,
+                           relayout_error *err) {
+  const unsigned char *b = data;
+  while (size) {
+    ssize_t w = pwrite(fd, b, size, (off_t)offset);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return io_fail(err, "write failed", path);
+    b += w;
+    size -= (size_t)w;
+    offset += (uint64_t)w;
+  }
+  return RELAYOUT_OK;
+}
+
+relayout_status cli_write_atomic(const char *path, const void *head,
+                                 size_t head_size, const void *body,
+                                 size_t body_size, relayout_error *err) {
+  int fd;
+  relayout_status s = cli_temp_open(&fd, path, err);
+  if (s) return s;
+  if (write_all(fd, head, head_size) || write_all(fd, body, body_size)) {
+    s = io_fail(err, "write failed", path);
+    cli_temp_discard(fd);
+    return s;
+  }
+  return cli_temp_commit(fd, path, err);
 }
 
 int cli_same_file(const char *a, const char *b) {

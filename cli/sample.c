@@ -27,7 +27,7 @@ static uint16_t small_int_to_f16(unsigned v) {
 }
 
 int cmd_sample(int argc, char **argv) {
-  cli_opt opts[] = {{NULL, NULL, 0}};
+  cli_opt opts[] = {{0}};
   const char *pos[1];
   int npos, rc;
   if ((rc = cli_parse(argc, argv, opts, pos, 1, &npos, "sample", sample_usage)))
@@ -84,7 +84,7 @@ static void print_value(const unsigned char *p, relayout_dtype t) {
 }
 
 int cmd_show(int argc, char **argv) {
-  cli_opt opts[] = {{NULL, NULL, 0}};
+  cli_opt opts[] = {{0}};
   const char *pos[1];
   int npos, rc;
   if ((rc = cli_parse(argc, argv, opts, pos, 1, &npos, "show", show_usage)))

@@ -125,11 +125,41 @@ static relayout_status parse_params(relayout_layout *l, const char *text,
   }
 }
 
+/* torch_npu's acl_format numbers for the formats it names. */
+static const struct {
+  int number;
+  const char *name;
+} acl_formats[] = {{0, "NCHW"},      {1, "NHWC"},         {2, "ND"},
+                   {3, "NC1HWC0"},   {4, "FRACTAL_Z"},    {16, "HWCN"},
+                   {27, "NDHWC"},    {29, "FRACTAL_NZ"},  {30, "NCDHW"},
+                   {32, "NDC1HWC0"}, {33, "FRACTAL_Z_3D"}};
+
+/* Text of digits only: the format an acl_format number names. */
+static relayout_status acl_format_name(const char **out, const char *text,
+                                       relayout_error *err) {
+  int n = 0;
+  for (const char *p = text; *p && n < 1000; p++) n = n * 10 + (*p - '0');
+  for (size_t i = 0; i < sizeof acl_formats / sizeof acl_formats[0]; i++)
+    if (acl_formats[i].number == n) {
+      *out = acl_formats[i].name;
+      return RELAYOUT_OK;
+    }
+  return rl_fail(err, RELAYOUT_ERR_UNKNOWN,
+                 "unknown acl_format number %s (known: 0 NCHW, 1 NHWC, 2 ND, "
+                 "3 NC1HWC0, 4 FRACTAL_Z, 16 HWCN, 27 NDHWC, 29 FRACTAL_NZ, "
+                 "30 NCDHW, 32 NDC1HWC0, 33 FRACTAL_Z_3D)",
+                 text);
+}
+
 relayout_status relayout_layout_parse(relayout_layout **out, const char *text,
                                       relayout_error *err) {
   if (!out || !text)
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "layout text is NULL");
   *out = NULL;
+  if (*text && strspn(text, "0123456789") == strlen(text)) {
+    relayout_status s = acl_format_name(&text, text, err);
+    if (s) return s;
+  }
   size_t len = strlen(text);
   if (len == 0)
     return rl_fail(err, RELAYOUT_ERR_SYNTAX, "layout text is empty");
@@ -206,13 +236,42 @@ static int64_t param_or(const relayout_layout *l, int p, int64_t dflt) {
   return l->param[p] != RL_UNSET ? l->param[p] : dflt;
 }
 
+/* The dtype-dependent block of a format (0: it has none). */
+static int64_t default_c0(const rl_format *f, relayout_dtype dtype) {
+  return f->c0_rule == RL_BLOCK_CUBE  ? rl_cube_c0(dtype)
+         : f->c0_rule == RL_BLOCK_B32 ? rl_b32(dtype)
+                                      : 0;
+}
+
+relayout_status relayout_layout_resolved_text(char *out, size_t room,
+                                              const relayout_layout *l,
+                                              relayout_dtype dtype,
+                                              relayout_error *err) {
+  if (!out || !l || (unsigned)dtype >= RELAYOUT_DTYPE_COUNT)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL layout or bad dtype");
+  relayout_layout r = *l;
+  const rl_format *f = l->format;
+  if (f) {
+    int64_t c0 =
+        f->c0_rule == RL_BLOCK_CUBE ? rl_cube_c0(dtype) : rl_b32(dtype);
+    const int64_t dflt[RL_NPARAMS] = {
+        [RL_P_C0] = c0, [RL_P_B16] = 16, [RL_P_ALIGN] = 32};
+    const int blocks[] = {RL_P_C0, RL_P_B16, RL_P_ALIGN};
+    for (int i = 0; i < 3; i++)
+      if ((f->params & (1u << blocks[i])) && r.param[blocks[i]] == RL_UNSET)
+        r.param[blocks[i]] = dflt[blocks[i]];
+    format_text(&r);
+  }
+  if (strlen(r.text) >= room)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "no room for '%s'", r.text);
+  strcpy(out, r.text);
+  return RELAYOUT_OK;
+}
+
 relayout_status rl_format_grammar(rl_grammar *out, const relayout_layout *l,
                                   relayout_dtype dtype, relayout_error *err) {
   const rl_format *f = l->format;
-  int64_t c0 = f->c0_rule == RL_BLOCK_CUBE  ? rl_cube_c0(dtype)
-               : f->c0_rule == RL_BLOCK_B32 ? rl_b32(dtype)
-                                            : 0;
-  c0 = param_or(l, RL_P_C0, c0);
+  int64_t c0 = param_or(l, RL_P_C0, default_c0(f, dtype));
   int64_t b16 = param_or(l, RL_P_B16, 16);
   int64_t align = param_or(l, RL_P_ALIGN, 32);
   /* Grouped FRACTAL_Z packs groups block-diagonally; G is the block index. */

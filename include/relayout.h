@@ -95,8 +95,10 @@ typedef struct relayout_layout relayout_layout;
  * Parses layout text: a named format of the catalogue ("FRACTAL_NZ",
  * "NC1HWC0(c0=8)", "FRACTAL_Z(groups=2)", "TPU_ALIGNED(npus=4,lmem=1024)"),
  * grammar text ("NCHW16c", "nChw8c", "...MN%32B") or a CuTe/TLA layout
- * ("((4,2),(4,3)):((4,16),(1,32))"). The result is freed with
- * relayout_layout_free.
+ * ("((4,2),(4,3)):((4,16),(1,32))"). A number names a format by torch_npu's
+ * acl_format (0 NCHW, 1 NHWC, 2 ND, 3 NC1HWC0, 4 FRACTAL_Z, 16 HWCN,
+ * 27 NDHWC, 29 FRACTAL_NZ, 30 NCDHW, 32 NDC1HWC0, 33 FRACTAL_Z_3D). The
+ * result is freed with relayout_layout_free.
  */
 relayout_status relayout_layout_parse(relayout_layout **out, const char *text,
                                       relayout_error *err);
@@ -113,6 +115,16 @@ relayout_status relayout_layout_set_param(relayout_layout *layout,
                                           relayout_error *err);
 /** The canonical text of a layout, for messages ("NCHW16c", "ND", ...). */
 const char *relayout_layout_text(const relayout_layout *layout);
+/**
+ * The layout's text with every block size of a named format (c0, b16, align)
+ * written out at its value for dtype: "FRACTAL_NZ" -> "FRACTAL_NZ(c0=16,
+ * b16=16)" for f16. It parses back to the same layout whatever the defaults.
+ * Other layouts give their text. Fails when the text needs more than room.
+ */
+relayout_status relayout_layout_resolved_text(char *out, size_t room,
+                                              const relayout_layout *layout,
+                                              relayout_dtype dtype,
+                                              relayout_error *err);
 
 /* ----------------------------------------------------------- descriptors */
 

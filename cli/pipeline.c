@@ -1,0 +1,275 @@
+/* pipeline.c - grouped, overlapped conversions into one output file */
+#include "pipeline.h"
+
+#include "cli.h"
+#include "relayout_cl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { SLOTS = 3, DST_ALIGN = 64, SRC_ALIGN = 8 };
+
+typedef struct pl_slot {
+  cl_mem src, dst, pinned;
+  unsigned char *staging; /* pinned, mapped for the whole run */
+  cl_event done;          /* the group's download; NULL when idle */
+  int first, count;
+  double t0;
+} pl_slot;
+
+typedef struct pl_state {
+  pl_job *jobs;
+  const pl_output *out;
+  relayout_engine *engine;
+  cl_command_queue up, down, kernels;
+  size_t cap_src, cap_dst; /* per slot; 0: every job runs alone */
+  int nslots;
+  pl_slot slot[SLOTS];
+} pl_state;
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static size_t align_up(size_t x) {
+  return (x + DST_ALIGN - 1) / DST_ALIGN * DST_ALIGN;
+}
+
+static relayout_status cl_fail(relayout_error *err, const char *what,
+                               cl_int rc) {
+  snprintf(err->message, sizeof err->message, "%s failed (OpenCL error %d)",
+           what, rc);
+  return RELAYOUT_ERR_UNSUPPORTED;
+}
+
+/* Jobs that do not go through the slots: on the reference, or too large. */
+static int alone(const pl_state *st, const pl_job *j) {
+  return !strcmp(relayout_plan_family(j->plan), "reference") ||
+         j->src_size > st->cap_src || j->dst_size > st->cap_dst;
+}
+
+/* How many jobs from first form one group: consecutive, each source at a
+ * SRC_ALIGN multiple from the first, the source span and the aligned
+ * destinations within one slot. */
+static int group_size(const pl_state *st, int first, int njobs) {
+  const pl_job *j = st->jobs;
+  const unsigned char *base = j[first].src;
+  size_t dst = 0;
+  int n = 0;
+  while (first + n < njobs) {
+    const pl_job *x = &j[first + n];
+    size_t span = (size_t)(x->src - base) + x->src_size;
+    if (alone(st, x) || (size_t)(x->src - base) % SRC_ALIGN ||
+        span > st->cap_src || align_up(dst) + x->dst_size > st->cap_dst)
+      break;
+    dst = align_up(dst) + x->dst_size;
+    n++;
+  }
+  return n;
+}
+
+static relayout_status run_alone(pl_state *st, pl_job *j, relayout_error *err) {
+  double t0 = now();
+  unsigned char *buf = malloc(j->dst_size ? j->dst_size : 1);
+  if (!buf) {
+    snprintf(err->message, sizeof err->message,
+             "cannot allocate %zu bytes for one tensor's result", j->dst_size);
+    return RELAYOUT_ERR_NOMEM;
+  }
+  relayout_error note;
+  relayout_status s = relayout_plan_run(j->plan, buf, j->dst_size, j->src,
+                                        j->src_size, &note, err);
+  if (!s)
+    s = cli_pwrite(st->out->fd, buf, j->dst_size, j->dst_at, st->out->path,
+                   err);
+  free(buf);
+  j->seconds = now() - t0;
+  j->where = *note.message ? "reference" : relayout_plan_family(j->plan);
+  if (!s && st->out->progress)
+    st->out->progress(st->out->ctx, j->src_size, j->dst_size, 1);
+  return s;
+}
+
+/* Waits for a slot's group and writes its results out. */
+static relayout_status finish(pl_state *st, pl_slot *s, relayout_error *err) {
+  if (!s->done) return RELAYOUT_OK;
+  cl_int rc = clWaitForEvents(1, &s->done);
+  clReleaseEvent(s->done);
+  s->done = NULL;
+  if (rc != CL_SUCCESS) return cl_fail(err, "a conversion group", rc);
+  double t = now() - s->t0;
+  size_t off = 0;
+  uint64_t read = 0, written = 0;
+  for (int i = s->first; i < s->first + s->count; i++) {
+    pl_job *j = &st->jobs[i];
+    off = align_up(off);
+    relayout_status r = cli_pwrite(st->out->fd, s->staging + off, j->dst_size,
+                                   j->dst_at, st->out->path, err);
+    if (r) return r;
+    off += j->dst_size;
+    j->seconds = t;
+    j->where = relayout_plan_family(j->plan);
+    read += j->src_size;
+    written += j->dst_size;
+  }
+  if (st->out->progress)
+    st->out->progress(st->out->ctx, read, written, s->count);
+  return RELAYOUT_OK;
+}
+
+static relayout_status submit(pl_state *st, pl_slot *s, int first, int count,
+                              relayout_error *err) {
+  pl_job *j = st->jobs;
+  const unsigned char *base = j[first].src;
+  const pl_job *last = &j[first + count - 1];
+  size_t span = (size_t)(last->src - base) + last->src_size;
+  s->first = first;
+  s->count = count;
+  s->t0 = now();
+  cl_event up, kernels = NULL;
+  cl_int rc = clEnqueueWriteBuffer(st->up, s->src, CL_FALSE, 0, span, base, 0,
+                                   NULL, &up);
+  if (rc != CL_SUCCESS) return cl_fail(err, "an upload", rc);
+  clFlush(st->up);
+  size_t off = 0;
+  relayout_status r = RELAYOUT_OK;
+  for (int i = first; i < first + count && !r; i++) {
+    off = align_up(off);
+    r = relayout_plan_enqueue(j[i].plan, s->dst, off, s->src,
+                              (size_t)(j[i].src - base), 1, &up,
+                              i == first + count - 1 ? &kernels : NULL, err);
+    off += j[i].dst_size;
+  }
+  clReleaseEvent(up);
+  if (r) return r;
+  clFlush(st->kernels);
+  rc = clEnqueueReadBuffer(st->down, s->dst, CL_FALSE, 0, off, s->staging, 1,
+                           &kernels, &s->done);
+  clReleaseEvent(kernels);
+  if (rc != CL_SUCCESS) {
+    s->done = NULL;
+    return cl_fail(err, "a download", rc);
+  }
+  clFlush(st->down);
+  return RELAYOUT_OK;
+}
+
+/* Queues and slot buffers sized for the largest group; on any failure the
+ * jobs run alone (cap 0). */
+static void open_slots(pl_state *st, int njobs, uint64_t max_memory) {
+  cl_command_queue q = relayout_engine_queue(st->engine);
+  if (!q) return;
+  cl_device_id dev;
+  cl_ulong max_alloc = 0;
+  clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL);
+  clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc,
+                  &max_alloc, NULL);
+  /* Each slot holds a source, a destination and its pinned staging. */
+  uint64_t cap = max_memory / (3 * SLOTS);
+  if (cap > max_alloc) cap = max_alloc;
+  st->cap_src = st->cap_dst = (size_t)cap;
+  /* Shrink the slots to the largest group actually formed. */
+  size_t need_src = 0, need_dst = 0;
+  int groups = 0;
+  for (int i = 0; i < njobs;) {
+    int n = group_size(st, i, njobs);
+    if (!n) {
+      i++;
+      continue;
+    }
+    const pl_job *last = &st->jobs[i + n - 1];
+    size_t span = (size_t)(last->src - st->jobs[i].src) + last->src_size,
+           dst = 0;
+    for (int k = i; k < i + n; k++) dst = align_up(dst) + st->jobs[k].dst_size;
+    if (span > need_src) need_src = span;
+    if (dst > need_dst) need_dst = dst;
+    groups++;
+    i += n;
+  }
+  st->cap_src = st->cap_dst = 0;
+  if (!groups) return;
+  cl_context ctx = relayout_engine_context(st->engine);
+  cl_int rc;
+  st->kernels = q;
+  st->up = clCreateCommandQueue(ctx, dev, 0, &rc);
+  if (rc == CL_SUCCESS) st->down = clCreateCommandQueue(ctx, dev, 0, &rc);
+  if (rc != CL_SUCCESS) return;
+  st->nslots = groups < SLOTS ? groups : SLOTS;
+  for (int i = 0; i < st->nslots; i++) {
+    pl_slot *s = &st->slot[i];
+    s->src = clCreateBuffer(ctx, CL_MEM_READ_ONLY, need_src, NULL, &rc);
+    if (rc == CL_SUCCESS)
+      s->dst = clCreateBuffer(ctx, CL_MEM_READ_WRITE, need_dst, NULL, &rc);
+    if (rc == CL_SUCCESS)
+      s->pinned =
+          clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR, need_dst, NULL, &rc);
+    if (rc == CL_SUCCESS)
+      s->staging = clEnqueueMapBuffer(st->down, s->pinned, CL_TRUE,
+                                      CL_MAP_READ | CL_MAP_WRITE, 0, need_dst,
+                                      0, NULL, NULL, &rc);
+    if (rc != CL_SUCCESS) return;
+  }
+  st->cap_src = (size_t)cap;
+  st->cap_dst = (size_t)cap;
+}
+
+static void close_slots(pl_state *st) {
+  for (int i = 0; i < SLOTS; i++) {
+    pl_slot *s = &st->slot[i];
+    if (s->done) {
+      clWaitForEvents(1, &s->done);
+      clReleaseEvent(s->done);
+    }
+    if (s->staging) {
+      clEnqueueUnmapMemObject(st->down, s->pinned, s->staging, 0, NULL, NULL);
+      clFinish(st->down);
+    }
+    if (s->pinned) clReleaseMemObject(s->pinned);
+    if (s->dst) clReleaseMemObject(s->dst);
+    if (s->src) clReleaseMemObject(s->src);
+  }
+  if (st->up) clReleaseCommandQueue(st->up);
+  if (st->down) clReleaseCommandQueue(st->down);
+}
+
+static relayout_status interrupted(relayout_error *err) {
+  snprintf(err->message, sizeof err->message, "interrupted by signal %d",
+           cli_interrupted());
+  return RELAYOUT_ERR_IO;
+}
+
+relayout_status pl_run(pl_job *jobs, int njobs, relayout_engine *engine,
+                       uint64_t max_memory, const pl_output *out,
+                       relayout_error *err) {
+  pl_state st;
+  memset(&st, 0, sizeof st);
+  st.jobs = jobs;
+  st.out = out;
+  st.engine = engine;
+  open_slots(&st, njobs, max_memory);
+  relayout_status r = RELAYOUT_OK;
+  int next = 0;
+  for (int i = 0; i < njobs && !r;) {
+    if (cli_interrupted()) {
+      r = interrupted(err);
+      break;
+    }
+    int n = st.cap_dst ? group_size(&st, i, njobs) : 0;
+    if (!n) {
+      r = run_alone(&st, &jobs[i++], err);
+      continue;
+    }
+    pl_slot *s = &st.slot[next];
+    next = (next + 1) % st.nslots;
+    r = finish(&st, s, err);
+    if (!r) r = submit(&st, s, i, n, err);
+    i += n;
+  }
+  for (int k = 0; k < st.nslots && !r; k++) r = finish(&st, &st.slot[k], err);
+  close_slots(&st);
+  return r;
+}

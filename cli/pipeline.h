@@ -1,0 +1,45 @@
+/* pipeline.h - running many conversions into one output file
+ *
+ * On an OpenCL device, conversions are grouped (consecutive tensors whose
+ * source and destination fit one slot) and each group is uploaded, converted
+ * and downloaded on three queues: while one group's kernels run, the next
+ * group uploads and the one before downloads. Three slots of device buffers
+ * and pinned host staging bound the memory in flight. A tensor larger than a
+ * slot, or a plan on the reference, runs alone through relayout_plan_run.
+ */
+#ifndef RELAYOUT_PIPELINE_H
+#define RELAYOUT_PIPELINE_H
+
+#include "relayout.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct pl_job {
+  relayout_plan *plan;
+  const unsigned char *src; /* in the mapped input */
+  size_t src_size, dst_size;
+  uint64_t dst_at;   /* byte offset in the output file */
+  double seconds;    /* filled: from submission to bytes back on the host */
+  const char *where; /* filled: "device" (grouped) or relayout_plan_family */
+} pl_job;
+
+/* Called after jobs complete, with the bytes they read and wrote. */
+typedef void pl_progress(void *ctx, uint64_t bytes_read, uint64_t bytes_written,
+                         int jobs);
+
+typedef struct pl_output {
+  int fd;
+  const char *path; /* for messages */
+  pl_progress *progress;
+  void *ctx;
+} pl_output;
+
+/* Runs jobs (sorted by source address) with at most max_memory bytes of
+ * buffers in flight, writing each job's result at its dst_at. Stops with
+ * RELAYOUT_ERR_IO when a signal was caught (cli_interrupted). */
+relayout_status pl_run(pl_job *jobs, int njobs, relayout_engine *engine,
+                       uint64_t max_memory, const pl_output *out,
+                       relayout_error *err);
+
+#endif /* RELAYOUT_PIPELINE_H */

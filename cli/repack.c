@@ -1,0 +1,120 @@
+/* repack.c - relayout repack: a checkpoint's weights into target layouts */
+#include "repack.h"
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char usage[] =
+    "usage: relayout repack IN OUT --rule RULE [--rule RULE ...]\n"
+    "       relayout repack --restore IN OUT\n"
+    "       relayout repack --dry-run IN [--rule RULE ...]\n"
+    "\n"
+    "Repacks the tensors of a safetensors file into the layouts a device "
+    "wants,\n"
+    "and back. IN is a .safetensors file, or a directory holding shards and\n"
+    "model.safetensors.index.json (OUT is then a new directory: the shards "
+    "and\n"
+    "the rewritten index; other files are not copied).\n"
+    "\n"
+    "  --rule GLOB[:Nd][:FROM]=TO\n"
+    "        converts the tensors whose name matches GLOB (shell pattern, '*'\n"
+    "        matches dots too) and, if given, whose rank is N, from FROM\n"
+    "        (default ND: the tensor's own dim order) to TO, a layout as\n"
+    "        'relayout convert' takes it, block sizes included:\n"
+    "          --rule '*.weight:4d=FRACTAL_Z' --rule '*:2d=FRACTAL_NZ'\n"
+    "          --rule 'conv*:4d:HWCN=FRACTAL_Z(c0=8)' --rule '*.w:2d=29'\n"
+    "        The first matching rule wins; unmatched tensors are copied\n"
+    "        unchanged. A converted tensor is stored in TO's physical shape, "
+    "same\n"
+    "        dtype; its logical shape, both layouts with their block sizes "
+    "and\n"
+    "        its dtype are recorded in __metadata__ for --restore.\n"
+    "  --restore     converts every tensor a repack recorded back: each one "
+    "is\n"
+    "                byte-identical to the original\n"
+    "  --dry-run     prints what each tensor would become; writes nothing\n"
+    "  --json        prints a summary on stdout: per tensor name, layouts,\n"
+    "                bytes, device and seconds\n"
+    "  --max-memory SIZE\n"
+    "                buffers in flight (default 1G; K, M, G, T suffixes); a\n"
+    "                tensor larger than a third of it runs alone, so memory\n"
+    "                peaks at about its source plus result\n"
+    "  --device D    auto (default), gpu, cpu, ref, an index or a name\n"
+    "\n"
+    "Progress goes to stderr on a terminal. OUT is written whole or not at "
+    "all\n"
+    "(also when interrupted); IN is never modified.\n";
+
+static int run(rp_options *o, const char *in, const char *out) {
+  relayout_error err;
+  struct stat st;
+  if (stat(in, &st))
+    return cli_error(EXIT_WORK, "repack", "%s: no such file or directory", in);
+  int dir = S_ISDIR(st.st_mode);
+  if (out && cli_same_file(in, out))
+    return cli_error(EXIT_USAGE, "repack", "%s: OUT is the input", out);
+  if (out && dir && !stat(out, &st))
+    return cli_error(EXIT_USAGE, "repack",
+                     "%s exists; a sharded model goes into a new directory",
+                     out);
+  uint64_t bytes;
+  relayout_status s = dir ? rp_directory(o, in, out, &err)
+                          : rp_file(o, in, out, in, &bytes, &err);
+  rp_report_finish(&o->report, o->json && !s, in, out,
+                   o->engine ? relayout_engine_device(o->engine) : "none",
+                   o->restore, o->dry_run);
+  if (s) {
+    if (o->report.tty) fputc('\n', stderr);
+    cli_error(EXIT_WORK, "repack", "%s", err.message);
+    cli_reraise();
+    return EXIT_WORK;
+  }
+  return 0;
+}
+
+int cmd_repack(int argc, char **argv) {
+  static rp_options o;
+  const char *rules[RP_MAX_RULES];
+  cli_opt opts[] = {{.name = "rule", .all = rules, .max = RP_MAX_RULES},
+                    {.name = "restore", .is_flag = 1},
+                    {.name = "dry-run", .is_flag = 1},
+                    {.name = "json", .is_flag = 1},
+                    {.name = "max-memory"},
+                    {.name = "device"},
+                    {0}};
+  const char *pos[2];
+  int npos, rc;
+  if ((rc = cli_parse(argc, argv, opts, pos, 2, &npos, "repack", usage)))
+    return rc < 0 ? 0 : rc;
+  o.restore = cli_get(opts, "restore") != NULL;
+  o.dry_run = cli_get(opts, "dry-run") != NULL;
+  o.json = cli_get(opts, "json") != NULL;
+  if (npos < 1 + !o.dry_run)
+    return cli_error(EXIT_USAGE, "repack", "needs IN and OUT\n%s", usage);
+  if (o.restore && opts[0].count)
+    return cli_error(
+        EXIT_USAGE, "repack",
+        "--restore takes no --rule: the file records what to undo");
+  if (!o.restore && !opts[0].count)
+    return cli_error(EXIT_USAGE, "repack",
+                     "needs at least one --rule (or --restore)\n%s", usage);
+  int64_t mem = (int64_t)1 << 30;
+  const char *m = cli_get(opts, "max-memory");
+  if (m && cli_parse_bytes(&mem, m, "--max-memory")) return EXIT_USAGE;
+  o.max_memory = (uint64_t)mem;
+  for (; o.nrules < opts[0].count; o.nrules++)
+    if ((rc = rp_rule_parse(&o.rules[o.nrules], rules[o.nrules]))) goto done;
+  if (!o.dry_run &&
+      (rc = cli_engine(&o.engine, cli_get(opts, "device"), "repack")))
+    goto done;
+  cli_defer_signals();
+  rp_report_init(&o.report);
+  rc = run(&o, pos[0], o.dry_run ? NULL : pos[1]);
+  rp_report_free(&o.report);
+done:
+  relayout_engine_free(o.engine);
+  for (int i = 0; i < o.nrules; i++) rp_rule_free(&o.rules[i]);
+  return rc;
+}

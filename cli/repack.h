@@ -1,0 +1,70 @@
+/* repack.h - what relayout repack's files share: rules, options, the report */
+#ifndef RELAYOUT_REPACK_H
+#define RELAYOUT_REPACK_H
+
+#include "relayout.h"
+#include "safetensors.h"
+
+#include <jansson.h>
+#include <stdint.h>
+
+/* Metadata keys of a repacked file: RP_MARK holds {"version", "had_metadata"},
+ * RP_PREFIX + name one converted tensor's {"from", "to", "shape", "dtype"}. */
+#define RP_MARK      "relayout"
+#define RP_PREFIX    "relayout:"
+#define RP_MAX_RULES 64
+
+/* --rule GLOB[:Nd][:FROM]=TO */
+typedef struct rp_rule {
+  const char *text;
+  char glob[256];
+  int rank;              /* 0: any rank */
+  relayout_layout *from; /* ND unless given */
+  relayout_layout *to;
+} rp_rule;
+
+/* Parses one rule; prints the reason and returns EXIT_USAGE when bad. */
+int rp_rule_parse(rp_rule *out, const char *text);
+void rp_rule_free(rp_rule *rule);
+/* The first rule that selects tensor t (by name glob and rank), or -1. */
+int rp_rule_match(const rp_rule *rules, int n, const st_tensor *t);
+
+/* The running totals, the progress line and the --json summary. */
+typedef struct rp_report {
+  uint64_t total_bytes, done_bytes, read_bytes, written_bytes;
+  int total_tensors, done_tensors;
+  double start, last_print;
+  int tty;         /* progress goes to stderr */
+  json_t *tensors; /* per tensor, for --json */
+} rp_report;
+
+void rp_report_init(rp_report *r);
+void rp_report_add_work(rp_report *r, uint64_t bytes, int tensors);
+/* pl_progress: bytes read and written by finished tensors. */
+void rp_report_progress(void *r, uint64_t read, uint64_t written, int tensors);
+/* Ends the progress line; with json, prints the summary on stdout. */
+void rp_report_finish(rp_report *r, int json, const char *in, const char *out,
+                      const char *device, int restore, int dry_run);
+void rp_report_free(rp_report *r);
+
+typedef struct rp_options {
+  rp_rule rules[RP_MAX_RULES];
+  int nrules;
+  int restore, dry_run, json;
+  uint64_t max_memory;
+  relayout_engine *engine;
+  rp_report report;
+} rp_options;
+
+/* Repacks (or restores) one safetensors file. out is where the result is
+ * committed (NULL with dry_run); label names the file in the report.
+ * *out_bytes receives the output's tensor bytes (for a shard index). */
+relayout_status rp_file(rp_options *o, const char *in, const char *out,
+                        const char *label, uint64_t *out_bytes,
+                        relayout_error *err);
+
+/* Repacks a directory of shards and its model.safetensors.index.json. */
+relayout_status rp_directory(rp_options *o, const char *in, const char *out,
+                             relayout_error *err);
+
+#endif /* RELAYOUT_REPACK_H */

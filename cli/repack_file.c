@@ -1,0 +1,402 @@
+/* repack_file.c - repacking (or restoring) the tensors of one safetensors
+ * file: binding each tensor to its rule or its recorded metadata, the new
+ * header, then copies and conversions written through a temp file. */
+#include "cli.h"
+#include "pipeline.h"
+#include "repack.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct rp_item {
+  const st_tensor *t;
+  int rule; /* repack: index of the rule; -1: copied unchanged */
+  int convert;
+  relayout_desc src, dst; /* as the input stores it -> as the output will */
+  char from[128], to[128];
+  int out_rank;
+  int64_t out_shape[RELAYOUT_MAX_AXES];
+  uint64_t out_size, out_at; /* out_at: in the output's data section */
+  relayout_plan *plan;
+} rp_item;
+
+/* Binds from -> to for an array of `shape` (as `from` stores it) and fills
+ * the item's descriptors, texts and output shape; reverse swaps the sides. */
+static relayout_status bind(rp_item *it, const relayout_layout *from,
+                            const relayout_layout *to, int rank,
+                            const int64_t *shape, int reverse,
+                            relayout_error *err) {
+  relayout_desc s, d;
+  relayout_status st =
+      relayout_bind(&s, &d, from, to, it->t->bits, rank, shape, NULL, 0, err);
+  if (!st)
+    st = relayout_layout_resolved_text(it->from, sizeof it->from, from,
+                                       it->t->bits, err);
+  if (!st)
+    st = relayout_layout_resolved_text(it->to, sizeof it->to, to, it->t->bits,
+                                       err);
+  if (st) return st;
+  it->src = reverse ? d : s;
+  it->dst = reverse ? s : d;
+  int64_t in_size, out_size;
+  relayout_desc_size_bytes(&in_size, &it->src, NULL);
+  relayout_desc_size_bytes(&out_size, &it->dst, NULL);
+  if ((uint64_t)in_size != it->t->end - it->t->begin)
+    return cli_fail(err, RELAYOUT_ERR_DIMS,
+                    "%s holds %lld bytes, not the %llu the tensor has",
+                    reverse ? it->to : it->from, (long long)in_size,
+                    (unsigned long long)(it->t->end - it->t->begin));
+  it->out_size = (uint64_t)out_size;
+  relayout_desc_physical_shape(&it->out_rank, it->out_shape, &it->dst);
+  it->convert = 1;
+  return RELAYOUT_OK;
+}
+
+static relayout_status bind_rule(rp_item *it, const rp_rule *r,
+                                 relayout_error *err) {
+  return bind(it, r->from, r->to, it->t->rank, it->t->shape, 0, err);
+}
+
+/* A restore: the recorded {"from", "to", "shape", "dtype"} of a tensor. */
+static relayout_status bind_restore(rp_item *it, const char *record,
+                                    relayout_error *err) {
+  json_error_t je;
+  json_t *j = json_loads(record, JSON_REJECT_DUPLICATES, &je);
+  const char *from = NULL, *to = NULL, *dtype = NULL;
+  json_t *shape = NULL;
+  relayout_status st = RELAYOUT_ERR_FILE;
+  if (!j ||
+      json_unpack(j, "{s:s, s:s, s:o, s:s}", "from", &from, "to", &to, "shape",
+                  &shape, "dtype", &dtype) ||
+      !json_is_array(shape) || json_array_size(shape) > RELAYOUT_MAX_DIMS) {
+    cli_fail(err, st, "its relayout metadata is not {from, to, shape, dtype}");
+    goto done;
+  }
+  if (strcmp(dtype, it->t->dtype)) {
+    cli_fail(err, st, "its relayout metadata says dtype %s, the file says %s",
+             dtype, it->t->dtype);
+    goto done;
+  }
+  int rank = (int)json_array_size(shape);
+  int64_t dims[RELAYOUT_MAX_DIMS];
+  for (int i = 0; i < rank; i++) {
+    json_t *v = json_array_get(shape, (size_t)i);
+    dims[i] = json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
+    if (dims[i] < 1) {
+      cli_fail(err, st, "its relayout metadata has a bad shape");
+      goto done;
+    }
+  }
+  relayout_layout *a = NULL, *b = NULL;
+  st = relayout_layout_parse(&a, from, err);
+  if (!st) st = relayout_layout_parse(&b, to, err);
+  if (!st) st = bind(it, a, b, rank, dims, 1, err);
+  relayout_layout_free(a);
+  relayout_layout_free(b);
+  if (st) goto done;
+  int rank_d;
+  int64_t phys[RELAYOUT_MAX_AXES];
+  relayout_desc_physical_shape(&rank_d, phys, &it->src);
+  if (rank_d != it->t->rank ||
+      memcmp(phys, it->t->shape, sizeof *phys * (size_t)rank_d))
+    st = cli_fail(err, RELAYOUT_ERR_FILE,
+                  "its shape is not the physical shape of %s that its relayout "
+                  "metadata gives",
+                  to);
+done:
+  json_decref(j);
+  return st;
+}
+
+/* RP_PREFIX + name, malloc'd (NULL when out of memory). */
+static char *record_key(const char *name) {
+  char *key = malloc(strlen(RP_PREFIX) + strlen(name) + 1);
+  if (key) strcat(strcpy(key, RP_PREFIX), name);
+  return key;
+}
+
+/* The marker a repacked file carries; *had receives had_metadata. */
+static int repacked(const st_file *f, int *had) {
+  json_t *m = f->metadata ? json_object_get(f->metadata, RP_MARK) : NULL;
+  json_t *j = m ? json_loads(json_string_value(m), 0, NULL) : NULL;
+  int ok = j && !json_unpack(j, "{s:b}", "had_metadata", had);
+  json_decref(j);
+  return m ? (ok ? 1 : -1) : 0;
+}
+
+static relayout_status bind_all(rp_options *o, const st_file *f, rp_item *items,
+                                relayout_error *err) {
+  int had = 0, mark = repacked(f, &had);
+  if (o->restore && mark <= 0)
+    return cli_fail(
+        err, RELAYOUT_ERR_FILE, "%s: %s: nothing to restore", f->path,
+        mark ? "its relayout metadata is damaged"
+             : "was not repacked by relayout (no relayout metadata)");
+  if (!o->restore && mark)
+    return cli_fail(err, RELAYOUT_ERR_FILE,
+                    "%s: was repacked by relayout already; restore it first "
+                    "(relayout repack --restore)",
+                    f->path);
+  for (int i = 0; i < f->ntensors; i++) {
+    rp_item *it = &items[i];
+    it->t = &f->tensors[i];
+    it->rule = -1;
+    relayout_status s = RELAYOUT_OK;
+    char what[300];
+    if (o->restore) {
+      char *key = record_key(it->t->name);
+      json_t *rec = key ? json_object_get(f->metadata, key) : NULL;
+      free(key);
+      if (rec) s = bind_restore(it, json_string_value(rec), err);
+      snprintf(what, sizeof what, "restore");
+    } else {
+      int64_t n = 1;
+      for (int d = 0; d < it->t->rank; d++) n *= it->t->shape[d];
+      it->rule = n ? rp_rule_match(o->rules, o->nrules, it->t) : -1;
+      if (it->rule >= 0) s = bind_rule(it, &o->rules[it->rule], err);
+      snprintf(what, sizeof what, "rule '%s'",
+               it->rule >= 0 ? o->rules[it->rule].text : "");
+    }
+    if (s) {
+      char why[RELAYOUT_ERROR_LEN];
+      snprintf(why, sizeof why, "%s", err->message);
+      return cli_fail(err, s, "%s: tensor '%s' (%s, rank %d): %s: %s", f->path,
+                      it->t->name, it->t->dtype, it->t->rank, what, why);
+    }
+    if (!it->convert) {
+      it->out_size = it->t->end - it->t->begin;
+      it->out_rank = it->t->rank;
+      memcpy(it->out_shape, it->t->shape, sizeof it->t->shape);
+    }
+  }
+  return RELAYOUT_OK;
+}
+
+static json_t *shape_json(int rank, const int64_t *shape) {
+  json_t *a = json_array();
+  for (int i = 0; i < rank; i++)
+    json_array_append_new(a, json_integer((json_int_t)shape[i]));
+  return a;
+}
+
+/* Sets m[key] to value written as JSON text (metadata holds strings only);
+ * takes value's reference. */
+static void set_dumped(json_t *m, const char *key, json_t *value) {
+  char *text = json_dumps(value, JSON_COMPACT);
+  json_object_set_new(m, key, json_string(text));
+  free(text);
+  json_decref(value);
+}
+
+/* The output's __metadata__: the input's, plus the restore records when
+ * repacking, less them when restoring (NULL: the output has none). */
+static json_t *new_metadata(const rp_options *o, const st_file *f,
+                            const rp_item *items) {
+  json_t *m = f->metadata ? json_deep_copy(f->metadata) : json_object();
+  if (o->restore) {
+    int had = 0;
+    repacked(f, &had);
+    json_t *keep = json_object();
+    const char *k;
+    json_t *v;
+    json_object_foreach(m, k, v) {
+      if (strcmp(k, RP_MARK) && strncmp(k, RP_PREFIX, strlen(RP_PREFIX)))
+        json_object_set(keep, k, v);
+    }
+    json_decref(m);
+    if (!had && json_object_size(keep) == 0) {
+      json_decref(keep);
+      return NULL;
+    }
+    return keep;
+  }
+  json_t *mark = json_pack("{s:i, s:b}", "version", 1, "had_metadata",
+                           f->metadata != NULL);
+  set_dumped(m, RP_MARK, mark);
+  for (int i = 0; i < f->ntensors; i++) {
+    const rp_item *it = &items[i];
+    if (!it->convert) continue;
+    json_t *rec = json_pack(
+        "{s:s, s:s, s:o, s:s}", "from", it->from, "to", it->to, "shape",
+        shape_json(it->t->rank, it->t->shape), "dtype", it->t->dtype);
+    char *key = record_key(it->t->name);
+    if (key) set_dumped(m, key, rec);
+    free(key);
+  }
+  return m;
+}
+
+/* The output header: keys in the input's order, the metadata first when the
+ * input had none. Sets each item's out_at (data order is kept). */
+static json_t *new_header(const rp_options *o, const st_file *f,
+                          rp_item *items) {
+  json_t *entries = json_object(), *h = json_object();
+  uint64_t at = 0;
+  for (int i = 0; i < f->ntensors; i++) {
+    rp_item *it = &items[i];
+    it->out_at = at;
+    at += it->out_size;
+    json_object_set_new(
+        entries, it->t->name,
+        st_entry(it->t->dtype, it->out_rank, it->out_shape, it->out_at, at));
+  }
+  json_t *meta = new_metadata(o, f, items);
+  if (meta && !f->metadata) json_object_set(h, "__metadata__", meta);
+  const char *k;
+  json_t *v;
+  json_object_foreach(f->header, k, v) {
+    if (!strcmp(k, "__metadata__")) {
+      if (meta) json_object_set(h, k, meta);
+    } else {
+      json_object_set(h, k, json_object_get(entries, k));
+    }
+  }
+  json_decref(meta);
+  json_decref(entries);
+  return h;
+}
+
+static void print_item(const rp_item *it, const rp_options *o) {
+  char in[160] = "", out[160] = "";
+  size_t n = 0;
+  for (int d = 0; d < it->t->rank; d++)
+    n += (size_t)snprintf(in + n, sizeof in - n, "%s%lld", d ? "x" : "",
+                          (long long)it->t->shape[d]);
+  n = 0;
+  for (int d = 0; d < it->out_rank; d++)
+    n += (size_t)snprintf(out + n, sizeof out - n, "%s%lld", d ? "x" : "",
+                          (long long)it->out_shape[d]);
+  if (!it->convert) {
+    printf("  %-40s %-5s %-16s copied\n", it->t->name, it->t->dtype, in);
+    return;
+  }
+  printf("  %-40s %-5s %-16s %s -> %s  %s  %llu -> %llu bytes", it->t->name,
+         it->t->dtype, in, o->restore ? it->to : it->from,
+         o->restore ? it->from : it->to, out,
+         (unsigned long long)(it->t->end - it->t->begin),
+         (unsigned long long)it->out_size);
+  if (it->rule >= 0) printf("  (rule %d)", it->rule + 1);
+  putchar('\n');
+}
+
+static void record(rp_options *o, const rp_item *it, const char *label,
+                   const pl_job *job) {
+  const char *from = o->restore ? it->to : it->from;
+  const char *to = o->restore ? it->from : it->to;
+  json_t *t =
+      json_pack("{s:s, s:s, s:s, s:o, s:o, s:s?, s:s?, s:I, s:I}", "file",
+                label, "name", it->t->name, "dtype", it->t->dtype, "shape",
+                shape_json(it->t->rank, it->t->shape), "out_shape",
+                shape_json(it->out_rank, it->out_shape), "from",
+                it->convert ? from : NULL, "to", it->convert ? to : NULL,
+                "bytes_in", (json_int_t)(it->t->end - it->t->begin),
+                "bytes_out", (json_int_t)it->out_size);
+  if (job) {
+    json_object_set_new(t, "device",
+                        json_string(relayout_engine_device(o->engine)));
+    json_object_set_new(t, "family", json_string(job->where));
+    json_object_set_new(t, "seconds", json_real(job->seconds));
+  } else if (!o->dry_run) {
+    json_object_set_new(t, "family", json_string("copied"));
+  }
+  json_array_append_new(o->report.tensors, t);
+}
+
+/* Writes the header, the copied tensors, then the converted ones. */
+static relayout_status write_out(rp_options *o, const st_file *f,
+                                 rp_item *items, const json_t *header, int fd,
+                                 const char *out, pl_job *jobs,
+                                 relayout_error *err) {
+  char *head;
+  size_t head_len;
+  relayout_status s = st_header_bytes(&head, &head_len, header, err);
+  if (s) return s;
+  s = cli_pwrite(fd, head, head_len, 0, out, err);
+  free(head);
+  int njobs = 0;
+  for (int i = 0; i < f->ntensors && !s; i++) {
+    rp_item *it = &items[i];
+    if (it->convert) {
+      jobs[njobs++] = (pl_job){.plan = it->plan,
+                               .src = f->data + it->t->begin,
+                               .src_size = it->t->end - it->t->begin,
+                               .dst_size = it->out_size,
+                               .dst_at = head_len + it->out_at};
+      continue;
+    }
+    if (cli_interrupted())
+      return cli_fail(err, RELAYOUT_ERR_IO, "interrupted by signal %d",
+                      cli_interrupted());
+    s = cli_pwrite(fd, f->data + it->t->begin, it->out_size,
+                   head_len + it->out_at, out, err);
+    if (!s) rp_report_progress(&o->report, it->out_size, it->out_size, 1);
+  }
+  pl_output sink = {fd, out, rp_report_progress, &o->report};
+  return s ? s : pl_run(jobs, njobs, o->engine, o->max_memory, &sink, err);
+}
+
+static relayout_status make_plans(rp_options *o, const st_file *f,
+                                  rp_item *items, relayout_error *err) {
+  for (int i = 0; i < f->ntensors; i++) {
+    rp_item *it = &items[i];
+    if (!it->convert) continue;
+    relayout_status s =
+        relayout_plan_create(&it->plan, o->engine, &it->dst, &it->src, err);
+    if (s) {
+      char why[RELAYOUT_ERROR_LEN];
+      snprintf(why, sizeof why, "%s", err->message);
+      return cli_fail(err, s, "%s: tensor '%s': %s", f->path, it->t->name, why);
+    }
+  }
+  return RELAYOUT_OK;
+}
+
+relayout_status rp_file(rp_options *o, const char *in, const char *out,
+                        const char *label, uint64_t *out_bytes,
+                        relayout_error *err) {
+  st_file f;
+  relayout_status s = st_open(&f, in, err);
+  if (s) return s;
+  rp_item *items = calloc((size_t)f.ntensors + 1, sizeof *items);
+  pl_job *jobs = calloc((size_t)f.ntensors + 1, sizeof *jobs);
+  json_t *header = NULL;
+  int fd = -1;
+  if (!items || !jobs) {
+    s = cli_fail(err, RELAYOUT_ERR_NOMEM, "%s: out of memory", in);
+    goto done;
+  }
+  if ((s = bind_all(o, &f, items, err))) goto done;
+  *out_bytes = 0;
+  for (int i = 0; i < f.ntensors; i++) {
+    *out_bytes += items[i].out_size;
+    rp_report_add_work(
+        &o->report, items[i].t->end - items[i].t->begin + items[i].out_size, 1);
+  }
+  if (o->dry_run) {
+    if (!o->json) printf("%s: %d tensors\n", label, f.ntensors);
+    for (int i = 0; i < f.ntensors; i++) {
+      if (!o->json) print_item(&items[i], o);
+      record(o, &items[i], label, NULL);
+    }
+    goto done;
+  }
+  header = new_header(o, &f, items);
+  if ((s = make_plans(o, &f, items, err))) goto done;
+  if ((s = cli_temp_open(&fd, out, err))) goto done;
+  s = write_out(o, &f, items, header, fd, out, jobs, err);
+  if (s)
+    cli_temp_discard(fd);
+  else
+    s = cli_temp_commit(fd, out, err);
+  for (int i = 0, j = 0; i < f.ntensors && !s; i++)
+    record(o, &items[i], label, items[i].convert ? &jobs[j++] : NULL);
+done:
+  for (int i = 0; items && i < f.ntensors; i++)
+    relayout_plan_free(items[i].plan);
+  json_decref(header);
+  free(jobs);
+  free(items);
+  st_close(&f);
+  return s;
+}

@@ -1,0 +1,164 @@
+/* shards.c - repacking a sharded model: each shard named by
+ * model.safetensors.index.json, then the index with its new total_size,
+ * all into a temp directory renamed into place at the end */
+#include "cli.h"
+#include "repack.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define INDEX_NAME "model.safetensors.index.json"
+
+typedef struct shard_list {
+  const char **names; /* distinct shard files, in order of first mention */
+  int count;
+} shard_list;
+
+static char *join(const char *dir, const char *name) {
+  char *p = malloc(strlen(dir) + strlen(name) + 2);
+  if (p) sprintf(p, "%s/%s", dir, name);
+  return p;
+}
+
+/* The index's weight_map: every value a plain file name in the directory. */
+static relayout_status read_index(json_t **out, shard_list *l, const char *path,
+                                  relayout_error *err) {
+  json_error_t je;
+  json_t *idx = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+  if (!idx)
+    return cli_fail(err, RELAYOUT_ERR_FILE, "%s: %s (line %d)", path, je.text,
+                    je.line);
+  *out = idx;
+  json_t *map = json_object_get(idx, "weight_map");
+  if (!json_is_object(map) || !json_object_size(map))
+    return cli_fail(err, RELAYOUT_ERR_FILE,
+                    "%s: needs a non-empty \"weight_map\" object", path);
+  l->names = calloc(json_object_size(map), sizeof *l->names);
+  if (!l->names) return cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  const char *tensor;
+  json_t *v;
+  json_object_foreach(map, tensor, v) {
+    const char *file = json_string_value(v);
+    if (!file || !*file || strchr(file, '/') || !strcmp(file, ".") ||
+        !strcmp(file, ".."))
+      return cli_fail(err, RELAYOUT_ERR_FILE,
+                      "%s: tensor '%s' maps to '%s', not a file name in the "
+                      "directory",
+                      path, tensor, file ? file : "(not a string)");
+    int k = 0;
+    while (k < l->count && strcmp(l->names[k], file)) k++;
+    if (k == l->count) l->names[l->count++] = file;
+  }
+  return RELAYOUT_OK;
+}
+
+/* Every tensor the index names is in the shard it names. */
+static relayout_status check_shards(const json_t *idx, const shard_list *l,
+                                    const char *in, relayout_error *err) {
+  json_t *map = json_object_get(idx, "weight_map");
+  for (int k = 0; k < l->count; k++) {
+    char *path = join(in, l->names[k]);
+    st_file f;
+    relayout_status s =
+        path ? st_open(&f, path, err)
+             : cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+    int opened = !s;
+    const char *tensor;
+    json_t *v;
+    json_object_foreach(map, tensor, v) {
+      if (s || strcmp(json_string_value(v), l->names[k])) continue;
+      if (!json_object_get(f.header, tensor) || !strcmp(tensor, "__metadata__"))
+        s = cli_fail(err, RELAYOUT_ERR_FILE,
+                     "%s/" INDEX_NAME ": tensor '%s' is not in %s", in, tensor,
+                     path);
+    }
+    if (opened) st_close(&f);
+    free(path);
+    if (s) return s;
+  }
+  return RELAYOUT_OK;
+}
+
+static void remove_tree(const char *dir, const shard_list *l) {
+  for (int k = 0; k < l->count; k++) {
+    char *p = join(dir, l->names[k]);
+    if (p) unlink(p);
+    free(p);
+  }
+  char *p = join(dir, INDEX_NAME);
+  if (p) unlink(p);
+  free(p);
+  rmdir(dir);
+}
+
+static relayout_status write_shards(rp_options *o, const char *in,
+                                    const char *tmp, const json_t *idx,
+                                    const shard_list *l, relayout_error *err) {
+  uint64_t total = 0;
+  for (int k = 0; k < l->count; k++) {
+    char *src = join(in, l->names[k]);
+    char *dst = tmp ? join(tmp, l->names[k]) : NULL;
+    uint64_t bytes = 0;
+    relayout_status s =
+        src && (dst || !tmp)
+            ? rp_file(o, src, dst, l->names[k], &bytes, err)
+            : cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+    free(src);
+    free(dst);
+    if (s) return s;
+    total += bytes;
+  }
+  if (!tmp) return RELAYOUT_OK;
+  json_t *out = json_deep_copy(idx);
+  json_t *meta = json_object_get(out, "metadata");
+  if (!json_is_object(meta)) {
+    meta = json_object();
+    json_object_set_new(out, "metadata", meta);
+  }
+  json_object_set_new(meta, "total_size", json_integer((json_int_t)total));
+  char *path = join(tmp, INDEX_NAME);
+  int bad = !path || json_dump_file(out, path, JSON_INDENT(2));
+  json_decref(out);
+  if (bad) {
+    cli_fail(err, RELAYOUT_ERR_IO, "%s: cannot write", path ? path : tmp);
+    free(path);
+    return RELAYOUT_ERR_IO;
+  }
+  free(path);
+  return RELAYOUT_OK;
+}
+
+relayout_status rp_directory(rp_options *o, const char *in, const char *out,
+                             relayout_error *err) {
+  json_t *idx = NULL;
+  shard_list l = {0};
+  char *index = join(in, INDEX_NAME), tmp[4096] = "";
+  relayout_status s = index
+                          ? read_index(&idx, &l, index, err)
+                          : cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  if (!s) s = check_shards(idx, &l, in, err);
+  if (!s && out) {
+    if (strlen(out) + 16 > sizeof tmp) {
+      s = cli_fail(err, RELAYOUT_ERR_IO, "%s: path is too long", out);
+    } else {
+      snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", out);
+      mode_t mask = umask(0);
+      umask(mask);
+      if (!mkdtemp(tmp) || chmod(tmp, 0777 & ~mask))
+        s = cli_fail(err, RELAYOUT_ERR_IO, "%s: cannot create a directory",
+                     tmp);
+    }
+  }
+  if (!s) s = write_shards(o, in, out ? tmp : NULL, idx, &l, err);
+  if (!s && out && rename(tmp, out))
+    s = cli_fail(err, RELAYOUT_ERR_IO, "%s: cannot move %s into place", out,
+                 tmp);
+  if (s && *tmp) remove_tree(tmp, &l);
+  free(l.names);
+  json_decref(idx);
+  free(index);
+  return s;
+}
