@@ -114,8 +114,21 @@ has "bench json family" '"family": "reference"' out.txt
 expect_fail "bench shape" 2 "has dims NCHW, but 3 extents were given" "$R" bench --from NCHW --to NHWC --shape 2x3x4
 expect_fail "bench runs" 2 "--runs takes 1 to 1000" "$R" bench --from NCHW --to NHWC --shape 2x3x4x5 --runs 0
 
+# Raw files (--shape, --dtype) and torch_npu acl_format numbers (2 ND,
+# 29 FRACTAL_NZ): the same bytes as the .npy conversion above.
+tail -c 1120 s.npy >s.bin
+tail -c 2048 nz.npy >nz-data.bin
+expect_ok "raw ND -> NZ by number" "$R" convert --from 2 --to 29 --shape 20x28 --dtype f16 s.bin nz.bin
+same "raw NZ" nz-data.bin nz.bin
+expect_ok "raw NZ -> ND" "$R" convert --from FRACTAL_NZ --to ND --shape 2x2x16x16 --dtype f16 --dims M=20,N=28 nz.bin back.bin
+same "raw round trip" s.bin back.bin
+expect_fail "raw size" 1 "s.bin holds 1120 bytes; --shape 20x29 of f16 needs 1160" "$R" convert --from ND --to NZ --shape 20x29 --dtype f16 s.bin x.bin
+absent "no raw output on failure" x.bin
+expect_fail "raw dtype" 2 "--shape needs --dtype" "$R" convert --from ND --to NZ --shape 20x28 s.bin x.bin
+expect_fail "acl number" 2 "unknown acl_format number 5" "$R" convert --from 5 --to NZ --shape 20x28 --dtype f16 s.bin x.bin
+
 # Every subcommand explains itself.
-for c in bench convert devices explain sample show; do
+for c in bench convert devices explain repack sample show; do
   expect_ok "$c --help" "$R" "$c" --help
   has "$c usage" "usage: relayout $c" out.txt
 done

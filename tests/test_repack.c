@@ -1,0 +1,516 @@
+/* test_repack.c - relayout repack end to end on generated checkpoints:
+ * converted tensors equal the reference conversion, restore gives the
+ * original back byte for byte, shards and their index, and hostile files
+ * refused with a clear error and no output.
+ * usage: test_repack PATH/TO/relayout */
+#include "check.h"
+
+#include <jansson.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+static char relayout_bin[4096];
+
+/* One tensor of a generated checkpoint and what the rules below should make
+ * of it (to == NULL: copied unchanged). */
+typedef struct spec {
+  const char *name, *dtype;
+  relayout_dtype bits;
+  int rank;
+  int64_t shape[4];
+  const char *from, *to;
+} spec;
+
+#define RULES                                                                  \
+  "--rule 'tf.kernel:4d:HWCN=FRACTAL_Z' --rule 'odd.*:NCHW=NHWC' "             \
+  "--rule '*.weight:4d=FRACTAL_Z' "                                            \
+  "--rule '*:2d=29' --rule 'emb*=NC1HWC0'"
+
+static const spec model[] = {
+    {"conv1.weight", "F16", RELAYOUT_F16, 4, {64, 3, 7, 7}, "ND", "FRACTAL_Z"},
+    {"conv1.bias", "F16", RELAYOUT_F16, 1, {64}, NULL, NULL},
+    {"layer1.conv.weight",
+     "F32",
+     RELAYOUT_F32,
+     4,
+     {17, 5, 3, 3},
+     "ND",
+     "FRACTAL_Z"},
+    {"norm.weight", "F16", RELAYOUT_F16, 1, {7}, NULL, NULL},
+    {"fc.weight", "F32", RELAYOUT_F32, 2, {100, 129}, "ND", "FRACTAL_NZ"},
+    {"fc.bias", "F32", RELAYOUT_F32, 1, {100}, NULL, NULL},
+    {"odd.act", "U8", RELAYOUT_U8, 4, {1, 3, 5, 7}, "NCHW", "NHWC"},
+    {"embed.table", "BF16", RELAYOUT_BF16, 2, {50, 33}, "ND", "FRACTAL_NZ"},
+    {"q.proj", "I8", RELAYOUT_I8, 2, {33, 65}, "ND", "FRACTAL_NZ"},
+    {"tf.kernel", "F32", RELAYOUT_F32, 4, {3, 3, 5, 17}, "HWCN", "FRACTAL_Z"},
+    {"mask", "BOOL", RELAYOUT_BOOL, 3, {2, 3, 5}, NULL, NULL},
+    {"empty", "F32", RELAYOUT_F32, 2, {0, 4}, NULL, NULL},
+};
+#define NMODEL ((int)(sizeof model / sizeof model[0]))
+
+static size_t spec_bytes(const spec *s) {
+  size_t n = (size_t)relayout_dtype_bits(s->bits) / 8;
+  for (int d = 0; d < s->rank; d++) n *= (size_t)s->shape[d];
+  return n;
+}
+
+static void put_file(const char *path, const void *a, size_t na, const void *b,
+                     size_t nb) {
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(a, 1, na, f) != na || (nb && fwrite(b, 1, nb, f) != nb)) {
+    perror(path);
+    exit(2);
+  }
+  fclose(f);
+}
+
+/* Header length as 8 little-endian bytes, the text, the data. */
+static void put_raw(const char *path, uint64_t len, const char *text,
+                    const void *data, size_t nd) {
+  size_t nt = strlen(text);
+  unsigned char *buf = malloc(8 + nt + nd + 1);
+  for (int i = 0; i < 8; i++) buf[i] = (unsigned char)(len >> (8 * i));
+  memcpy(buf + 8, text, nt);
+  if (nd) memcpy(buf + 8 + nt, data, nd);
+  put_file(path, buf, 8 + nt + nd, NULL, 0);
+  free(buf);
+}
+
+/* A checkpoint of specs[first..first+n) with random contents, written as
+ * the safetensors library writes them: compact JSON padded with spaces. */
+static void write_model(const char *path, int first, int n, int metadata) {
+  json_t *h = json_object();
+  if (metadata)
+    json_object_set_new(h, "__metadata__", json_pack("{s:s}", "format", "pt"));
+  size_t total = 0;
+  for (int i = first; i < first + n; i++) total += spec_bytes(&model[i]);
+  unsigned char *data = malloc(total + 1);
+  for (size_t i = 0; i < total; i++) data[i] = (unsigned char)rng_next();
+  size_t at = 0;
+  for (int i = first; i < first + n; i++) {
+    const spec *s = &model[i];
+    json_t *shape = json_array();
+    for (int d = 0; d < s->rank; d++)
+      json_array_append_new(shape, json_integer(s->shape[d]));
+    size_t end = at + spec_bytes(s);
+    json_object_set_new(h, s->name,
+                        json_pack("{s:s, s:o, s:[I,I]}", "dtype", s->dtype,
+                                  "shape", shape, "data_offsets",
+                                  (json_int_t)at, (json_int_t)end));
+    at = end;
+  }
+  char *text = json_dumps(h, JSON_COMPACT);
+  size_t nt = strlen(text), padded = (nt + 7) / 8 * 8;
+  char *head = malloc(padded + 1);
+  memcpy(head, text, nt);
+  memset(head + nt, ' ', padded - nt);
+  head[padded] = 0;
+  unsigned char *file = malloc(8 + padded + total);
+  for (int i = 0; i < 8; i++) file[i] = (unsigned char)(padded >> (8 * i));
+  memcpy(file + 8, head, padded);
+  memcpy(file + 8 + padded, data, total);
+  put_file(path, file, 8 + padded + total, NULL, 0);
+  free(file);
+  free(head);
+  free(text);
+  free(data);
+  json_decref(h);
+}
+
+/* A safetensors file as the test reads it, independently of the CLI. */
+typedef struct st_view {
+  unsigned char *file;
+  size_t size;
+  json_t *header;
+  const unsigned char *data;
+} st_view;
+
+static int read_view(st_view *v, const char *path) {
+  memset(v, 0, sizeof *v);
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  fseek(f, 0, SEEK_END);
+  v->size = (size_t)ftell(f);
+  fseek(f, 0, SEEK_SET);
+  v->file = malloc(v->size + 1);
+  size_t got = fread(v->file, 1, v->size, f);
+  fclose(f);
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; i--) n = n << 8 | v->file[i];
+  if (got != v->size || v->size < 8 || n > v->size - 8) return -1;
+  v->header = json_loadb((const char *)v->file + 8, n, 0, NULL);
+  v->data = v->file + 8 + n;
+  return v->header ? 0 : -1;
+}
+
+static void free_view(st_view *v) {
+  free(v->file);
+  json_decref(v->header);
+}
+
+/* A tensor's bytes, shape and dtype in a view; NULL when absent. */
+static const unsigned char *tensor(const st_view *v, const char *name,
+                                   size_t *size, int *rank, int64_t *shape,
+                                   const char **dtype) {
+  json_t *t = json_object_get(v->header, name);
+  if (!t) return NULL;
+  json_int_t b =
+      json_integer_value(json_array_get(json_object_get(t, "data_offsets"), 0));
+  json_int_t e =
+      json_integer_value(json_array_get(json_object_get(t, "data_offsets"), 1));
+  json_t *s = json_object_get(t, "shape");
+  *rank = (int)json_array_size(s);
+  for (int i = 0; i < *rank; i++)
+    shape[i] = json_integer_value(json_array_get(s, (size_t)i));
+  *dtype = json_string_value(json_object_get(t, "dtype"));
+  *size = (size_t)(e - b);
+  return v->data + b;
+}
+
+/* Runs relayout with args (printf-style) in the current directory; stdout
+ * goes to out.txt, stderr to err.txt. Returns the exit code. */
+static int cli(const char *fmt, ...) {
+  char args[2048], cmd[8192];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(args, sizeof args, fmt, ap);
+  va_end(ap);
+  snprintf(cmd, sizeof cmd, "'%s' %s >out.txt 2>err.txt", relayout_bin, args);
+  int rc = system(cmd);
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+static char *slurp(const char *path) {
+  st_view v;
+  read_view(&v, path);
+  json_decref(v.header);
+  if (v.file) v.file[v.size] = 0;
+  return (char *)v.file;
+}
+
+static int said(const char *part) {
+  char *err = slurp("err.txt");
+  int ok = err && strstr(err, part);
+  if (!ok) fprintf(stderr, "stderr was: %s\n", err ? err : "(none)");
+  free(err);
+  return ok;
+}
+
+/* No file and no temp file at path. */
+static int absent(const char *path) {
+  char cmd[600];
+  struct stat st;
+  snprintf(cmd, sizeof cmd, "ls '%s'.tmp-* >/dev/null 2>&1", path);
+  return stat(path, &st) != 0 && system(cmd) != 0;
+}
+
+static int same_files(const char *a, const char *b) {
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "cmp -s '%s' '%s'", a, b);
+  return system(cmd) == 0;
+}
+
+/* Every tensor of specs[first..first+n) in the repacked file out: the
+ * reference conversion of its bytes in in, or the bytes unchanged. */
+static void check_repacked(const char *in, const char *out, int first, int n) {
+  st_view vi, vo;
+  CHECK(read_view(&vi, in) == 0 && read_view(&vo, out) == 0, "%s, %s", in, out);
+  if (!vi.header || !vo.header) return;
+  for (int i = first; i < first + n; i++) {
+    const spec *s = &model[i];
+    size_t isz, osz;
+    int irank, orank;
+    int64_t ishape[RELAYOUT_MAX_AXES], oshape[RELAYOUT_MAX_AXES];
+    const char *idt, *odt;
+    const unsigned char *src = tensor(&vi, s->name, &isz, &irank, ishape, &idt);
+    const unsigned char *got = tensor(&vo, s->name, &osz, &orank, oshape, &odt);
+    CHECK(src && got && !strcmp(odt, s->dtype), "%s in %s", s->name, out);
+    if (!src || !got) continue;
+    if (!s->to) {
+      CHECK(osz == isz && !memcmp(src, got, isz) && orank == s->rank,
+            "%s copied unchanged", s->name);
+      continue;
+    }
+    relayout_layout *a, *b;
+    relayout_desc sd, dd;
+    int64_t want;
+    CHECK_OK(relayout_layout_parse(&a, s->from, &e_));
+    CHECK_OK(relayout_layout_parse(&b, s->to, &e_));
+    CHECK_OK(relayout_bind(&sd, &dd, a, b, s->bits, s->rank, s->shape, NULL, 0,
+                           &e_));
+    relayout_desc_size_bytes(&want, &dd, NULL);
+    int prank;
+    int64_t pshape[RELAYOUT_MAX_AXES];
+    relayout_desc_physical_shape(&prank, pshape, &dd);
+    CHECK(orank == prank &&
+              !memcmp(oshape, pshape, sizeof *pshape * (size_t)prank),
+          "%s: stored in %s's physical shape", s->name, s->to);
+    CHECK(osz == (size_t)want, "%s: %zu bytes, want %lld", s->name, osz,
+          (long long)want);
+    if (osz == (size_t)want) {
+      unsigned char *ref = malloc(osz);
+      CHECK_OK(relayout_convert_ref(&dd, ref, osz, &sd, src, isz, &e_));
+      CHECK(!memcmp(ref, got, osz), "%s equals the reference %s -> %s", s->name,
+            s->from, s->to);
+      free(ref);
+    }
+    relayout_layout_free(a);
+    relayout_layout_free(b);
+  }
+  free_view(&vi);
+  free_view(&vo);
+}
+
+static void test_round_trip(int metadata) {
+  write_model("m.st", 0, NMODEL, metadata);
+  CHECK(cli("repack m.st r.st " RULES) == 0, "repack");
+  check_repacked("m.st", "r.st", 0, NMODEL);
+  CHECK(cli("repack --restore r.st back.st") == 0, "restore");
+  CHECK(same_files("m.st", "back.st"), "restore gives the file back");
+  /* The same bytes on the reference, and with slots smaller than most
+   * tensors, so that groups, lone tensors and unaligned sources all run. */
+  CHECK(cli("repack m.st ref.st --device ref " RULES) == 0, "repack on ref");
+  CHECK(same_files("r.st", "ref.st"), "device and reference agree");
+  CHECK(cli("repack m.st small.st --max-memory 40K " RULES) == 0, "small");
+  CHECK(same_files("r.st", "small.st"), "small slots give the same file");
+  CHECK(cli("repack r.st x.st " RULES) == 1 && said("restore it first"),
+        "a repacked file is not repacked again");
+  CHECK(cli("repack --restore m.st x.st") == 1 && said("nothing to restore"),
+        "restore needs a repacked file");
+  CHECK(absent("x.st"), "no output after a refusal");
+}
+
+static void test_reports(void) {
+  write_model("m.st", 0, NMODEL, 1);
+  CHECK(cli("repack --dry-run m.st d.st " RULES) == 0, "dry run");
+  char *out = slurp("out.txt");
+  for (int i = 0; out && i < NMODEL; i++)
+    CHECK(strstr(out, model[i].name), "dry run names %s", model[i].name);
+  CHECK(out && strstr(out, "ND -> FRACTAL_Z(c0=16,b16=16)"),
+        "dry run gives the target with its blocks");
+  free(out);
+  CHECK(absent("d.st"), "dry run writes nothing");
+
+  CHECK(cli("repack --json m.st j.st " RULES) == 0, "json");
+  json_t *j = json_load_file("out.txt", 0, NULL);
+  json_t *ts = json_object_get(j, "tensors");
+  CHECK(json_array_size(ts) == (size_t)NMODEL, "a record per tensor");
+  for (int i = 0; i < NMODEL && i < (int)json_array_size(ts); i++) {
+    json_t *t = json_array_get(ts, (size_t)i);
+    const char *to = json_string_value(json_object_get(t, "to"));
+    CHECK(!strcmp(json_string_value(json_object_get(t, "name")), model[i].name),
+          "record %d names %s", i, model[i].name);
+    CHECK(model[i].to ? to && !strncmp(to, model[i].to, strlen(model[i].to))
+                      : !to,
+          "%s: to %s", model[i].name, to ? to : "null");
+    CHECK(json_integer_value(json_object_get(t, "bytes_in")) ==
+              (json_int_t)spec_bytes(&model[i]),
+          "%s: bytes_in", model[i].name);
+  }
+  CHECK(json_integer_value(json_object_get(j, "bytes_read")) > 0, "totals");
+  json_decref(j);
+}
+
+static void test_shards(void) {
+  mkdir("sh", 0777);
+  write_model("sh/model-00001-of-00002.safetensors", 0, 5, 1);
+  write_model("sh/model-00002-of-00002.safetensors", 5, NMODEL - 5, 1);
+  json_t *map = json_object();
+  for (int i = 0; i < NMODEL; i++)
+    json_object_set_new(map, model[i].name,
+                        json_string(i < 5
+                                        ? "model-00001-of-00002.safetensors"
+                                        : "model-00002-of-00002.safetensors"));
+  json_t *idx = json_pack("{s:{s:i}, s:o}", "metadata", "total_size", 1,
+                          "weight_map", map);
+  json_dump_file(idx, "sh/model.safetensors.index.json", JSON_INDENT(2));
+  CHECK(cli("repack sh sh.out " RULES) == 0, "sharded repack");
+  check_repacked("sh/model-00001-of-00002.safetensors",
+                 "sh.out/model-00001-of-00002.safetensors", 0, 5);
+  check_repacked("sh/model-00002-of-00002.safetensors",
+                 "sh.out/model-00002-of-00002.safetensors", 5, NMODEL - 5);
+  /* total_size: the sum of the new shards' tensor bytes. */
+  json_int_t total = 0;
+  const char *shards[] = {"sh.out/model-00001-of-00002.safetensors",
+                          "sh.out/model-00002-of-00002.safetensors"};
+  for (int k = 0; k < 2; k++) {
+    st_view v;
+    if (read_view(&v, shards[k])) continue;
+    total += (json_int_t)(v.file + v.size - v.data);
+    free_view(&v);
+  }
+  json_t *out = json_load_file("sh.out/model.safetensors.index.json", 0, NULL);
+  CHECK(json_integer_value(json_object_get(json_object_get(out, "metadata"),
+                                           "total_size")) == total,
+        "index total_size is the new size, %lld", (long long)total);
+  CHECK(json_equal(json_object_get(out, "weight_map"), map),
+        "index weight_map unchanged");
+  json_decref(out);
+  CHECK(cli("repack --restore sh.out sh.back") == 0, "sharded restore");
+  CHECK(same_files("sh/model-00001-of-00002.safetensors",
+                   "sh.back/model-00001-of-00002.safetensors") &&
+            same_files("sh/model-00002-of-00002.safetensors",
+                       "sh.back/model-00002-of-00002.safetensors"),
+        "shards restored byte for byte");
+  CHECK(cli("repack sh sh.out " RULES) == 2 && said("exists"),
+        "an existing output directory is refused");
+
+  json_object_set_new(map, "ghost",
+                      json_string("model-00001-of-00002.safetensors"));
+  json_dump_file(idx, "sh/model.safetensors.index.json", JSON_INDENT(2));
+  CHECK(cli("repack sh sh.bad " RULES) == 1 && said("'ghost' is not in"),
+        "index naming a missing tensor");
+  json_object_set_new(map, "ghost", json_string("../m.st"));
+  json_dump_file(idx, "sh/model.safetensors.index.json", JSON_INDENT(2));
+  CHECK(cli("repack sh sh.bad " RULES) == 1 && said("not a file name"),
+        "index pointing outside the directory");
+  CHECK(absent("sh.bad"), "no output directory after a failure");
+  json_decref(idx);
+}
+
+/* A hostile or broken file: refused, naming the file and the problem. */
+static void refused(const char *what, const char *part) {
+  CHECK(cli("repack bad.st x.st --rule '*=ND'") == 1 && said("bad.st") &&
+            said(part),
+        "%s", what);
+  CHECK(absent("x.st"), "%s: no output", what);
+}
+
+static void test_hostile(void) {
+  unsigned char data[64] = {0};
+  put_file("bad.st", "\x10\0\0", 3, NULL, 0);
+  refused("a 3-byte file", "too short");
+  put_raw("bad.st", (uint64_t)1 << 40, "{}", NULL, 0);
+  refused("a huge header length", "above the safetensors limit");
+  put_raw("bad.st", 5000, "{}", NULL, 0);
+  refused("a header past the end", "runs past the end");
+  const struct {
+    const char *what, *header, *part;
+    size_t data;
+  } cases[] = {
+      {"not JSON", "{\"a\":", "not valid JSON", 0},
+      {"not an object", "[1,2]", "not a JSON object", 0},
+      {"duplicate keys",
+       "{\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]},"
+       "\"a\":{\"dtype\":\"U8\",\"shape\":[1],\"data_offsets\":[0,1]}}",
+       "duplicate", 1},
+      {"overlapping offsets",
+       "{\"a\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[0,8]},"
+       "\"b\":{\"dtype\":\"U8\",\"shape\":[8],\"data_offsets\":[4,12]}}",
+       "overlaps", 12},
+      {"offsets out of range",
+       "{\"a\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]}}",
+       "run past", 8},
+      {"size not shape x dtype",
+       "{\"a\":{\"dtype\":\"F32\",\"shape\":[3],\"data_offsets\":[0,8]}}",
+       "make 12", 8},
+      {"a hole in the data",
+       "{\"a\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[0,4]},"
+       "\"b\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[8,12]}}",
+       "belong to no tensor", 12},
+      {"unknown dtype",
+       "{\"a\":{\"dtype\":\"Q7\",\"shape\":[4],\"data_offsets\":[0,4]}}",
+       "unknown dtype 'Q7'", 4},
+      {"negative extent",
+       "{\"a\":{\"dtype\":\"U8\",\"shape\":[-4],\"data_offsets\":[0,4]}}",
+       "not a whole number", 4},
+      {"fractional extent",
+       "{\"a\":{\"dtype\":\"U8\",\"shape\":[4.0],\"data_offsets\":[0,4]}}",
+       "not a whole number", 4},
+      {"reversed offsets",
+       "{\"a\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[4,0]}}",
+       "begin <= end", 4},
+      {"size overflow",
+       "{\"a\":{\"dtype\":\"F64\",\"shape\":[4294967296,4294967296],"
+       "\"data_offsets\":[0,4]}}",
+       "overflows", 4},
+      {"rank above the limit",
+       "{\"a\":{\"dtype\":\"U8\",\"shape\":[1,1,1,1,1,1,1,1,1,1,1,1,1],"
+       "\"data_offsets\":[0,1]}}",
+       "above the limit", 1},
+      {"an unknown field",
+       "{\"a\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[0,4],"
+       "\"x\":1}}",
+       "unknown field 'x'", 4},
+      {"metadata not strings", "{\"__metadata__\":{\"k\":3}}",
+       "is not a string", 0},
+      {"offsets missing", "{\"a\":{\"dtype\":\"U8\",\"shape\":[4]}}",
+       "data_offsets", 4},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    put_raw("bad.st", strlen(cases[i].header), cases[i].header, data,
+            cases[i].data);
+    refused(cases[i].what, cases[i].part);
+  }
+  /* Truncated: a valid file cut inside its data. */
+  write_model("m.st", 0, 3, 0);
+  st_view v;
+  read_view(&v, "m.st");
+  put_file("bad.st", v.file, v.size - 5, NULL, 0);
+  free_view(&v);
+  refused("a truncated file", "run past");
+
+  /* Tampered restore records. */
+  write_model("m.st", 0, 3, 0);
+  CHECK(cli("repack m.st r.st " RULES) == 0, "repack to tamper with");
+  read_view(&v, "r.st");
+  char *h = json_dumps(v.header, JSON_COMPACT);
+  char *at = strstr(h, "[64,3,7,7]");
+  if (at) memcpy(at, "[64,3,7,6]", 10);
+  put_raw("bad.st", strlen(h), h, v.data, (size_t)(v.file + v.size - v.data));
+  free(h);
+  free_view(&v);
+  CHECK(cli("repack --restore bad.st x.st") == 1 && said("conv1.weight") &&
+            said("holds"),
+        "a record that does not fit the tensor");
+  CHECK(absent("x.st"), "no output from a bad restore");
+  CHECK(cli("repack m.st x.st --rule 'conv1.bias=FRACTAL_Z'") == 1 &&
+            said("tensor 'conv1.bias'") && said("rule 'conv1.bias=FRACTAL_Z'"),
+        "a rule that cannot apply names the tensor and the rule");
+  CHECK(absent("x.st"), "no output when a rule cannot apply");
+  CHECK(cli("repack m.st nodir/x.st " RULES) == 1 && said("nodir/x.st"),
+        "an output that cannot be created");
+}
+
+static void test_usage(void) {
+  CHECK(cli("repack --help") == 0, "help");
+  char *out = slurp("out.txt");
+  CHECK(out && strstr(out, "--rule GLOB[:Nd][:FROM]=TO") &&
+            strstr(out, "--restore") && strstr(out, "--max-memory"),
+        "help describes the options");
+  free(out);
+  CHECK(cli("repack m.st x.st") == 2 && said("at least one --rule"), "no rule");
+  CHECK(cli("repack --restore m.st x.st --rule '*=ND'") == 2 &&
+            said("takes no --rule"),
+        "restore with rules");
+  CHECK(cli("repack m.st x.st --rule 'a:3d:4d=ND'") == 2 &&
+            said("rank is given twice"),
+        "a rule with two ranks");
+  CHECK(cli("repack m.st x.st --rule 'a=NOPE_X'") == 2 && said("NOPE_X"),
+        "a rule with an unknown layout");
+  CHECK(cli("repack m.st x.st --rule '*=ND' --max-memory 3Q") == 2 &&
+            said("byte count"),
+        "a bad --max-memory");
+  CHECK(cli("repack m.st m.st --rule '*=ND'") == 2 && said("OUT is the input"),
+        "in place");
+}
+
+int main(int argc, char **argv) {
+  if (argc != 2 || !realpath(argv[1], relayout_bin)) {
+    fprintf(stderr, "usage: test_repack PATH/TO/relayout\n");
+    return 2;
+  }
+  char dir[] = "/tmp/relayout-repack-XXXXXX";
+  if (!mkdtemp(dir) || chdir(dir)) return 2;
+  test_round_trip(1);
+  test_round_trip(0);
+  test_reports();
+  test_shards();
+  test_hostile();
+  test_usage();
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd)) fprintf(stderr, "could not remove %s\n", dir);
+  return check_summary();
+}
