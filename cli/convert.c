@@ -155,14 +155,9 @@ static int run(const input *x, const char *out, relayout_layout *from,
 }
 
 int cmd_convert(int argc, char **argv) {
-  cli_opt opts[] = {{.name = "from"},
-                    {.name = "to"},
-                    {.name = "dims"},
-                    {.name = "c0"},
-                    {.name = "dtype"},
-                    {.name = "device"},
-                    {.name = "shape"},
-                    {0}};
+  cli_opt opts[] = {
+      {.name = "from"},  {.name = "to"},     {.name = "dims"},  {.name = "c0"},
+      {.name = "dtype"}, {.name = "device"}, {.name = "shape"}, {0}};
   const char *pos[2];
   int npos, rc;
   if ((rc = cli_parse(argc, argv, opts, pos, 2, &npos, "convert", usage)))
