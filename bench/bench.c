@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 extern const char rl_kernel_copy_cl[]; /* kernels/copy.cl, embedded */
 
@@ -26,12 +25,6 @@ static const char usage[] =
     "  --shape  logical extents in SRC's logical order (batch dims first)\n"
     "  --dtype  element type (default f32)\n"
     "  --json   one JSON object on stdout instead of the table\n";
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static int by_value(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -87,9 +80,9 @@ static double median(job *j, int runs) {
   for (int i = 0; i < 2; i++)
     if (run_once(j)) return -1;
   for (int i = 0; i < runs; i++) {
-    double t0 = now();
+    double t0 = cli_now();
     if (run_once(j)) return -1;
-    t[i] = now() - t0;
+    t[i] = cli_now() - t0;
   }
   qsort(t, (size_t)runs, sizeof t[0], by_value);
   return runs % 2 ? t[runs / 2] : (t[runs / 2 - 1] + t[runs / 2]) / 2;

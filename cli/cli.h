@@ -38,6 +38,9 @@ int cli_layouts(relayout_layout **from, relayout_layout **to, const char *src,
  * prints the one-line note when auto falls back to the reference. */
 int cli_engine(relayout_engine **out, const char *device, const char *cmd);
 
+/* Seconds on the monotonic clock. */
+double cli_now(void);
+
 /* Fills err with the message; returns status. */
 relayout_status cli_fail(relayout_error *err, relayout_status status,
                          const char *fmt, ...)

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { SLOTS = 3, DST_ALIGN = 64, SRC_ALIGN = 8 };
 
@@ -28,12 +27,6 @@ typedef struct pl_state {
   int nslots;
   pl_slot slot[SLOTS];
 } pl_state;
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static size_t align_up(size_t x) {
   return (x + DST_ALIGN - 1) / DST_ALIGN * DST_ALIGN;
@@ -73,7 +66,7 @@ static int group_size(const pl_state *st, int first, int njobs) {
 }
 
 static relayout_status run_alone(pl_state *st, pl_job *j, relayout_error *err) {
-  double t0 = now();
+  double t0 = cli_now();
   unsigned char *buf = malloc(j->dst_size ? j->dst_size : 1);
   if (!buf) {
     snprintf(err->message, sizeof err->message,
@@ -87,7 +80,7 @@ static relayout_status run_alone(pl_state *st, pl_job *j, relayout_error *err) {
     s = cli_pwrite(st->out->fd, buf, j->dst_size, j->dst_at, st->out->path,
                    err);
   free(buf);
-  j->seconds = now() - t0;
+  j->seconds = cli_now() - t0;
   j->where = *note.message ? "reference" : relayout_plan_family(j->plan);
   if (!s && st->out->progress)
     st->out->progress(st->out->ctx, j->src_size, j->dst_size, 1);
@@ -101,7 +94,7 @@ static relayout_status finish(pl_state *st, pl_slot *s, relayout_error *err) {
   clReleaseEvent(s->done);
   s->done = NULL;
   if (rc != CL_SUCCESS) return cl_fail(err, "a conversion group", rc);
-  double t = now() - s->t0;
+  double t = cli_now() - s->t0;
   size_t off = 0;
   uint64_t read = 0, written = 0;
   for (int i = s->first; i < s->first + s->count; i++) {
@@ -129,7 +122,7 @@ static relayout_status submit(pl_state *st, pl_slot *s, int first, int count,
   size_t span = (size_t)(last->src - base) + last->src_size;
   s->first = first;
   s->count = count;
-  s->t0 = now();
+  s->t0 = cli_now();
   cl_event up, kernels = NULL;
   cl_int rc = clEnqueueWriteBuffer(st->up, s->src, CL_FALSE, 0, span, base, 0,
                                    NULL, &up);

@@ -1,19 +1,13 @@
 /* report.c - repack's progress line on a terminal and its --json summary */
+#include "cli.h"
 #include "repack.h"
 
 #include <stdio.h>
-#include <time.h>
 #include <unistd.h>
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 void rp_report_init(rp_report *r) {
   *r = (rp_report){0};
-  r->start = now();
+  r->start = cli_now();
   r->tty = isatty(2);
   r->tensors = json_array();
 }
@@ -41,15 +35,15 @@ void rp_report_progress(void *ctx, uint64_t read, uint64_t written,
   r->written_bytes += written;
   r->done_bytes += read + written;
   r->done_tensors += tensors;
-  double t = now();
+  double t = cli_now();
   if (r->tty && t - r->last_print > 0.1) print_line(r, t);
 }
 
 void rp_report_finish(rp_report *r, int json, const char *in, const char *out,
                       const char *device, int restore, int dry_run) {
-  double secs = now() - r->start;
+  double secs = cli_now() - r->start;
   if (r->tty && !dry_run) {
-    print_line(r, now());
+    print_line(r, cli_now());
     fputc('\n', stderr);
   }
   if (!json) return;

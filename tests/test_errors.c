@@ -255,7 +255,68 @@ static void dtype_names(void) {
         "status names");
 }
 
+/* torch_npu acl_format numbers and the resolved text a repack records; the
+ * numbers and blocks are those of LAYOUTS.md section 3 and torch_npu. */
+static void names_and_blocks(void) {
+  static const struct {
+    const char *text, *name;
+  } acl[] = {{"0", "NCHW"},      {"1", "NHWC"},         {"2", "ND"},
+             {"3", "NC1HWC0"},   {"4", "FRACTAL_Z"},    {"16", "HWCN"},
+             {"27", "NDHWC"},    {"29", "FRACTAL_NZ"},  {"30", "NCDHW"},
+             {"32", "NDC1HWC0"}, {"33", "FRACTAL_Z_3D"}};
+  for (size_t i = 0; i < sizeof acl / sizeof acl[0]; i++) {
+    relayout_layout *l = NULL;
+    CHECK_OK(relayout_layout_parse(&l, acl[i].text, &e_));
+    CHECK(l && !strcmp(relayout_layout_text(l), acl[i].name),
+          "acl_format %s is %s", acl[i].text, acl[i].name);
+    relayout_layout_free(l);
+  }
+  relayout_layout *l = NULL;
+  CHECK_FAILS(RELAYOUT_ERR_UNKNOWN, "unknown acl_format number 5",
+              relayout_layout_parse(&l, "5", &e_));
+  CHECK_FAILS(RELAYOUT_ERR_UNKNOWN, "unknown acl_format number 99999999",
+              relayout_layout_parse(&l, "99999999", &e_));
+
+  static const struct {
+    const char *text;
+    relayout_dtype dtype;
+    const char *want;
+  } blocks[] = {
+      {"FRACTAL_NZ", RELAYOUT_F16, "FRACTAL_NZ(c0=16,b16=16)"},
+      {"FRACTAL_NZ", RELAYOUT_F32, "FRACTAL_NZ(c0=8,b16=16)"},
+      {"NZ", RELAYOUT_I8, "FRACTAL_NZ(c0=32,b16=16)"},
+      {"NC1HWC0", RELAYOUT_F32, "NC1HWC0(c0=16)"},
+      {"FRACTAL_Z(groups=2)", RELAYOUT_F16, "FRACTAL_Z(c0=16,b16=16,groups=2)"},
+      {"FRACTAL_Z(c0=8)", RELAYOUT_F16, "FRACTAL_Z(c0=8,b16=16)"},
+      {"ND_ALIGN", RELAYOUT_U8, "ND_ALIGN(align=32)"},
+      {"NCHW16c", RELAYOUT_F16, "NCHW16c"},
+      {"4", RELAYOUT_I8, "FRACTAL_Z(c0=32,b16=16)"},
+  };
+  for (size_t i = 0; i < sizeof blocks / sizeof blocks[0]; i++) {
+    char text[128] = "";
+    l = NULL;
+    CHECK_OK(relayout_layout_parse(&l, blocks[i].text, &e_));
+    CHECK_OK(relayout_layout_resolved_text(text, sizeof text, l,
+                                           blocks[i].dtype, &e_));
+    CHECK(!strcmp(text, blocks[i].want), "%s at %s resolves to %s, got %s",
+          blocks[i].text, relayout_dtype_name(blocks[i].dtype), blocks[i].want,
+          text);
+    relayout_layout *back = NULL;
+    CHECK_OK(relayout_layout_parse(&back, text, &e_));
+    relayout_layout_free(back);
+    relayout_layout_free(l);
+  }
+  char small[8];
+  l = NULL;
+  CHECK_OK(relayout_layout_parse(&l, "FRACTAL_NZ", &e_));
+  CHECK_FAILS(
+      RELAYOUT_ERR_ARGUMENT, "no room",
+      relayout_layout_resolved_text(small, sizeof small, l, RELAYOUT_F16, &e_));
+  relayout_layout_free(l);
+}
+
 int main(void) {
+  names_and_blocks();
   bad_layout_text();
   bad_dims();
   bad_strides();
