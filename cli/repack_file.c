@@ -257,23 +257,30 @@ static json_t *new_header(const rp_options *o, const st_file *f,
   return h;
 }
 
-static void print_item(const rp_item *it, const rp_options *o) {
-  char in[160] = "", out[160] = "";
+/* "2x17x5x3"; room for RELAYOUT_MAX_AXES extents of up to 19 digits. */
+typedef struct shape_text {
+  char s[RELAYOUT_MAX_AXES * 20 + 1];
+} shape_text;
+
+static shape_text format_shape(int rank, const int64_t *shape) {
+  shape_text t = {""};
   size_t n = 0;
-  for (int d = 0; d < it->t->rank; d++)
-    n += (size_t)snprintf(in + n, sizeof in - n, "%s%lld", d ? "x" : "",
-                          (long long)it->t->shape[d]);
-  n = 0;
-  for (int d = 0; d < it->out_rank; d++)
-    n += (size_t)snprintf(out + n, sizeof out - n, "%s%lld", d ? "x" : "",
-                          (long long)it->out_shape[d]);
+  for (int d = 0; d < rank && d < RELAYOUT_MAX_AXES; d++)
+    n += (size_t)snprintf(t.s + n, sizeof t.s - n, "%s%lld", d ? "x" : "",
+                          (long long)shape[d]);
+  return t;
+}
+
+static void print_item(const rp_item *it, const rp_options *o) {
+  shape_text in = format_shape(it->t->rank, it->t->shape);
   if (!it->convert) {
-    printf("  %-40s %-5s %-16s copied\n", it->t->name, it->t->dtype, in);
+    printf("  %-40s %-5s %-16s copied\n", it->t->name, it->t->dtype, in.s);
     return;
   }
   printf("  %-40s %-5s %-16s %s -> %s  %s  %llu -> %llu bytes", it->t->name,
-         it->t->dtype, in, o->restore ? it->to : it->from,
-         o->restore ? it->from : it->to, out,
+         it->t->dtype, in.s, o->restore ? it->to : it->from,
+         o->restore ? it->from : it->to,
+         format_shape(it->out_rank, it->out_shape).s,
          (unsigned long long)(it->t->end - it->t->begin),
          (unsigned long long)it->out_size);
   if (it->rule >= 0) printf("  (rule %d)", it->rule + 1);
