@@ -11,9 +11,10 @@
 enum { SLOTS = 3, DST_ALIGN = 64, SRC_ALIGN = 8 };
 
 typedef struct pl_slot {
-  cl_mem src, dst, pinned;
-  unsigned char *staging; /* pinned, mapped for the whole run */
-  cl_event done;          /* the group's download; NULL when idle */
+  cl_mem src, dst, pinned; /* src and pinned: not with unified memory */
+  unsigned char *staging;  /* results: pinned, mapped for the whole run; or
+                              the mapped dst while a group is read out */
+  cl_event done;           /* the group's download; NULL when idle */
   int first, count;
   double t0;
 } pl_slot;
@@ -22,7 +23,10 @@ typedef struct pl_state {
   pl_job *jobs;
   const pl_output *out;
   relayout_engine *engine;
+  cl_context context;
   cl_command_queue up, down, kernels;
+  int unified; /* the device works in host memory: kernels read the mapped
+                  input and results are mapped, not copied */
   size_t cap_src, cap_dst; /* per slot; 0: every job runs alone */
   int nslots;
   pl_slot slot[SLOTS];
@@ -109,6 +113,11 @@ static relayout_status finish(pl_state *st, pl_slot *s, relayout_error *err) {
     read += j->src_size;
     written += j->dst_size;
   }
+  if (st->unified) {
+    clEnqueueUnmapMemObject(st->down, s->dst, s->staging, 0, NULL, NULL);
+    clFinish(st->down);
+    s->staging = NULL;
+  }
   if (st->out->progress)
     st->out->progress(st->out->ctx, read, written, s->count);
   return RELAYOUT_OK;
@@ -123,25 +132,38 @@ static relayout_status submit(pl_state *st, pl_slot *s, int first, int count,
   s->first = first;
   s->count = count;
   s->t0 = cli_now();
-  cl_event up, kernels = NULL;
-  cl_int rc = clEnqueueWriteBuffer(st->up, s->src, CL_FALSE, 0, span, base, 0,
-                                   NULL, &up);
-  if (rc != CL_SUCCESS) return cl_fail(err, "an upload", rc);
-  clFlush(st->up);
+  cl_event up = NULL, kernels = NULL;
+  cl_mem src = s->src;
+  cl_int rc;
+  if (st->unified) {
+    src = clCreateBuffer(st->context, CL_MEM_READ_ONLY | CL_MEM_USE_HOST_PTR,
+                         span, (void *)base, &rc);
+    if (rc != CL_SUCCESS) return cl_fail(err, "wrapping the input", rc);
+  } else {
+    rc = clEnqueueWriteBuffer(st->up, src, CL_FALSE, 0, span, base, 0, NULL,
+                              &up);
+    if (rc != CL_SUCCESS) return cl_fail(err, "an upload", rc);
+    clFlush(st->up);
+  }
   size_t off = 0;
   relayout_status r = RELAYOUT_OK;
   for (int i = first; i < first + count && !r; i++) {
     off = align_up(off);
-    r = relayout_plan_enqueue(j[i].plan, s->dst, off, s->src,
-                              (size_t)(j[i].src - base), 1, &up,
-                              i == first + count - 1 ? &kernels : NULL, err);
+    r = relayout_plan_enqueue(
+        j[i].plan, s->dst, off, src, (size_t)(j[i].src - base), up ? 1 : 0,
+        up ? &up : NULL, i == first + count - 1 ? &kernels : NULL, err);
     off += j[i].dst_size;
   }
-  clReleaseEvent(up);
+  if (up) clReleaseEvent(up);
+  if (st->unified) clReleaseMemObject(src); /* kept until the kernels end */
   if (r) return r;
   clFlush(st->kernels);
-  rc = clEnqueueReadBuffer(st->down, s->dst, CL_FALSE, 0, off, s->staging, 1,
-                           &kernels, &s->done);
+  if (st->unified)
+    s->staging = clEnqueueMapBuffer(st->down, s->dst, CL_FALSE, CL_MAP_READ, 0,
+                                    off, 1, &kernels, &s->done, &rc);
+  else
+    rc = clEnqueueReadBuffer(st->down, s->dst, CL_FALSE, 0, off, s->staging, 1,
+                             &kernels, &s->done);
   clReleaseEvent(kernels);
   if (rc != CL_SUCCESS) {
     s->done = NULL;
@@ -159,8 +181,12 @@ static void open_slots(pl_state *st, int njobs, uint64_t max_memory) {
   cl_device_id dev;
   cl_ulong max_alloc = 0;
   clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL);
+  cl_bool unified = CL_FALSE;
   clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc,
                   &max_alloc, NULL);
+  clGetDeviceInfo(dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified,
+                  NULL);
+  st->unified = unified == CL_TRUE;
   /* Each slot holds a source, a destination and its pinned staging. */
   uint64_t cap = max_memory / (3 * SLOTS);
   if (cap > max_alloc) cap = max_alloc;
@@ -185,15 +211,20 @@ static void open_slots(pl_state *st, int njobs, uint64_t max_memory) {
   }
   st->cap_src = st->cap_dst = 0;
   if (!groups) return;
-  cl_context ctx = relayout_engine_context(st->engine);
-  cl_int rc;
+  cl_context ctx = st->context = relayout_engine_context(st->engine);
+  cl_int rc = CL_SUCCESS;
   st->kernels = q;
-  st->up = clCreateCommandQueue(ctx, dev, 0, &rc);
+  if (!st->unified) st->up = clCreateCommandQueue(ctx, dev, 0, &rc);
   if (rc == CL_SUCCESS) st->down = clCreateCommandQueue(ctx, dev, 0, &rc);
   if (rc != CL_SUCCESS) return;
   st->nslots = groups < SLOTS ? groups : SLOTS;
   for (int i = 0; i < st->nslots; i++) {
     pl_slot *s = &st->slot[i];
+    if (st->unified) {
+      s->dst = clCreateBuffer(ctx, CL_MEM_ALLOC_HOST_PTR, need_dst, NULL, &rc);
+      if (rc != CL_SUCCESS) return;
+      continue;
+    }
     s->src = clCreateBuffer(ctx, CL_MEM_READ_ONLY, need_src, NULL, &rc);
     if (rc == CL_SUCCESS)
       s->dst = clCreateBuffer(ctx, CL_MEM_READ_WRITE, need_dst, NULL, &rc);
@@ -218,7 +249,8 @@ static void close_slots(pl_state *st) {
       clReleaseEvent(s->done);
     }
     if (s->staging) {
-      clEnqueueUnmapMemObject(st->down, s->pinned, s->staging, 0, NULL, NULL);
+      clEnqueueUnmapMemObject(st->down, st->unified ? s->dst : s->pinned,
+                              s->staging, 0, NULL, NULL);
       clFinish(st->down);
     }
     if (s->pinned) clReleaseMemObject(s->pinned);

@@ -4,8 +4,11 @@
  * source and destination fit one slot) and each group is uploaded, converted
  * and downloaded on three queues: while one group's kernels run, the next
  * group uploads and the one before downloads. Three slots of device buffers
- * and pinned host staging bound the memory in flight. A tensor larger than a
- * slot, or a plan on the reference, runs alone through relayout_plan_run.
+ * and pinned host staging bound the memory in flight. On a device that works
+ * in host memory (CL_DEVICE_HOST_UNIFIED_MEMORY, as PoCL's CPU device) the
+ * kernels read the mapped input in place and the results are mapped, not
+ * copied. A tensor larger than a slot, or a plan on the reference, runs
+ * alone through relayout_plan_run.
  */
 #ifndef RELAYOUT_PIPELINE_H
 #define RELAYOUT_PIPELINE_H
