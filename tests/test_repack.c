@@ -274,6 +274,14 @@ static void test_round_trip(int metadata) {
   CHECK(same_files("r.st", "ref.st"), "device and reference agree");
   CHECK(cli("repack m.st small.st --max-memory 40K " RULES) == 0, "small");
   CHECK(same_files("r.st", "small.st"), "small slots give the same file");
+  /* The upload/download path of discrete GPUs, on the same device. */
+  setenv("RELAYOUT_UNIFIED", "0", 1);
+  CHECK(cli("repack m.st copied.st " RULES) == 0 &&
+            cli("repack m.st small.st --max-memory 40K " RULES) == 0,
+        "repack through uploads and downloads");
+  unsetenv("RELAYOUT_UNIFIED");
+  CHECK(same_files("r.st", "copied.st") && same_files("r.st", "small.st"),
+        "uploads and downloads give the same file");
   CHECK(cli("repack r.st x.st " RULES) == 1 && said("restore it first"),
         "a repacked file is not repacked again");
   CHECK(cli("repack --restore m.st x.st") == 1 && said("nothing to restore"),
