@@ -15,11 +15,19 @@ double cli_now(void) {
 
 relayout_status cli_fail(relayout_error *err, relayout_status status,
                          const char *fmt, ...) {
+  char msg[RELAYOUT_ERROR_LEN]; /* the arguments may name err->message */
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(err->message, sizeof err->message, fmt, ap);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  memcpy(err->message, msg, sizeof msg);
   return status;
+}
+
+relayout_status cli_stop_requested(relayout_error *err) {
+  if (!cli_interrupted()) return RELAYOUT_OK;
+  return cli_fail(err, RELAYOUT_ERR_IO, "interrupted by signal %d",
+                  cli_interrupted());
 }
 
 int cli_error(int code, const char *cmd, const char *fmt, ...) {

@@ -41,10 +41,14 @@ int cli_engine(relayout_engine **out, const char *device, const char *cmd);
 /* Seconds on the monotonic clock. */
 double cli_now(void);
 
-/* Fills err with the message; returns status. */
+/* Fills err with the message (which may quote err->message); returns
+ * status. */
 relayout_status cli_fail(relayout_error *err, relayout_status status,
                          const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* RELAYOUT_ERR_IO "interrupted by signal N" once a deferred signal came,
+ * else RELAYOUT_OK. */
+relayout_status cli_stop_requested(relayout_error *err);
 
 /* Prints "relayout CMD: error: ..." to stderr; returns code. */
 int cli_error(int code, const char *cmd, const char *fmt, ...)

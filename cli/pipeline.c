@@ -38,9 +38,8 @@ static size_t align_up(size_t x) {
 
 static relayout_status cl_fail(relayout_error *err, const char *what,
                                cl_int rc) {
-  snprintf(err->message, sizeof err->message, "%s failed (OpenCL error %d)",
-           what, rc);
-  return RELAYOUT_ERR_UNSUPPORTED;
+  return cli_fail(err, RELAYOUT_ERR_UNSUPPORTED, "%s failed (OpenCL error %d)",
+                  what, rc);
 }
 
 /* Jobs that do not go through the slots: on the reference, or too large. */
@@ -72,12 +71,11 @@ static int group_size(const pl_state *st, int first, int njobs) {
 static relayout_status run_alone(pl_state *st, pl_job *j, relayout_error *err) {
   double t0 = cli_now();
   unsigned char *buf = malloc(j->dst_size ? j->dst_size : 1);
-  if (!buf) {
-    snprintf(err->message, sizeof err->message,
-             "cannot allocate %zu bytes for one tensor's result", j->dst_size);
-    return RELAYOUT_ERR_NOMEM;
-  }
-  relayout_error note;
+  if (!buf)
+    return cli_fail(err, RELAYOUT_ERR_NOMEM,
+                    "cannot allocate %zu bytes for one tensor's result",
+                    j->dst_size);
+  relayout_error note = {""};
   relayout_status s = relayout_plan_run(j->plan, buf, j->dst_size, j->src,
                                         j->src_size, &note, err);
   if (!s)
@@ -264,12 +262,6 @@ static void close_slots(pl_state *st) {
   if (st->down) clReleaseCommandQueue(st->down);
 }
 
-static relayout_status interrupted(relayout_error *err) {
-  snprintf(err->message, sizeof err->message, "interrupted by signal %d",
-           cli_interrupted());
-  return RELAYOUT_ERR_IO;
-}
-
 relayout_status pl_run(pl_job *jobs, int njobs, relayout_engine *engine,
                        uint64_t max_memory, const pl_output *out,
                        relayout_error *err) {
@@ -282,10 +274,7 @@ relayout_status pl_run(pl_job *jobs, int njobs, relayout_engine *engine,
   relayout_status r = RELAYOUT_OK;
   int next = 0;
   for (int i = 0; i < njobs && !r;) {
-    if (cli_interrupted()) {
-      r = interrupted(err);
-      break;
-    }
+    if ((r = cli_stop_requested(err))) break;
     int n = st.cap_dst ? group_size(&st, i, njobs) : 0;
     if (!n) {
       r = run_alone(&st, &jobs[i++], err);

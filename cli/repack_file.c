@@ -125,6 +125,17 @@ static int repacked(const st_file *f, int *had) {
   return m ? (ok ? 1 : -1) : 0;
 }
 
+/* A metadata key of the input that a restore would take for a record. */
+static const char *reserved_key(const st_file *f) {
+  const char *k;
+  json_t *v;
+  if (!f->metadata) return NULL;
+  json_object_foreach(f->metadata, k, v) {
+    if (!strncmp(k, RP_PREFIX, strlen(RP_PREFIX))) return k;
+  }
+  return NULL;
+}
+
 static relayout_status bind_all(rp_options *o, const st_file *f, rp_item *items,
                                 relayout_error *err) {
   int had = 0, mark = repacked(f, &had);
@@ -138,6 +149,12 @@ static relayout_status bind_all(rp_options *o, const st_file *f, rp_item *items,
                     "%s: was repacked by relayout already; restore it first "
                     "(relayout repack --restore)",
                     f->path);
+  const char *reserved = o->restore ? NULL : reserved_key(f);
+  if (reserved)
+    return cli_fail(err, RELAYOUT_ERR_FILE,
+                    "%s: __metadata__ key '%s' uses the prefix relayout keeps "
+                    "its restore records under",
+                    f->path, reserved);
   for (int i = 0; i < f->ntensors; i++) {
     rp_item *it = &items[i];
     it->t = &f->tensors[i];
@@ -148,6 +165,7 @@ static relayout_status bind_all(rp_options *o, const st_file *f, rp_item *items,
       char *key = record_key(it->t->name);
       json_t *rec = key ? json_object_get(f->metadata, key) : NULL;
       free(key);
+      if (!key) s = cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
       if (rec) s = bind_restore(it, json_string_value(rec), err);
       snprintf(what, sizeof what, "restore");
     } else {
@@ -158,12 +176,10 @@ static relayout_status bind_all(rp_options *o, const st_file *f, rp_item *items,
       snprintf(what, sizeof what, "rule '%s'",
                it->rule >= 0 ? o->rules[it->rule].text : "");
     }
-    if (s) {
-      char why[RELAYOUT_ERROR_LEN];
-      snprintf(why, sizeof why, "%s", err->message);
+    if (s)
       return cli_fail(err, s, "%s: tensor '%s' (%s, rank %d): %s: %s", f->path,
-                      it->t->name, it->t->dtype, it->t->rank, what, why);
-    }
+                      it->t->name, it->t->dtype, it->t->rank, what,
+                      err->message);
     if (!it->convert) {
       it->out_size = it->t->end - it->t->begin;
       it->out_rank = it->t->rank;
@@ -171,13 +187,6 @@ static relayout_status bind_all(rp_options *o, const st_file *f, rp_item *items,
     }
   }
   return RELAYOUT_OK;
-}
-
-static json_t *shape_json(int rank, const int64_t *shape) {
-  json_t *a = json_array();
-  for (int i = 0; i < rank; i++)
-    json_array_append_new(a, json_integer((json_int_t)shape[i]));
-  return a;
 }
 
 /* Sets m[key] to value written as JSON text (metadata holds strings only);
@@ -190,9 +199,10 @@ static void set_dumped(json_t *m, const char *key, json_t *value) {
 }
 
 /* The output's __metadata__: the input's, plus the restore records when
- * repacking, less them when restoring (NULL: the output has none). */
+ * repacking, less them when restoring (NULL: the output has none). *failed
+ * is set when a record could not be made. */
 static json_t *new_metadata(const rp_options *o, const st_file *f,
-                            const rp_item *items) {
+                            const rp_item *items, int *failed) {
   json_t *m = f->metadata ? json_deep_copy(f->metadata) : json_object();
   if (o->restore) {
     int had = 0;
@@ -219,16 +229,20 @@ static json_t *new_metadata(const rp_options *o, const st_file *f,
     if (!it->convert) continue;
     json_t *rec = json_pack(
         "{s:s, s:s, s:o, s:s}", "from", it->from, "to", it->to, "shape",
-        shape_json(it->t->rank, it->t->shape), "dtype", it->t->dtype);
+        st_shape(it->t->rank, it->t->shape), "dtype", it->t->dtype);
     char *key = record_key(it->t->name);
-    if (key) set_dumped(m, key, rec);
+    if (key)
+      set_dumped(m, key, rec);
+    else
+      *failed = 1;
     free(key);
   }
   return m;
 }
 
 /* The output header: keys in the input's order, the metadata first when the
- * input had none. Sets each item's out_at (data order is kept). */
+ * input had none. Sets each item's out_at (data order is kept). NULL when
+ * out of memory. */
 static json_t *new_header(const rp_options *o, const st_file *f,
                           rp_item *items) {
   json_t *entries = json_object(), *h = json_object();
@@ -241,7 +255,8 @@ static json_t *new_header(const rp_options *o, const st_file *f,
         entries, it->t->name,
         st_entry(it->t->dtype, it->out_rank, it->out_shape, it->out_at, at));
   }
-  json_t *meta = new_metadata(o, f, items);
+  int failed = 0;
+  json_t *meta = new_metadata(o, f, items, &failed);
   if (meta && !f->metadata) json_object_set(h, "__metadata__", meta);
   const char *k;
   json_t *v;
@@ -254,6 +269,10 @@ static json_t *new_header(const rp_options *o, const st_file *f,
   }
   json_decref(meta);
   json_decref(entries);
+  if (failed) {
+    json_decref(h);
+    return NULL;
+  }
   return h;
 }
 
@@ -294,8 +313,8 @@ static void record(rp_options *o, const rp_item *it, const char *label,
   json_t *t =
       json_pack("{s:s, s:s, s:s, s:o, s:o, s:s?, s:s?, s:I, s:I}", "file",
                 label, "name", it->t->name, "dtype", it->t->dtype, "shape",
-                shape_json(it->t->rank, it->t->shape), "out_shape",
-                shape_json(it->out_rank, it->out_shape), "from",
+                st_shape(it->t->rank, it->t->shape), "out_shape",
+                st_shape(it->out_rank, it->out_shape), "from",
                 it->convert ? from : NULL, "to", it->convert ? to : NULL,
                 "bytes_in", (json_int_t)(it->t->end - it->t->begin),
                 "bytes_out", (json_int_t)it->out_size);
@@ -332,9 +351,7 @@ static relayout_status write_out(rp_options *o, const st_file *f,
                                .dst_at = head_len + it->out_at};
       continue;
     }
-    if (cli_interrupted())
-      return cli_fail(err, RELAYOUT_ERR_IO, "interrupted by signal %d",
-                      cli_interrupted());
+    if ((s = cli_stop_requested(err))) return s;
     s = cli_pwrite(fd, f->data + it->t->begin, it->out_size,
                    head_len + it->out_at, out, err);
     if (!s) rp_report_progress(&o->report, it->out_size, it->out_size, 1);
@@ -350,11 +367,9 @@ static relayout_status make_plans(rp_options *o, const st_file *f,
     if (!it->convert) continue;
     relayout_status s =
         relayout_plan_create(&it->plan, o->engine, &it->dst, &it->src, err);
-    if (s) {
-      char why[RELAYOUT_ERROR_LEN];
-      snprintf(why, sizeof why, "%s", err->message);
-      return cli_fail(err, s, "%s: tensor '%s': %s", f->path, it->t->name, why);
-    }
+    if (s)
+      return cli_fail(err, s, "%s: tensor '%s': %s", f->path, it->t->name,
+                      err->message);
   }
   return RELAYOUT_OK;
 }
@@ -389,6 +404,10 @@ relayout_status rp_file(rp_options *o, const char *in, const char *out,
     goto done;
   }
   header = new_header(o, &f, items);
+  if (!header) {
+    s = cli_fail(err, RELAYOUT_ERR_NOMEM, "%s: out of memory", in);
+    goto done;
+  }
   if ((s = make_plans(o, &f, items, err))) goto done;
   if ((s = cli_temp_open(&fd, out, err))) goto done;
   s = write_out(o, &f, items, header, fd, out, jobs, err);

@@ -233,11 +233,16 @@ void st_close(st_file *f) {
   memset(f, 0, sizeof *f);
 }
 
-json_t *st_entry(const char *dtype, int rank, const int64_t *shape,
-                 uint64_t begin, uint64_t end) {
+json_t *st_shape(int rank, const int64_t *shape) {
   json_t *dims = json_array();
   for (int i = 0; i < rank; i++)
     json_array_append_new(dims, json_integer((json_int_t)shape[i]));
+  return dims;
+}
+
+json_t *st_entry(const char *dtype, int rank, const int64_t *shape,
+                 uint64_t begin, uint64_t end) {
+  json_t *dims = st_shape(rank, shape);
   return json_pack("{s:s, s:o, s:[I,I]}", "dtype", dtype, "shape", dims,
                    "data_offsets", (json_int_t)begin, (json_int_t)end);
 }

@@ -45,6 +45,8 @@ typedef struct st_file {
 relayout_status st_open(st_file *f, const char *path, relayout_error *err);
 void st_close(st_file *f);
 
+/* A shape as a JSON array. */
+json_t *st_shape(int rank, const int64_t *shape);
 /* A header entry for one tensor. */
 json_t *st_entry(const char *dtype, int rank, const int64_t *shape,
                  uint64_t begin, uint64_t end);

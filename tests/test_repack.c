@@ -286,6 +286,14 @@ static void test_round_trip(int metadata) {
         "a repacked file is not repacked again");
   CHECK(cli("repack --restore m.st x.st") == 1 && said("nothing to restore"),
         "restore needs a repacked file");
+  /* A key a restore would take for a record is refused, not lost later. */
+  const char *h = "{\"__metadata__\":{\"relayout:x\":\"mine\"},"
+                  "\"x\":{\"dtype\":\"U8\",\"shape\":[2,2],"
+                  "\"data_offsets\":[0,4]}}";
+  put_raw("own.st", strlen(h), h, "abcd", 4);
+  CHECK(cli("repack own.st x.st --rule '*=ND'") == 1 &&
+            said("'relayout:x' uses the prefix"),
+        "metadata under relayout's prefix");
   CHECK(absent("x.st"), "no output after a refusal");
 }
 
