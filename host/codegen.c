@@ -58,13 +58,15 @@ static void declare_checks(text *t, const rl_layout_plan *p,
     if (checked(p, d)) put(t, "  RL_I x%d = 0;\n", d);
 }
 
-/* " && x<d> < extent" for each bounded dim but `except`. */
+/* " && x<d> < extent" for each bounded dim but those in except[3]. */
 static void bounds(text *t, const rl_layout_plan *p, const relayout_desc *dst,
-                   int except) {
+                   const int *except) {
   for (int d = 0; d < dst->ndims; d++)
-    if (d != except && checked(p, d))
+    if (d != except[0] && d != except[1] && d != except[2] && checked(p, d))
       put(t, " && x%d < %lld", d, (long long)dst->dims[d]);
 }
+
+static const int no_except[3] = {-1, -1, -1};
 
 /* Axes [0, n) from the destination offset in r: index, source offset so,
  * bounded coordinates. */
@@ -82,51 +84,70 @@ static void walk(text *t, const rl_layout_plan *p, int n) {
   }
 }
 
-/* rl_row(o, &s): for the row of destination elements starting at o, the
- * source offset of its first element and how many of its elements hold data
- * (along the innermost axis, data comes first). */
-static void map_row(text *t, const rl_layout_plan *p,
-                    const relayout_desc *dst) {
-  const rl_iter_axis *in = &p->axes[p->naxes - 1];
-  put(t, "#define RL_EK %lld\n#define RL_SK %lld\n#define RL_LINES %d\n",
-      (long long)in->extent, (long long)in->sstride, p->lines);
-  put(t, "static inline RL_I rl_row(RL_I o, RL_I *s) {\n");
-  put(t, "  RL_I r = o, i, so = 0;\n");
-  declare_checks(t, p, dst);
-  walk(t, p, p->naxes - 1);
-  put(t, "  *s = so;\n  if (!(1");
-  bounds(t, p, dst, in->check);
-  put(t, ")) return 0;\n");
-  if (in->check < 0) {
-    put(t, "  return RL_EK;\n}\n");
-    return;
-  }
-  put(t, "  RL_I n = (%lld - x%d + %lld) / %lld;\n",
-      (long long)dst->dims[in->check], in->check, (long long)in->weight - 1,
-      (long long)in->weight);
-  put(t, "  return n < 0 ? 0 : n < RL_EK ? n : RL_EK;\n}\n");
+/* Whether axis k of a LINES plan is one of its box's axes. */
+static int in_box(const rl_layout_plan *p, int k) {
+  for (int b = 0; b < 3; b++)
+    if (p->box[b].axis == k) return 1;
+  return 0;
 }
 
-/* For a blocked `lines` plan: the block's axes A (just outside the
- * innermost) and C, and rl_rest(g), the destination offset of index g over
- * the other axes (innermost fastest). */
-static void map_blocks(text *t, const rl_layout_plan *p) {
-  int a = p->naxes - 2, c = p->block_axis;
+/* For a LINES plan: the box's extents, blocks and strides RL_E<x>, RL_B<x>,
+ * RL_D<x>, RL_S<x> for x = P, Q, K, and rl_box(g, p0, q0, k0, &d, &s, n):
+ * both offsets of the box element (p0, q0, k0), g running over the other
+ * axes (innermost fastest), and in n[] how many indices from p0, q0, k0 on
+ * hold data along each box axis (data comes first along every axis); K's
+ * count drops by RL_CP and RL_CQ per step along P and Q. It returns 0 when
+ * the other axes put the whole box in padding. */
+static void map_box(text *t, const rl_layout_plan *p,
+                    const relayout_desc *dst) {
+  static const char names[3] = {'P', 'Q', 'K'};
   int64_t rest = 1;
-  put(t, "#define RL_BLOCKED 1\n#define RL_RA 16\n#define RL_RC 16\n");
-  put(t, "#define RL_EA %lld\n#define RL_DA %lld\n",
-      (long long)p->axes[a].extent, (long long)p->axes[a].dstride);
-  put(t, "#define RL_EC %lld\n#define RL_DC %lld\n",
-      (long long)p->axes[c].extent, (long long)p->axes[c].dstride);
-  put(t, "static inline RL_I rl_rest(RL_I g) {\n  RL_I i, o = 0;\n");
-  for (int k = a - 1; k >= 0; k--) {
-    if (k == c) continue;
-    rest *= p->axes[k].extent;
-    put(t, "  i = g %% %lld; g /= %lld; o += i * %lld;\n",
-        (long long)p->axes[k].extent, (long long)p->axes[k].extent,
-        (long long)p->axes[k].dstride);
+  for (int b = 0; b < 3; b++) {
+    const rl_box_axis *x = &p->box[b];
+    const rl_iter_axis *a = x->axis >= 0 ? &p->axes[x->axis] : NULL;
+    put(t, "#define RL_E%c %lld\n#define RL_B%c %lld\n", names[b],
+        (long long)(a ? a->extent : 1), names[b], (long long)x->block);
+    put(t, "#define RL_D%c %lld\n#define RL_S%c %lld\n", names[b],
+        (long long)(a ? a->dstride : 0), names[b],
+        (long long)(a ? a->sstride : 0));
+    put(t, "#define RL_C%c %lld\n", names[b], (long long)x->step);
   }
-  put(t, "  return o;\n}\n#define RL_NREST %lld\n", (long long)rest);
+  put(t, "static inline int rl_box(RL_I g, RL_I p0, RL_I q0, RL_I k0, "
+         "RL_I *d, RL_I *s, RL_I *n) {\n");
+  put(t, "  RL_I i, dd = p0 * RL_DP + q0 * RL_DQ + k0 * RL_DK, "
+         "ss = p0 * RL_SP + q0 * RL_SQ + k0 * RL_SK;\n");
+  declare_checks(t, p, dst);
+  for (int k = p->naxes - 1; k >= 0; k--) {
+    const rl_iter_axis *a = &p->axes[k];
+    if (in_box(p, k)) continue;
+    rest *= a->extent;
+    put(t, "  i = g %% %lld; g /= %lld;\n", (long long)a->extent,
+        (long long)a->extent);
+    put(t, "  dd += i * %lld; ss += i * %lld;\n", (long long)a->dstride,
+        (long long)a->sstride);
+    if (a->check >= 0)
+      put(t, "  x%d += i * %lld;\n", a->check, (long long)a->weight);
+  }
+  put(t, "  *d = dd;\n  *s = ss;\n");
+  int except[3] = {-1, -1, -1};
+  for (int b = 0; b < 3; b++) {
+    const rl_box_axis *x = &p->box[b];
+    const rl_iter_axis *a = x->axis >= 0 ? &p->axes[x->axis] : NULL;
+    if (a && a->check >= 0) {
+      except[b] = a->check;
+      put(t, "  x%d += %c0 * %lld;\n", a->check, "pqk"[b],
+          (long long)a -> weight);
+    }
+    if (!a || a->check < 0 || x->step)
+      put(t, "  n[%d] = RL_B%c;\n", b, names[b]);
+    else
+      put(t, "  n[%d] = (%lld - x%d + %lld) / %lld;\n", b,
+          (long long)dst->dims[a->check], a->check, (long long)a->weight - 1,
+          (long long)a->weight);
+  }
+  put(t, "  return 1");
+  bounds(t, p, dst, except);
+  put(t, ";\n}\n#define RL_NREST %lld\n", (long long)rest);
 }
 
 /* rl_tile_map(g, j, k, &d, &s): axis indices from the tile launch (g over
@@ -160,7 +181,7 @@ static void map_tile(text *t, const rl_layout_plan *p,
       put(t, "  x%d += i * %lld;\n", x->check, (long long)x->weight);
   }
   put(t, "  *d = dd;\n  *s = ss;\n  return 1");
-  bounds(t, p, dst, -1);
+  bounds(t, p, dst, no_except);
   put(t, ";\n}\n");
 }
 
@@ -170,7 +191,7 @@ static void map_affine(text *t, const rl_layout_plan *p,
   declare_checks(t, p, dst);
   walk(t, p, p->naxes);
   put(t, "  *s = so;\n  return 1");
-  bounds(t, p, dst, -1);
+  bounds(t, p, dst, no_except);
   put(t, ";\n");
 }
 
@@ -285,8 +306,7 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
     map_general(&t, dst, src);
   put(&t, "}\n");
   if (p->family == RL_FAMILY_TILE) map_tile(&t, p, dst);
-  if (p->family == RL_FAMILY_LINES) map_row(&t, p, dst);
-  if (p->family == RL_FAMILY_LINES && p->block_axis >= 0) map_blocks(&t, p);
+  if (p->family == RL_FAMILY_LINES) map_box(&t, p, dst);
   put(&t, "%s", rl_kernel_relayout_cl);
   if (t.failed) {
     free(t.s);

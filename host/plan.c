@@ -120,6 +120,68 @@ static void affine(rl_layout_plan *p, const relayout_desc *dst,
   p->affine = 1;
 }
 
+/* Settles how box axis b (P or Q) meets a later box axis bounding the same
+ * dim: with K, when b's weight is a multiple of K's, K's data count drops
+ * by a fixed step along b; otherwise b leaves the box (axis -1). */
+static void settle_check(rl_layout_plan *p, int b) {
+  if (p->box[b].axis < 0) return;
+  const rl_iter_axis *a = &p->axes[p->box[b].axis];
+  if (a->check < 0) return;
+  for (int c = b + 1; c < 3; c++) {
+    if (p->box[c].axis < 0) continue;
+    const rl_iter_axis *x = &p->axes[p->box[c].axis];
+    if (x->check != a->check) continue;
+    if (c == 2 && a->weight % x->weight == 0)
+      p->box[b].step = a->weight / x->weight;
+    else
+      p->box[b].axis = -1;
+    return;
+  }
+}
+
+/* The block along box axis b: `want`, at most the axis' extent. */
+static void set_block(rl_layout_plan *p, int b, int64_t want) {
+  if (p->box[b].axis < 0) return;
+  int64_t e = p->axes[p->box[b].axis].extent;
+  p->box[b].block = want < 1 ? 1 : want < e ? want : e;
+  if (p->box[b].block == 1) p->box[b].axis = -1;
+}
+
+/* CPU devices: each work-item writes a box of whole destination rows. K is
+ * the innermost axis.
+ * - K strided in the source: the box is a transpose. P is the axis the
+ *   source runs along, one cache line of it, and K is cut to four lines, so
+ *   that the strided reads along K fetch lines that the next steps along P
+ *   read from the cache; Q, K's outer neighbour, fills the box up to 2 KiB.
+ * - K contiguous in the source: P is the axis continuing K's source run
+ *   (FRACTAL_NZ's N1), enough of it to read about 2 KiB in one run, each
+ *   work-item one such run (consecutive work-items continue the same
+ *   destination runs). Without such an axis, Q takes 2 KiB of rows. */
+static void plan_box(rl_layout_plan *p, int size) {
+  int n = p->naxes, line = 64 / size; /* elements per cache line */
+  const rl_iter_axis *k = &p->axes[n - 1];
+  int strided = k->sstride != 1, P = -1;
+  for (int i = 0; i + 1 < n; i++)
+    if (p->axes[i].extent > 1 &&
+        p->axes[i].sstride == (strided ? 1 : k->extent))
+      P = i;
+  p->box[0] = (rl_box_axis){P, 1, 0};
+  p->box[1] = (rl_box_axis){n >= 2 && n - 2 != P ? n - 2 : -1, 1, 0};
+  p->box[2] = (rl_box_axis){n - 1, k->extent, 0};
+  if (strided && k->extent > 4 * line) p->box[2].block = 4 * line;
+  for (int b = 0; b < 2; b++) settle_check(p, b);
+  int64_t row = p->box[2].block * size, rows = (2048 + row - 1) / row;
+  if (strided) {
+    set_block(p, 0, line);
+    set_block(p, 1, rows / p->box[0].block);
+  } else if (p->box[0].axis >= 0) {
+    set_block(p, 0, rows);
+    p->box[1].axis = -1;
+  } else {
+    set_block(p, 1, rows);
+  }
+}
+
 void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
                      const relayout_desc *src, int for_cpu) {
   rl_layout_plan p;
@@ -135,15 +197,7 @@ void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
       p.family = RL_FAMILY_COPY;
     } else if (for_cpu) {
       p.family = RL_FAMILY_LINES;
-      p.lines = inner->extent >= 256 ? 1 : (int)(256 / inner->extent);
-      /* Short rows contiguous in the source whose source continues along
-       * another axis (FRACTAL_NZ's N1): a work-item takes a block of rows
-       * over that axis and its inner neighbour, reading whole runs. */
-      p.block_axis = -1;
-      for (int i = 0; i + 2 < p.naxes; i++)
-        if (inner->sstride == 1 && inner->extent < 64 &&
-            p.axes[i].sstride == inner->extent)
-          p.block_axis = i;
+      plan_box(&p, bits / 8);
     } else if (inner->sstride == 1) {
       p.vec = 1;
       while (p.vec < 16 && (p.vec * 2) * bits <= 128 &&

@@ -11,7 +11,7 @@ typedef enum rl_family {
   RL_FAMILY_ROWS,      /* runs contiguous on both sides: vector moves */
   RL_FAMILY_TILE,      /* innermost axis changes: a tile through local memory */
   RL_FAMILY_GATHER,    /* anything else, element by element */
-  RL_FAMILY_LINES      /* CPU devices, any affine map: whole rows per item */
+  RL_FAMILY_LINES      /* CPU devices, any affine map: a box of rows per item */
 } rl_family;
 
 /* A destination iteration axis. In an affine plan each axis also has the
@@ -23,16 +23,23 @@ typedef struct rl_iter_axis {
   int check;
 } rl_iter_axis;
 
+/* LINES: one of the three axes a work-item's box spans, with the box's
+ * extent along it; axis -1 when unused (extent 1). `step`: when the axis
+ * bounds the same dim as K, how many fewer of K's elements hold data per
+ * step along it (0 otherwise). */
+typedef struct rl_box_axis {
+  int axis;
+  int64_t block, step;
+} rl_box_axis;
+
 typedef struct rl_layout_plan {
   rl_family family;
   int affine; /* source offset = sum of index * sstride over the axes */
   int naxes;  /* affine: merged axes, outermost first */
   rl_iter_axis axes[RELAYOUT_MAX_AXES * 2];
-  int tile_axis;  /* TILE: the axis with source stride 1 */
-  int vec;        /* ROWS: elements per vector move */
-  int lines;      /* LINES: rows per work-item */
-  int block_axis; /* LINES: an axis continuing the innermost one in the
-                   * source, blocked with its neighbour (-1: none) */
+  int tile_axis;      /* TILE: the axis with source stride 1 */
+  int vec;            /* ROWS: elements per vector move */
+  rl_box_axis box[3]; /* LINES: P, Q, then K, the innermost axis */
 } rl_layout_plan;
 
 /* Analyses dst <- src (same logical dims) for a GPU (the families that

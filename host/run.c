@@ -15,8 +15,9 @@ void relayout_engine_builds(const relayout_engine *e, int *from_source,
   if (from_disk) *from_disk = e ? e->loaded_from_disk : 0;
 }
 
-/* Work sizes: one work-item per step (element, vector or byte); for tiles,
- * 32 x 8 work-items per 32 x 32 tile, dimension 2 over the other axes. */
+/* Work sizes: one work-item per step (element, vector, byte or box); for
+ * tiles, 32 x 8 work-items per 32 x 32 tile, dimension 2 over the other
+ * axes. */
 static void sizes(relayout_plan *p) {
   const relayout_engine *e = p->engine;
   const rl_layout_plan *l = &p->layout;
@@ -36,15 +37,14 @@ static void sizes(relayout_plan *p) {
     items = (items + 1) / 2;
   else if (l->family == RL_FAMILY_ROWS)
     items /= l->vec;
-  else if (l->family == RL_FAMILY_LINES && l->block_axis >= 0) {
-    const rl_iter_axis *a = &l->axes[l->naxes - 2],
-                       *c = &l->axes[l->block_axis];
-    items /= a->extent * c->extent * l->axes[l->naxes - 1].extent;
-    items *=
-        ((a->extent + 15) / 16) * ((c->extent + 15) / 16); /* RL_RA, RL_RC */
-  } else if (l->family == RL_FAMILY_LINES) {
-    int64_t rows = items / l->axes[l->naxes - 1].extent;
-    items = (rows + l->lines - 1) / l->lines;
+  else if (l->family == RL_FAMILY_LINES) { /* one box per work-item */
+    items = 1;
+    for (int k = 0; k < l->naxes; k++) {
+      int64_t n = l->axes[k].extent, block = 1;
+      for (int b = 0; b < 3; b++)
+        if (l->box[b].axis == k) block = l->box[b].block;
+      items *= (n + block - 1) / block;
+    }
   }
   p->work_dims = 1;
   p->local[0] = e->max_group < 256 ? e->max_group : 256;

@@ -7,8 +7,8 @@
  * destination element o holds data and where its source element is. One
  * work-item handles one step: the host launches one per step.
  * RL_KERNEL names the one kernel a plan compiles: 1 rl_gather, 2 rl_rows,
- * 3 rl_gather_nibbles, 4 rl_tile, 5 rl_lines. Each writes every destination element once, padding
- * as zero.
+ * 3 rl_gather_nibbles, 4 rl_tile, 5 rl_lines. Each writes every destination
+ * element once, padding as zero.
  * Offsets src_off and dst_off are in elements (bytes for 4-bit types).
  */
 
@@ -101,47 +101,49 @@ rl_tile(__global const RL_T *restrict src, long src_off,
 #endif
 
 #if RL_KERNEL == 5
-/* One destination row: the data, then zeros. */
-static inline void rl_line(__global const RL_T *restrict src,
-                           __global RL_T *restrict dst, RL_I o) {
-  RL_I s, n = rl_row(o, &s);
-  if (n == RL_EK) { /* the common case, as a plain loop */
-    for (RL_I k = 0; k < RL_EK; k++)
-      dst[o + k] = RL_TRANSFORM(src[s + k * RL_SK]);
-    return;
-  }
-  for (RL_I k = 0; k < RL_EK; k++)
-    dst[o + k] = k < n ? RL_TRANSFORM(src[s + k * RL_SK]) : (RL_T)0;
-}
-
-/* For CPU devices: whole innermost destination rows per work-item, each a
- * plain loop with source stride RL_SK; rl_row(o, &s) gives once per row the
- * source offset of its first element and how many of its elements hold
- * data. Blocked plans (RL_BLOCKED) take RL_RA x RL_RC rows over two axes,
- * so that short rows contiguous in the source are read in whole runs;
- * others RL_LINES consecutive rows. */
+/* For CPU devices: a box of whole destination rows per work-item, sized to
+ * stay in the first-level cache. The box spans RL_BP x RL_BQ rows of RL_BK
+ * elements over axes P, Q and K (K innermost in the destination, source
+ * stride RL_SK); rl_box gives its offsets and how far data reaches along
+ * each axis, the rest is zero. Reads along K are strided when the box is a
+ * transpose, but every source line the box touches is read whole from the
+ * cache as P advances. */
 __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
                        __global RL_T *restrict dst, long dst_off) {
   RL_I id = (RL_I)get_global_id(0);
-  src += src_off;
-  dst += dst_off;
-#ifdef RL_BLOCKED
-  RL_I nab = (RL_EA + RL_RA - 1) / RL_RA, ncb = (RL_EC + RL_RC - 1) / RL_RC;
-  RL_I a0 = id % nab * RL_RA;
-  id /= nab;
-  RL_I c0 = id % ncb * RL_RC;
-  id /= ncb;
+  const RL_I nk = (RL_EK + RL_BK - 1) / RL_BK, nq = (RL_EQ + RL_BQ - 1) / RL_BQ,
+             np = (RL_EP + RL_BP - 1) / RL_BP;
+  RL_I k0 = id % nk * RL_BK;
+  id /= nk;
+  RL_I q0 = id % nq * RL_BQ;
+  id /= nq;
+  RL_I p0 = id % np * RL_BP;
+  id /= np;
   if (id >= RL_NREST) return;
-  RL_I base = rl_rest(id);
-  for (RL_I a = a0; a < a0 + RL_RA && a < RL_EA; a++)
-    for (RL_I c = c0; c < c0 + RL_RC && c < RL_EC; c++)
-      rl_line(src, dst, base + a * RL_DA + c * RL_DC);
-#else
-  for (RL_I q = 0; q < RL_LINES; q++) {
-    RL_I o = (id * RL_LINES + q) * RL_EK;
-    if (o >= RL_COUNT) return;
-    rl_line(src, dst, o);
+  RL_I d, s, n[3];
+  if (!rl_box(id, p0, q0, k0, &d, &s, n)) n[0] = 0;
+  src += src_off + s;
+  dst += dst_off + d;
+  RL_I mp = min((RL_I)RL_BP, (RL_I)(RL_EP - p0));
+  RL_I mq = min((RL_I)RL_BQ, (RL_I)(RL_EQ - q0));
+  RL_I mk = min((RL_I)RL_BK, (RL_I)(RL_EK - k0));
+  RL_I dq = clamp(n[1], (RL_I)0, mq);
+  for (RL_I p = 0; p < mp; p++) {
+    RL_I data_q = p < n[0] ? dq : 0;
+    for (RL_I q = 0; q < mq; q++) {
+      __global const RL_T *in = src + p * RL_SP + q * RL_SQ;
+      __global RL_T *out = dst + p * RL_DP + q * RL_DQ;
+      RL_I data = q < data_q ? clamp((RL_I)(n[2] - p * RL_CP - q * RL_CQ),
+                                     (RL_I)0, mk)
+                             : 0,
+           k = 0;
+      if (data == RL_BK) { /* a whole row: a fixed count, unrolled */
+        for (int j = 0; j < RL_BK; j++) out[j] = RL_TRANSFORM(in[j * RL_SK]);
+        continue;
+      }
+      for (; k < data; k++) out[k] = RL_TRANSFORM(in[k * RL_SK]);
+      for (; k < mk; k++) out[k] = (RL_T)0;
+    }
   }
-#endif
 }
 #endif

@@ -61,7 +61,8 @@ static const relayout_dtype widths[] = {RELAYOUT_I4, RELAYOUT_U8, RELAYOUT_F16,
 static relayout_engine *engine;
 static int pairs_run, pairs_skipped;
 static const char *force_families; /* NULL: alternate gpu and cpu */
-static const char *want_in_source; /* a text the plan's kernel must hold */
+/* What the plan's kernel must be, as a check of its source (NULL: any). */
+static int (*want_plan)(const char *source);
 
 static const char *const family_names[] = {"copy", "rows", "tile", "gather",
                                            "lines"};
@@ -124,9 +125,9 @@ static void one_pair(const char *src, const char *dst, relayout_dtype t,
          1);
   CHECK_OK(relayout_plan_create(&plan, engine, &d, &s, &e_));
   unsetenv("RELAYOUT_FAMILIES");
-  CHECK(!want_in_source || strstr(relayout_plan_source(plan), want_in_source),
-        "%s -> %s %s: the kernel lacks %s", src, dst, relayout_dtype_name(t),
-        want_in_source);
+  CHECK(!want_plan || want_plan(relayout_plan_source(plan)),
+        "%s -> %s %s: not the box the test is for", src, dst,
+        relayout_dtype_name(t));
   families_seen[plan_family_index(relayout_plan_family(plan))]++;
   CHECK(!*relayout_plan_note(plan), "%s -> %s: %s", src, dst,
         relayout_plan_note(plan));
@@ -209,17 +210,56 @@ static void matrix(int nshapes) {
   CHECK(pairs_run > 250 * nshapes, "the matrix ran (%d pairs)", pairs_run);
 }
 
-/* Short rows contiguous in the source run in blocks on CPU devices
- * (FRACTAL_NZ's rows): ragged shapes at every whole-byte width. */
-static void blocked_rows(void) {
-  const family *f = &families[2];
-  static const int64_t shapes[][3] = {{3, 33, 70}, {1, 70, 131}, {2, 17, 65}};
+/* The value of `#define NAME` in a kernel's source, or -1. */
+static long long define_value(const char *source, const char *name) {
+  char key[64];
+  snprintf(key, sizeof key, "#define %s ", name);
+  const char *at = strstr(source, key);
+  return at ? strtoll(at + strlen(key), NULL, 10) : -1;
+}
+
+/* The CPU kernel's boxes (rl_lines), on ragged shapes at every whole-byte
+ * width, each case asserting which box it is: */
+static int box_steps_k(const char *s) { /* FRACTAL_NZ: N1 blocked, N0's
+                                           data shrinking along it */
+  return define_value(s, "RL_BP") > 1 && define_value(s, "RL_CP") > 0;
+}
+static int box_cuts_k(const char *s) { /* NHWC, C = 70: K cut into blocks */
+  return define_value(s, "RL_BK") < define_value(s, "RL_EK") &&
+         define_value(s, "RL_BP") > 1;
+}
+static int box_counts_k(const char *s) { /* NC1HWC0: C0 partly padding */
+  return define_value(s, "RL_BP") > 1 && define_value(s, "RL_CP") == 0 &&
+         define_value(s, "RL_CQ") == 0;
+}
+static int box_has_q(const char *s) { /* FRACTAL_Z: P, Q and K all used */
+  return define_value(s, "RL_BP") > 1 && define_value(s, "RL_BQ") > 1;
+}
+
+static void boxes(void) {
+  static const struct {
+    int family;
+    const char *src, *dst;
+    int (*want)(const char *);
+    int64_t shape[4];
+  } cases[] = {
+      {2, "ND", "FRACTAL_NZ", box_steps_k, {3, 33, 70}},
+      {2, "ND", "FRACTAL_NZ", box_steps_k, {1, 70, 131}},
+      {2, "ND", "FRACTAL_NZ", box_steps_k, {2, 17, 65}},
+      {0, "NCHW", "NHWC", box_cuts_k, {2, 70, 5, 7}},
+      {0, "NCHW", "NC1HWC0", box_counts_k, {2, 17, 5, 7}},
+      {0, "NCHW", "FRACTAL_Z", box_has_q, {33, 17, 3, 3}},
+  };
   force_families = "cpu";
-  want_in_source = "#define RL_BLOCKED";
-  for (int i = 0; i < 3; i++)
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    want_plan = cases[i].want;
     for (size_t w = 1; w < 5; w++)
-      one_pair("ND", "FRACTAL_NZ", widths[w], f, shapes[i]);
-  force_families = want_in_source = NULL;
+      if (cases[i].want != box_cuts_k || w >= 3) /* 70 > 64 bytes' worth */
+        one_pair(cases[i].src, cases[i].dst, widths[w],
+                 &families[cases[i].family], cases[i].shape);
+  }
+  force_families = NULL;
+  want_plan = NULL;
 }
 
 /* The host-memory path uploads, runs and downloads. */
@@ -260,7 +300,7 @@ int main(void) {
   if (!engine) return check_summary();
   const char *shapes = getenv("RELAYOUT_TEST_SHAPES");
   host_path();
-  blocked_rows();
+  boxes();
   matrix(shapes ? atoi(shapes) : 2);
   relayout_engine_free(engine);
   return check_summary();

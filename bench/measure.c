@@ -1,0 +1,180 @@
+/* measure.c - timing one conversion next to the device's copy bandwidth
+ *
+ * Each run is timed on the host around the enqueue and clFinish, so use
+ * tensors of 64 MiB and more where launch costs vanish. The copy peers are
+ * clEnqueueCopyBuffer and a plain copy kernel (kernels/copy.cl) in the
+ * pattern the device runs fastest; on the reference both are memcpy.
+ */
+#include "measure.h"
+
+#include "../cli/cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+extern const char rl_kernel_copy_cl[]; /* kernels/copy.cl, embedded */
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double bench_median(int (*run)(void *), void *ctx, int runs) {
+  double t[1000];
+  if (runs < 1 || runs > 1000) return -1;
+  for (int i = 0; i < 2; i++)
+    if (run(ctx)) return -1;
+  for (int i = 0; i < runs; i++) {
+    double t0 = cli_now();
+    if (run(ctx)) return -1;
+    t[i] = cli_now() - t0;
+  }
+  qsort(t, (size_t)runs, sizeof t[0], by_value);
+  return runs % 2 ? t[runs / 2] : (t[runs / 2 - 1] + t[runs / 2]) / 2;
+}
+
+/* What is timed: a closure over the run's buffers. */
+typedef struct job {
+  enum { CONVERT, ENQUEUE_COPY, COPY_KERNEL, REFERENCE, MEMCPY } kind;
+  relayout_plan *plan;
+  relayout_engine *engine;
+  cl_mem src, dst;
+  cl_kernel copy;
+  size_t copy_bytes, global, local;
+  const relayout_desc *s, *d;
+  const unsigned char *hs;
+  unsigned char *hd;
+  size_t hs_size, hd_size;
+} job;
+
+static int run_once(void *ctx) {
+  job *j = ctx;
+  cl_command_queue q = relayout_engine_queue(j->engine);
+  cl_int rc = CL_SUCCESS;
+  relayout_error err;
+  switch (j->kind) {
+  case CONVERT:
+    if (relayout_plan_enqueue(j->plan, j->dst, 0, j->src, 0, 0, NULL, NULL,
+                              &err))
+      return -1;
+    break;
+  case ENQUEUE_COPY:
+    rc = clEnqueueCopyBuffer(q, j->src, j->dst, 0, 0, j->copy_bytes, 0, NULL,
+                             NULL);
+    break;
+  case COPY_KERNEL:
+    rc = clEnqueueNDRangeKernel(q, j->copy, 1, NULL, &j->global, &j->local, 0,
+                                NULL, NULL);
+    break;
+  case REFERENCE:
+    return relayout_convert_ref(j->d, j->hd, j->hd_size, j->s, j->hs,
+                                j->hs_size, &err)
+               ? -1
+               : 0;
+  case MEMCPY: memcpy(j->hd, j->hs, j->copy_bytes); return 0;
+  }
+  return rc == CL_SUCCESS && clFinish(q) == CL_SUCCESS ? 0 : -1;
+}
+
+/* The copy kernel that suits the device (kernels/copy.cl); *per_item is
+ * the 16-byte steps each work-item takes. */
+static cl_kernel copy_kernel(relayout_engine *e, cl_mem src, cl_mem dst,
+                             size_t bytes, size_t *per_item) {
+  cl_context ctx = relayout_engine_context(e);
+  const char *text = rl_kernel_copy_cl;
+  cl_int rc;
+  cl_program p = clCreateProgramWithSource(ctx, 1, &text, NULL, &rc);
+  cl_device_id dev;
+  cl_device_type type = 0;
+  clGetContextInfo(ctx, CL_CONTEXT_DEVICES, sizeof dev, &dev, NULL);
+  clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  if (rc != CL_SUCCESS || clBuildProgram(p, 1, &dev, "", NULL, NULL)) {
+    if (p) clReleaseProgram(p);
+    return NULL;
+  }
+  int gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+  *per_item = gpu ? 1 : 64; /* RL_COPY_CHUNK */
+  cl_kernel k = clCreateKernel(p, gpu ? "rl_copy" : "rl_copy_chunk", &rc);
+  clReleaseProgram(p); /* the kernel keeps it */
+  if (!k) return NULL;
+  cl_long n = (cl_long)(bytes / 16);
+  clSetKernelArg(k, 0, sizeof src, &src);
+  clSetKernelArg(k, 1, sizeof dst, &dst);
+  clSetKernelArg(k, 2, sizeof n, &n);
+  return k;
+}
+
+/* The reference against memcpy, in host memory. */
+static int measure_host(bench_result *r, job *j, unsigned char *out, int runs) {
+  size_t size = (size_t)r->dst_bytes;
+  unsigned char *result = out ? out : malloc(size), *scratch = malloc(size);
+  int rc = -1;
+  if (result && scratch) {
+    memset(result, 0xA5, size);
+    j->hd = result;
+    j->kind = REFERENCE;
+    r->t_conv = bench_median(run_once, j, runs);
+    j->hd = scratch; /* memcpy leaves the result alone */
+    j->kind = MEMCPY;
+    r->t_enq = r->t_kernel =
+        r->t_conv < 0 ? -1 : bench_median(run_once, j, runs);
+    rc = r->t_enq < 0 ? -1 : 0;
+  }
+  if (result != out) free(result);
+  free(scratch);
+  return rc;
+}
+
+int bench_measure(bench_result *r, relayout_engine *e, relayout_plan *plan,
+                  const relayout_desc *s, const relayout_desc *d,
+                  const unsigned char *in, unsigned char *out, int runs) {
+  relayout_desc_size_bytes(&r->src_bytes, s, NULL);
+  relayout_desc_size_bytes(&r->dst_bytes, d, NULL);
+  r->copy_bytes =
+      (r->src_bytes < r->dst_bytes ? r->src_bytes : r->dst_bytes) / 16 * 16;
+  job j = {.plan = plan,
+           .engine = e,
+           .s = s,
+           .d = d,
+           .hs = in,
+           .hs_size = (size_t)r->src_bytes,
+           .hd_size = (size_t)r->dst_bytes,
+           .copy_bytes = (size_t)r->copy_bytes};
+  cl_context ctx = relayout_engine_context(e);
+  if (!ctx) return measure_host(r, &j, out, runs);
+  cl_command_queue q = relayout_engine_queue(e);
+  cl_int err;
+  size_t per_item;
+  const unsigned char poison = 0xA5;
+  int rc = -1;
+  j.src =
+      clCreateBuffer(ctx, CL_MEM_READ_WRITE, (size_t)r->src_bytes, NULL, &err);
+  j.dst =
+      clCreateBuffer(ctx, CL_MEM_READ_WRITE, (size_t)r->dst_bytes, NULL, &err);
+  if (j.src && j.dst &&
+      clEnqueueWriteBuffer(q, j.src, CL_TRUE, 0, (size_t)r->src_bytes, in, 0,
+                           NULL, NULL) == CL_SUCCESS &&
+      clEnqueueFillBuffer(q, j.dst, &poison, 1, 0, (size_t)r->dst_bytes, 0,
+                          NULL, NULL) == CL_SUCCESS &&
+      (j.copy =
+           copy_kernel(e, j.src, j.dst, (size_t)r->copy_bytes, &per_item))) {
+    j.local = 256;
+    size_t items = ((size_t)r->copy_bytes / 16 + per_item - 1) / per_item;
+    j.global = (items + 255) / 256 * 256;
+    j.kind = CONVERT;
+    r->t_conv = bench_median(run_once, &j, runs);
+    if (r->t_conv >= 0 && out &&
+        clEnqueueReadBuffer(q, j.dst, CL_TRUE, 0, (size_t)r->dst_bytes, out, 0,
+                            NULL, NULL) != CL_SUCCESS)
+      r->t_conv = -1;
+    j.kind = ENQUEUE_COPY;
+    r->t_enq = r->t_conv < 0 ? -1 : bench_median(run_once, &j, runs);
+    j.kind = COPY_KERNEL;
+    r->t_kernel = r->t_enq < 0 ? -1 : bench_median(run_once, &j, runs);
+    rc = r->t_conv < 0 || r->t_enq < 0 || r->t_kernel < 0 ? -1 : 0;
+  }
+  if (j.copy) clReleaseKernel(j.copy);
+  if (j.src) clReleaseMemObject(j.src);
+  if (j.dst) clReleaseMemObject(j.dst);
+  return rc;
+}

@@ -1,0 +1,27 @@
+/* measure.h - timing one conversion next to the device's copy bandwidth */
+#ifndef RELAYOUT_BENCH_MEASURE_H
+#define RELAYOUT_BENCH_MEASURE_H
+
+#include "relayout_cl.h"
+
+/* Median seconds of `runs` timed calls of run(ctx) after two warm-up calls;
+ * < 0 when a call fails (returns nonzero). */
+double bench_median(int (*run)(void *), void *ctx, int runs);
+
+/* What measure_conversion found. GB/s count bytes read + written. */
+typedef struct bench_result {
+  double t_conv;   /* the conversion, median seconds */
+  double t_enq;    /* clEnqueueCopyBuffer (memcpy on the reference) */
+  double t_kernel; /* the plain copy kernel (memcpy on the reference) */
+  int64_t src_bytes, dst_bytes, copy_bytes;
+} bench_result;
+
+/* Times plan (d <- s) on its engine's device with `in` (s's bytes) as the
+ * source, and that device's copy bandwidth in the same run; out (d's
+ * bytes, may be NULL) receives the conversion's result, its buffer poisoned
+ * before the first run. Returns 0, or -1 when the device failed. */
+int bench_measure(bench_result *r, relayout_engine *e, relayout_plan *plan,
+                  const relayout_desc *s, const relayout_desc *d,
+                  const unsigned char *in, unsigned char *out, int runs);
+
+#endif /* RELAYOUT_BENCH_MEASURE_H */

@@ -1,0 +1,36 @@
+/* peer.h - other libraries doing a suite row's conversion, for comparison */
+#ifndef RELAYOUT_BENCH_PEER_H
+#define RELAYOUT_BENCH_PEER_H
+
+#include "relayout.h"
+
+#include <stddef.h>
+
+typedef struct peer_result {
+  double seconds; /* median of its timed runs; < 0 when it did not run */
+  int runs;
+  int same;       /* its output equals relayout's, byte for byte */
+  char note[256]; /* why it did not run, or what ran */
+} peer_result;
+
+/* Whether a layout is plain enough for the peers: compact (each axis a
+ * block of one dim, no gaps), no padding before the data, no groups.
+ * Otherwise fills r->note and returns 0. */
+int peer_expressible(peer_result *r, const relayout_desc *d);
+
+/* The runs a peer takes: `runs`, or 3 when one run takes over a second
+ * (oneDNN's reference reorders). */
+int peer_runs(double first_seconds, int runs);
+
+/* oneDNN's reorder on the CPU, from the library found at build time. */
+void peer_onednn(peer_result *r, const relayout_desc *s, const relayout_desc *d,
+                 const unsigned char *in, const unsigned char *want, int runs);
+
+/* numpy (pad + reshape + transpose) on the CPU, or PyTorch (the same on
+ * the GPU): `backend` "numpy" or "torch", run by the interpreter found at
+ * build time with bench/peer.py. */
+void peer_python(peer_result *r, const char *backend, const relayout_desc *s,
+                 const relayout_desc *d, const unsigned char *in,
+                 const unsigned char *want, int runs);
+
+#endif /* RELAYOUT_BENCH_PEER_H */

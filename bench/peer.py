@@ -1,0 +1,124 @@
+"""peer.py - numpy or PyTorch doing one relayout conversion (bench --suite)
+
+Embedded in the relayout binary, which runs it as
+    PYTHON -c TEXT BACKEND RUNS SPEC IN OUT
+BACKEND is numpy (on the CPU) or torch (on the GPU). SPEC is JSON: the element
+size in bytes and, for "src" and "dst", the logical "dims", the "padded" dims
+and the physical "axes" as [dim, extent, weight], outermost first. The
+conversion is what a user of those libraries writes: view the source's
+blocks as dims, transpose them into logical order and merge them, drop the
+padding, pad to the destination's blocks, split and transpose into its
+physical order, make it contiguous. IN holds the source's bytes; OUT gets
+the result's. Prints one JSON line: {"seconds": median, "runs": n}, or
+{"skip": why}.
+"""
+import json
+import statistics
+import sys
+import time
+
+
+def blocks_by_dim(layout):
+    """The physical axes' indices, grouped by dim, outer blocks first."""
+    axes = layout["axes"]
+    return sorted(range(len(axes)), key=lambda i: (axes[i][0], -axes[i][2]))
+
+
+class NumpyOps:
+    def __init__(self):
+        import numpy
+
+        self.np = numpy
+
+    def load(self, data, size):
+        kinds = {1: self.np.uint8, 2: self.np.uint16, 4: self.np.uint32, 8: self.np.uint64}
+        return self.np.frombuffer(data, dtype=kinds[size])
+
+    def pad(self, x, pads):
+        return self.np.pad(x, pads)
+
+    def permute(self, x, order):
+        return x.transpose(order)
+
+    def contiguous(self, x):
+        return self.np.ascontiguousarray(x)
+
+    def sync(self):
+        pass
+
+    def save(self, x):
+        return x.tobytes()
+
+
+class TorchOps:
+    def __init__(self):
+        import torch
+
+        if not torch.cuda.is_available():
+            raise RuntimeError("PyTorch sees no GPU")
+        self.torch = torch
+        self.fpad = torch.nn.functional.pad
+
+    def load(self, data, size):
+        kinds = {1: self.torch.uint8, 2: self.torch.int16, 4: self.torch.int32, 8: self.torch.int64}
+        return self.torch.frombuffer(bytearray(data), dtype=kinds[size]).cuda()
+
+    def pad(self, x, pads):
+        flat = []
+        for before, after in reversed(pads):  # F.pad takes the last dim first
+            flat += [before, after]
+        return self.fpad(x, flat)
+
+    def permute(self, x, order):
+        return x.permute(*order)
+
+    def contiguous(self, x):
+        return x.contiguous()
+
+    def sync(self):
+        self.torch.cuda.synchronize()
+
+    def save(self, x):
+        return x.cpu().numpy().tobytes()
+
+
+def convert(ops, x, src, dst):
+    order = blocks_by_dim(src)
+    x = x.reshape([e for _, e, _ in src["axes"]])
+    x = ops.permute(x, order).reshape(src["padded"])
+    x = x[tuple(slice(0, n) for n in src["dims"])]
+    pads = [(0, p - n) for n, p in zip(dst["dims"], dst["padded"])]
+    if any(after for _, after in pads):
+        x = ops.pad(x, pads)
+    order = blocks_by_dim(dst)
+    x = x.reshape([dst["axes"][i][1] for i in order])
+    x = ops.permute(x, [order.index(i) for i in range(len(order))])
+    return ops.contiguous(x)
+
+
+def main():
+    backend, runs, spec, src_path, out_path = sys.argv[1:6]
+    spec, runs = json.loads(spec), int(runs)
+    try:
+        ops = NumpyOps() if backend == "numpy" else TorchOps()
+    except (ImportError, RuntimeError) as e:
+        print(json.dumps({"skip": str(e)}))
+        return
+    with open(src_path, "rb") as f:
+        x = ops.load(f.read(), spec["size"])
+    times = []
+    while len(times) < runs + 2:  # two warm-up runs first
+        ops.sync()
+        t0 = time.perf_counter()
+        y = convert(ops, x, spec["src"], spec["dst"])
+        ops.sync()
+        times.append(time.perf_counter() - t0)
+        if len(times) == 1:
+            with open(out_path, "wb") as f:
+                f.write(ops.save(y))
+            if times[0] > 1.0:
+                runs = min(runs, 3)  # slow: fewer runs
+    print(json.dumps({"seconds": statistics.median(times[2:]), "runs": runs}))
+
+
+main()

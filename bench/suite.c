@@ -1,0 +1,259 @@
+/* suite.c - relayout bench --suite: real-world conversions next to peers
+ *
+ * Each row is one conversion over one or more shapes (ResNet-50's conv
+ * weights: every distinct shape, weighted by how often the network has it).
+ * A row reports relayout's GB/s (bytes read + written), the same device's
+ * copy kernel measured in the same run, and each peer's GB/s measured in the
+ * same run, with relayout's speed as a multiple of it. Every peer's output
+ * is compared with relayout's, byte for byte: a peer that computes
+ * something else is flagged, not ranked.
+ * Peers: oneDNN's reorder on CPU devices, numpy on CPU devices for the
+ * Ascend rows, PyTorch on GPU devices (peer.h).
+ */
+#include "suite.h"
+
+#include "../cli/cli.h"
+#include "measure.h"
+#include "peer.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { ONEDNN, NUMPY, TORCH, NPEERS };
+static const char *const peer_names[NPEERS] = {"oneDNN", "numpy", "PyTorch"};
+
+typedef struct row {
+  const char *name, *from, *to, *dtype;
+  int ascend;         /* numpy runs it */
+  const char *shapes; /* "COUNT:AxBxC ...", extents in `from`'s order */
+} row;
+
+#define ACT      "1:64x256x56x56"
+#define ACT_NHWC "1:64x56x56x256"
+#define RESNET50                                                               \
+  "1:64x3x7x7 1:64x64x1x1 2:64x256x1x1 3:64x64x3x3 4:256x64x1x1 "              \
+  "1:128x256x1x1 3:128x512x1x1 4:128x128x3x3 4:512x128x1x1 1:512x256x1x1 "     \
+  "1:256x512x1x1 5:256x1024x1x1 6:256x256x3x3 6:1024x256x1x1 "                 \
+  "1:1024x512x1x1 1:512x1024x1x1 2:512x2048x1x1 3:512x512x3x3 "                \
+  "3:2048x512x1x1 1:2048x1024x1x1"
+
+static const row rows_all[] = {
+    {"act NCHW->NHWC f32", "NCHW", "NHWC", "f32", 0, ACT},
+    {"act NCHW->NHWC f16", "NCHW", "NHWC", "f16", 0, ACT},
+    {"act NCHW->NHWC i8", "NCHW", "NHWC", "i8", 0, ACT},
+    {"act NHWC->NCHW f32", "NHWC", "NCHW", "f32", 0, ACT_NHWC},
+    {"act NHWC->NCHW f16", "NHWC", "NCHW", "f16", 0, ACT_NHWC},
+    {"act NHWC->NCHW i8", "NHWC", "NCHW", "i8", 0, ACT_NHWC},
+    {"act NCHW->NC1HWC0 f32", "NCHW", "NC1HWC0", "f32", 1, ACT},
+    {"act NCHW->NC1HWC0 f16", "NCHW", "NC1HWC0", "f16", 1, ACT},
+    {"act NCHW->NC1HWC0 i8", "NCHW", "NC1HWC0", "i8", 1, ACT},
+    {"act NCHW->nChw16c f32", "NCHW", "nChw16c", "f32", 0, ACT},
+    {"act NCHW->nChw16c f16", "NCHW", "nChw16c", "f16", 0, ACT},
+    {"act NCHW->nChw16c i8", "NCHW", "nChw16c", "i8", 0, ACT},
+    {"act nChw8c->nChw16c f32", "nChw8c", "nChw16c", "f32", 0, ACT},
+    {"act NCHW->CHWN4 i8", "NCHW", "CHWN4", "i8", 0, ACT},
+    {"act NCHW->4N i8", "NCHW", "4N", "i8", 0, ACT},
+    {"resnet50 conv OIHW->FRACTAL_Z f32", "NCHW", "FRACTAL_Z", "f32", 1,
+     RESNET50},
+    {"resnet50 conv OIHW->FRACTAL_Z f16", "NCHW", "FRACTAL_Z", "f16", 1,
+     RESNET50},
+    {"linear 4096x11008 ND->FRACTAL_NZ f16", "ND", "FRACTAL_NZ", "f16", 1,
+     "1:4096x11008"},
+    {"linear 4096x11008 ND->FRACTAL_ZN f16", "ND", "FRACTAL_ZN", "f16", 1,
+     "1:4096x11008"},
+    {"odd 8197x8195 ND->FRACTAL_NZ f16", "ND", "FRACTAL_NZ", "f16", 1,
+     "1:8197x8195"},
+};
+
+/* One row's totals over its shapes: seconds weighted by count. */
+typedef struct totals {
+  double conv, copy_kernel, copy_enqueue, bytes;
+  double peer[NPEERS];
+  int peer_same[NPEERS], peer_runs[NPEERS];
+  char peer_note[NPEERS][256];
+} totals;
+
+static int device_is_gpu(relayout_engine *e) {
+  cl_context ctx = relayout_engine_context(e);
+  cl_device_id dev;
+  cl_device_type type = 0;
+  if (!ctx ||
+      clGetContextInfo(ctx, CL_CONTEXT_DEVICES, sizeof dev, &dev, NULL) ||
+      clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL))
+    return 0;
+  return (type & CL_DEVICE_TYPE_GPU) != 0;
+}
+
+/* Finite normal values in every float type: each byte 0x10..0x3F. */
+static void fill(unsigned char *p, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    p[i] = (unsigned char)(0x10 + (uint64_t)(i * 131 + 7) % 48);
+}
+
+/* Adds one peer's run on one shape, weighted by count. */
+static void add_peer(totals *t, int k, const peer_result *p, int64_t count) {
+  snprintf(t->peer_note[k], sizeof t->peer_note[k], "%s", p->note);
+  if (t->peer[k] < 0) return; /* already out on an earlier shape */
+  if (p->seconds < 0) {
+    t->peer[k] = -1;
+    return;
+  }
+  t->peer[k] += (double)count * p->seconds;
+  t->peer_same[k] &= p->same;
+  t->peer_runs[k] = p->runs;
+}
+
+/* One shape of a row: relayout, the copy, then the peers the device has. */
+static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
+                     relayout_engine *e, int runs, int gpu) {
+  relayout_layout *a = NULL, *b = NULL;
+  relayout_plan *plan = NULL;
+  relayout_desc s, d;
+  relayout_dtype dtype;
+  relayout_error err;
+  int64_t ext[RELAYOUT_MAX_DIMS], sb, db;
+  unsigned char *in = NULL, *out = NULL;
+  int n, rc = EXIT_WORK;
+  bench_result r;
+  if (cli_parse_shape(ext, &n, shape) ||
+      relayout_dtype_from_name(&dtype, w->dtype, &err) ||
+      cli_layouts(&a, &b, w->from, w->to, NULL, "bench") ||
+      relayout_bind_extents(&s, &d, a, b, dtype, n, ext, &err) ||
+      relayout_plan_create(&plan, e, &d, &s, &err)) {
+    fprintf(stderr, "relayout bench: row '%s' %s: cannot plan it\n", w->name,
+            shape);
+    goto done;
+  }
+  relayout_desc_size_bytes(&sb, &s, NULL);
+  relayout_desc_size_bytes(&db, &d, NULL);
+  if (!(in = malloc((size_t)sb)) || !(out = malloc((size_t)db))) {
+    fprintf(stderr, "relayout bench: out of memory\n");
+    goto done;
+  }
+  fill(in, sb);
+  if (bench_measure(&r, e, plan, &s, &d, in, out, runs)) {
+    fprintf(stderr, "relayout bench: row '%s' %s failed on %s\n", w->name,
+            shape, relayout_engine_device(e));
+    goto done;
+  }
+  t->conv += (double)count * r.t_conv;
+  t->copy_kernel += (double)count * r.t_kernel * (double)(sb + db) /
+                    (2.0 * (double)r.copy_bytes);
+  t->copy_enqueue += (double)count * r.t_enq * (double)(sb + db) /
+                     (2.0 * (double)r.copy_bytes);
+  t->bytes += (double)count * (double)(sb + db);
+  peer_result p;
+  for (int k = 0; k < NPEERS; k++) {
+    memset(&p, 0, sizeof p);
+    if (k == ONEDNN && !gpu)
+      peer_onednn(&p, &s, &d, in, out, runs);
+    else if (k == NUMPY && !gpu && w->ascend)
+      peer_python(&p, "numpy", &s, &d, in, out, runs);
+    else if (k == TORCH && gpu)
+      peer_python(&p, "torch", &s, &d, in, out, runs);
+    else
+      continue;
+    add_peer(t, k, &p, count);
+  }
+  rc = 0;
+done:
+  free(in);
+  free(out);
+  relayout_plan_free(plan);
+  relayout_layout_free(a);
+  relayout_layout_free(b);
+  return rc;
+}
+
+static void print_row(const row *w, const totals *t, relayout_engine *e,
+                      int json) {
+  double gbps = t->bytes / t->conv / 1e9;
+  double copy = t->bytes / t->copy_kernel / 1e9;
+  if (json) {
+    printf("{\"row\": \"%s\", \"from\": \"%s\", \"to\": \"%s\", "
+           "\"dtype\": \"%s\", \"device\": \"%s\", \"bytes\": %.0f, "
+           "\"gbps\": %.2f, \"copy_kernel_gbps\": %.2f, "
+           "\"copy_enqueue_gbps\": %.2f, \"ratio_copy_kernel\": %.3f, "
+           "\"peers\": {",
+           w->name, w->from, w->to, w->dtype, relayout_engine_device(e),
+           t->bytes, gbps, copy, t->bytes / t->copy_enqueue / 1e9, gbps / copy);
+    const char *sep = "";
+    for (int k = 0; k < NPEERS; k++) {
+      if (!*t->peer_note[k]) continue;
+      printf("%s\"%s\": {\"note\": \"%s\"", sep, peer_names[k],
+             t->peer_note[k]);
+      if (t->peer[k] > 0)
+        printf(", \"gbps\": %.2f, \"speedup\": %.3f, \"runs\": %d, "
+               "\"same_bytes\": %s",
+               t->bytes / t->peer[k] / 1e9, t->peer[k] / t->conv,
+               t->peer_runs[k], t->peer_same[k] ? "true" : "false");
+      printf("}");
+      sep = ", ";
+    }
+    printf("}}\n");
+    fflush(stdout);
+    return;
+  }
+  printf("| %s | %.0f | %.2f | %.2f | %.2f |", w->name, t->bytes / 1e6, gbps,
+         copy, gbps / copy);
+  for (int k = 0; k < NPEERS; k++) {
+    if (!*t->peer_note[k])
+      printf(" |");
+    else if (t->peer[k] <= 0)
+      printf(" - (%s) |", t->peer_note[k]);
+    else
+      printf(" %.2f GB/s, %.2fx%s |", t->bytes / t->peer[k] / 1e9,
+             t->peer[k] / t->conv, t->peer_same[k] ? "" : ", OUTPUT DIFFERS");
+  }
+  printf("\n");
+  fflush(stdout);
+}
+
+/* Whether name holds one of the comma-separated texts in rows. */
+static int wanted(const char *rows, const char *name) {
+  for (const char *at = rows;; at++) {
+    const char *end = strchr(at, ',');
+    size_t n = end ? (size_t)(end - at) : strlen(at);
+    for (const char *c = name; n && strlen(c) >= n; c++)
+      if (!strncmp(c, at, n)) return 1;
+    if (!end) return 0;
+    at = end;
+  }
+}
+
+int bench_suite(const char *device, const char *rows, int runs, int json) {
+  relayout_engine *e = NULL;
+  int rc = cli_engine(&e, device, "bench");
+  if (rc) return rc;
+  int gpu = device_is_gpu(e), ran = 0;
+  if (!json) {
+    printf("relayout bench --suite on %s, %d runs per row; GB/s count bytes "
+           "read + written; Nx: relayout is N times as fast as the peer\n\n",
+           relayout_engine_device(e), runs);
+    printf("| row | MB | GB/s | copy kernel GB/s | ratio to copy | %s | %s | "
+           "%s |\n|---|---|---|---|---|---|---|---|\n",
+           peer_names[0], peer_names[1], peer_names[2]);
+  }
+  for (size_t i = 0; i < sizeof rows_all / sizeof rows_all[0]; i++) {
+    const row *w = &rows_all[i];
+    if (rows && !wanted(rows, w->name)) continue;
+    totals t = {0};
+    for (int k = 0; k < NPEERS; k++) t.peer_same[k] = 1;
+    char shapes[512];
+    snprintf(shapes, sizeof shapes, "%s", w->shapes);
+    for (char *save, *tok = strtok_r(shapes, " ", &save); tok && !rc;
+         tok = strtok_r(NULL, " ", &save)) {
+      char *colon = strchr(tok, ':');
+      *colon = 0;
+      rc = run_shape(&t, w, colon + 1, atoll(tok), e, runs, gpu);
+    }
+    if (rc) break;
+    print_row(w, &t, e, json);
+    ran++;
+  }
+  if (!rc && !ran)
+    rc = cli_error(EXIT_USAGE, "bench", "no suite row's name holds '%s'", rows);
+  relayout_engine_free(e);
+  return rc;
+}

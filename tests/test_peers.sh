@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# test_peers.sh - other libraries agree with relayout, byte for byte
+#
+# Runs suite rows (bench/suite.c) once each: oneDNN's reorder and numpy's
+# pad + reshape + transpose redo relayout's conversion from the layout
+# descriptors alone, and every one that runs must produce relayout's bytes
+# (padding included; their buffers are poisoned first). A peer the build did
+# not find is reported and skipped, not failed; scripts/deps.sh installs
+# both, so CI runs them.
+# usage: test_peers.sh PATH/TO/relayout
+set -u
+R=$1
+rows="resnet50 conv OIHW->FRACTAL_Z f32,act NCHW->NC1HWC0 i8,act NCHW->CHWN4 i8"
+rows="$rows,act NCHW->4N i8,act NCHW->nChw16c i8,act nChw8c->nChw16c f32"
+out=$("$R" bench --suite --device cpu --runs 1 --json --rows "$rows") || {
+  echo "FAILED: relayout bench --suite exited $?"
+  echo "0 passed, 1 failed"
+  exit 1
+}
+printf '%s\n' "$out" | /usr/bin/env python3 -c '
+import json, sys
+rows = [json.loads(line) for line in sys.stdin]
+passed = failed = 0
+ran = {}
+for r in rows:
+    for name, p in r["peers"].items():
+        if "gbps" not in p:
+            print("skipped: %s on %s: %s" % (name, r["row"], p["note"]))
+            continue
+        ran[name] = ran.get(name, 0) + 1
+        if p["same_bytes"]:
+            passed += 1
+        else:
+            failed += 1
+            print("FAILED: %s differs from relayout on %s" % (name, r["row"]))
+if len(rows) != 6:
+    failed += 1
+    print("FAILED: %d rows ran, not 6" % len(rows))
+print("peers that ran: %s" % ran)
+print("%d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed or not passed else 0)
+'
