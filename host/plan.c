@@ -150,9 +150,10 @@ static void set_block(rl_layout_plan *p, int b, int64_t want) {
 /* CPU devices: each work-item writes a box of whole destination rows. K is
  * the innermost axis.
  * - K strided in the source: the box is a transpose. P is the axis the
- *   source runs along, one cache line of it, and K is cut to four lines, so
- *   that the strided reads along K fetch lines that the next steps along P
- *   read from the cache; Q, K's outer neighbour, fills the box up to 2 KiB.
+ *   source runs along, one cache line of it, and K is cut to a few lines'
+ *   worth, so that the strided reads along K fetch lines that the next steps
+ *   along P read from the cache; Q, K's outer neighbour, fills the box up to
+ *   2 KiB.
  * - K contiguous in the source: P is the axis continuing K's source run
  *   (FRACTAL_NZ's N1), enough of it to read about 2 KiB in one run, each
  *   work-item one such run (consecutive work-items continue the same
@@ -168,7 +169,10 @@ static void plan_box(rl_layout_plan *p, int size) {
   p->box[0] = (rl_box_axis){P, 1, 0};
   p->box[1] = (rl_box_axis){n >= 2 && n - 2 != P ? n - 2 : -1, 1, 0};
   p->box[2] = (rl_box_axis){n - 1, k->extent, 0};
-  if (strided && k->extent > 4 * line) p->box[2].block = 4 * line;
+  /* K's strided reads touch one line per element: 16 lines, or 4 when the
+   * stride is a multiple of 1 KiB and the lines crowd into few cache sets */
+  int64_t cut = (k->sstride * size) % 1024 ? 16 * line : 4 * line;
+  if (strided && k->extent > cut) p->box[2].block = cut;
   for (int b = 0; b < 2; b++) settle_check(p, b);
   int64_t row = p->box[2].block * size, rows = (2048 + row - 1) / row;
   if (strided) {

@@ -224,7 +224,7 @@ static int box_steps_k(const char *s) { /* FRACTAL_NZ: N1 blocked, N0's
                                            data shrinking along it */
   return define_value(s, "RL_BP") > 1 && define_value(s, "RL_CP") > 0;
 }
-static int box_cuts_k(const char *s) { /* NHWC, C = 70: K cut into blocks */
+static int box_cuts_k(const char *s) { /* NHWC: K (C) cut into blocks */
   return define_value(s, "RL_BK") < define_value(s, "RL_EK") &&
          define_value(s, "RL_BP") > 1;
 }
@@ -246,7 +246,8 @@ static void boxes(void) {
       {2, "ND", "FRACTAL_NZ", box_steps_k, {3, 33, 70}},
       {2, "ND", "FRACTAL_NZ", box_steps_k, {1, 70, 131}},
       {2, "ND", "FRACTAL_NZ", box_steps_k, {2, 17, 65}},
-      {0, "NCHW", "NHWC", box_cuts_k, {2, 70, 5, 7}},
+      {0, "NCHW", "NHWC", box_cuts_k, {2, 300, 5, 7}},
+      {0, "NCHW", "NHWC", box_cuts_k, {1, 70, 16, 16}}, /* stride 1 KiB */
       {0, "NCHW", "NC1HWC0", box_counts_k, {2, 17, 5, 7}},
       {0, "NCHW", "FRACTAL_Z", box_has_q, {33, 17, 3, 3}},
   };
@@ -254,7 +255,7 @@ static void boxes(void) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     want_plan = cases[i].want;
     for (size_t w = 1; w < 5; w++)
-      if (cases[i].want != box_cuts_k || w >= 3) /* 70 > 64 bytes' worth */
+      if (cases[i].want != box_cuts_k || w >= 3) /* C > the cut */
         one_pair(cases[i].src, cases[i].dst, widths[w],
                  &families[cases[i].family], cases[i].shape);
   }
