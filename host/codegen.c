@@ -84,6 +84,17 @@ static void walk(text *t, const rl_layout_plan *p, int n) {
   }
 }
 
+/* Axis a's index from g (the launch index over the axes a kernel does not
+ * tile, innermost fastest): both offsets dd and ss, and its bounded dim. */
+static void step_from_g(text *t, const rl_iter_axis *a) {
+  put(t, "  i = g %% %lld; g /= %lld;\n", (long long)a->extent,
+      (long long)a->extent);
+  put(t, "  dd += i * %lld; ss += i * %lld;\n", (long long)a->dstride,
+      (long long)a->sstride);
+  if (a->check >= 0)
+    put(t, "  x%d += i * %lld;\n", a->check, (long long)a->weight);
+}
+
 /* Whether axis k of a LINES plan is one of its box's axes. */
 static int in_box(const rl_layout_plan *p, int k) {
   for (int b = 0; b < 3; b++)
@@ -121,12 +132,7 @@ static void map_box(text *t, const rl_layout_plan *p,
     const rl_iter_axis *a = &p->axes[k];
     if (in_box(p, k)) continue;
     rest *= a->extent;
-    put(t, "  i = g %% %lld; g /= %lld;\n", (long long)a->extent,
-        (long long)a->extent);
-    put(t, "  dd += i * %lld; ss += i * %lld;\n", (long long)a->dstride,
-        (long long)a->sstride);
-    if (a->check >= 0)
-      put(t, "  x%d += i * %lld;\n", a->check, (long long)a->weight);
+    step_from_g(t, a);
   }
   put(t, "  *d = dd;\n  *s = ss;\n");
   int except[3] = {-1, -1, -1};
@@ -172,13 +178,7 @@ static void map_tile(text *t, const rl_layout_plan *p,
   }
   for (int a = nk - 1; a >= 0; a--) {
     if (a == nj) continue;
-    const rl_iter_axis *x = &p->axes[a];
-    put(t, "  i = g %% %lld; g /= %lld;\n", (long long)x->extent,
-        (long long)x->extent);
-    put(t, "  dd += i * %lld; ss += i * %lld;\n", (long long)x->dstride,
-        (long long)x->sstride);
-    if (x->check >= 0)
-      put(t, "  x%d += i * %lld;\n", x->check, (long long)x->weight);
+    step_from_g(t, &p->axes[a]);
   }
   put(t, "  *d = dd;\n  *s = ss;\n  return 1");
   bounds(t, p, dst, no_except);
