@@ -9,7 +9,7 @@
 typedef struct peer_result {
   double seconds; /* median of its timed runs; < 0 when it did not run */
   int runs;
-  int same;       /* its output equals relayout's, byte for byte */
+  int same;       /* its output equals `want`, byte for byte */
   char note[256]; /* why it did not run, or what ran */
 } peer_result;
 
@@ -21,6 +21,9 @@ int peer_expressible(peer_result *r, const relayout_desc *d);
 /* The runs a peer takes: `runs`, or 3 when one run takes over a second
  * (oneDNN's reference reorders). */
 int peer_runs(double first_seconds, int runs);
+
+/* Each peer converts `in` (s's bytes) to d, times it over `runs` runs and
+ * compares its first output with `want` (the scalar reference's result). */
 
 /* oneDNN's reorder on the CPU, from the library found at build time. */
 void peer_onednn(peer_result *r, const relayout_desc *s, const relayout_desc *d,

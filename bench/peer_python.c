@@ -116,7 +116,7 @@ void peer_python(peer_result *r, const char *backend, const relayout_desc *s,
                 "src", layout_json(s), "dst", layout_json(d));
   char *spec_text = spec ? json_dumps(spec, JSON_COMPACT) : NULL;
   json_decref(spec);
-  char src_path[4096], out_path[4096], runs_text[16], line[512];
+  char src_path[4096], out_path[4096], runs_text[16], line[512] = "";
   snprintf(runs_text, sizeof runs_text, "%d", runs);
   if (!spec_text || temp_file(src_path, sizeof src_path, in, (size_t)sb)) {
     snprintf(r->note, sizeof r->note, "cannot write a temp file");

@@ -4,9 +4,9 @@
  * weights: every distinct shape, weighted by how often the network has it).
  * A row reports relayout's GB/s (bytes read + written), the same device's
  * copy kernel measured in the same run, and each peer's GB/s measured in the
- * same run, with relayout's speed as a multiple of it. Every peer's output
- * is compared with relayout's, byte for byte: a peer that computes
- * something else is flagged, not ranked.
+ * same run, with relayout's speed as a multiple of it. relayout's output is
+ * compared byte for byte with the scalar reference's (the oracle), and so is
+ * every peer's: a result that differs is flagged, not ranked.
  * Peers: oneDNN's reorder on CPU devices, numpy on CPU devices for the
  * Ascend rows, PyTorch on GPU devices (peer.h).
  */
@@ -16,6 +16,7 @@
 #include "measure.h"
 #include "peer.h"
 
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,7 @@ static const row rows_all[] = {
 /* One row's totals over its shapes: seconds weighted by count. */
 typedef struct totals {
   double conv, copy_kernel, copy_enqueue, bytes;
+  int same_as_reference; /* relayout's output on every shape */
   double peer[NPEERS];
   int peer_same[NPEERS], peer_runs[NPEERS];
   char peer_note[NPEERS][256];
@@ -113,7 +115,7 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
   relayout_dtype dtype;
   relayout_error err;
   int64_t ext[RELAYOUT_MAX_DIMS], sb, db;
-  unsigned char *in = NULL, *out = NULL;
+  unsigned char *in = NULL, *out = NULL, *ref = NULL;
   int n, rc = EXIT_WORK;
   bench_result r;
   if (cli_parse_shape(ext, &n, shape) ||
@@ -127,7 +129,8 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
   }
   relayout_desc_size_bytes(&sb, &s, NULL);
   relayout_desc_size_bytes(&db, &d, NULL);
-  if (!(in = malloc((size_t)sb)) || !(out = malloc((size_t)db))) {
+  if (!(in = malloc((size_t)sb)) || !(out = malloc((size_t)db)) ||
+      !(ref = malloc((size_t)db))) {
     fprintf(stderr, "relayout bench: out of memory\n");
     goto done;
   }
@@ -137,6 +140,13 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
             shape, relayout_engine_device(e));
     goto done;
   }
+  memset(ref, 0xA5, (size_t)db); /* poisoned: unwritten bytes show */
+  if (relayout_convert_ref(&d, ref, (size_t)db, &s, in, (size_t)sb, &err)) {
+    fprintf(stderr, "relayout bench: row '%s' %s: %s\n", w->name, shape,
+            err.message);
+    goto done;
+  }
+  t->same_as_reference &= !memcmp(out, ref, (size_t)db);
   t->conv += (double)count * r.t_conv;
   t->copy_kernel += (double)count * r.t_kernel * (double)(sb + db) /
                     (2.0 * (double)r.copy_bytes);
@@ -147,11 +157,11 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
   for (int k = 0; k < NPEERS; k++) {
     memset(&p, 0, sizeof p);
     if (k == ONEDNN && !gpu)
-      peer_onednn(&p, &s, &d, in, out, runs);
+      peer_onednn(&p, &s, &d, in, ref, runs);
     else if (k == NUMPY && !gpu && w->ascend)
-      peer_python(&p, "numpy", &s, &d, in, out, runs);
+      peer_python(&p, "numpy", &s, &d, in, ref, runs);
     else if (k == TORCH && gpu)
-      peer_python(&p, "torch", &s, &d, in, out, runs);
+      peer_python(&p, "torch", &s, &d, in, ref, runs);
     else
       continue;
     add_peer(t, k, &p, count);
@@ -160,6 +170,7 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
 done:
   free(in);
   free(out);
+  free(ref);
   relayout_plan_free(plan);
   relayout_layout_free(a);
   relayout_layout_free(b);
@@ -171,32 +182,34 @@ static void print_row(const row *w, const totals *t, relayout_engine *e,
   double gbps = t->bytes / t->conv / 1e9;
   double copy = t->bytes / t->copy_kernel / 1e9;
   if (json) {
-    printf("{\"row\": \"%s\", \"from\": \"%s\", \"to\": \"%s\", "
-           "\"dtype\": \"%s\", \"device\": \"%s\", \"bytes\": %.0f, "
-           "\"gbps\": %.2f, \"copy_kernel_gbps\": %.2f, "
-           "\"copy_enqueue_gbps\": %.2f, \"ratio_copy_kernel\": %.3f, "
-           "\"peers\": {",
-           w->name, w->from, w->to, w->dtype, relayout_engine_device(e),
-           t->bytes, gbps, copy, t->bytes / t->copy_enqueue / 1e9, gbps / copy);
-    const char *sep = "";
+    json_t *peers = json_object();
     for (int k = 0; k < NPEERS; k++) {
       if (!*t->peer_note[k]) continue;
-      printf("%s\"%s\": {\"note\": \"%s\"", sep, peer_names[k],
-             t->peer_note[k]);
+      json_t *p = json_pack("{s:s}", "note", t->peer_note[k]);
       if (t->peer[k] > 0)
-        printf(", \"gbps\": %.2f, \"speedup\": %.3f, \"runs\": %d, "
-               "\"same_bytes\": %s",
-               t->bytes / t->peer[k] / 1e9, t->peer[k] / t->conv,
-               t->peer_runs[k], t->peer_same[k] ? "true" : "false");
-      printf("}");
-      sep = ", ";
+        json_object_update_new(
+            p, json_pack("{s:f, s:f, s:i, s:b}", "gbps",
+                         t->bytes / t->peer[k] / 1e9, "speedup",
+                         t->peer[k] / t->conv, "runs", t->peer_runs[k],
+                         "same_as_reference", t->peer_same[k]));
+      json_object_set_new(peers, peer_names[k], p);
     }
-    printf("}}\n");
+    json_t *o = json_pack(
+        "{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:b, s:o}", "row",
+        w->name, "from", w->from, "to", w->to, "dtype", w->dtype, "device",
+        relayout_engine_device(e), "bytes", t->bytes, "gbps", gbps,
+        "copy_kernel_gbps", copy, "copy_enqueue_gbps",
+        t->bytes / t->copy_enqueue / 1e9, "ratio_copy_kernel", gbps / copy,
+        "same_as_reference", t->same_as_reference, "peers", peers);
+    char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+    printf("%s\n", text ? text : "{\"error\": \"out of memory\"}");
+    free(text);
+    json_decref(o);
     fflush(stdout);
     return;
   }
-  printf("| %s | %.0f | %.2f | %.2f | %.2f |", w->name, t->bytes / 1e6, gbps,
-         copy, gbps / copy);
+  printf("| %s | %.0f | %.2f | %.2f | %.2f | %s |", w->name, t->bytes / 1e6,
+         gbps, copy, gbps / copy, t->same_as_reference ? "yes" : "NO");
   for (int k = 0; k < NPEERS; k++) {
     if (!*t->peer_note[k])
       printf(" |");
@@ -204,7 +217,8 @@ static void print_row(const row *w, const totals *t, relayout_engine *e,
       printf(" - (%s) |", t->peer_note[k]);
     else
       printf(" %.2f GB/s, %.2fx%s |", t->bytes / t->peer[k] / 1e9,
-             t->peer[k] / t->conv, t->peer_same[k] ? "" : ", OUTPUT DIFFERS");
+             t->peer[k] / t->conv,
+             t->peer_same[k] ? "" : ", OUTPUT DIFFERS FROM THE REFERENCE");
   }
   printf("\n");
   fflush(stdout);
@@ -231,14 +245,14 @@ int bench_suite(const char *device, const char *rows, int runs, int json) {
     printf("relayout bench --suite on %s, %d runs per row; GB/s count bytes "
            "read + written; Nx: relayout is N times as fast as the peer\n\n",
            relayout_engine_device(e), runs);
-    printf("| row | MB | GB/s | copy kernel GB/s | ratio to copy | %s | %s | "
-           "%s |\n|---|---|---|---|---|---|---|---|\n",
+    printf("| row | MB | GB/s | copy kernel GB/s | ratio to copy | = reference "
+           "| %s | %s | %s |\n|---|---|---|---|---|---|---|---|---|\n",
            peer_names[0], peer_names[1], peer_names[2]);
   }
   for (size_t i = 0; i < sizeof rows_all / sizeof rows_all[0]; i++) {
     const row *w = &rows_all[i];
     if (rows && !wanted(rows, w->name)) continue;
-    totals t = {0};
+    totals t = {.same_as_reference = 1};
     for (int k = 0; k < NPEERS; k++) t.peer_same[k] = 1;
     char shapes[512];
     snprintf(shapes, sizeof shapes, "%s", w->shapes);

@@ -112,6 +112,7 @@ static int in_box(const rl_layout_plan *p, int k) {
 static void map_box(text *t, const rl_layout_plan *p,
                     const relayout_desc *dst) {
   static const char names[3] = {'P', 'Q', 'K'};
+  static const char starts[3] = {'p', 'q', 'k'}; /* p0, q0, k0 */
   int64_t rest = 1;
   for (int b = 0; b < 3; b++) {
     const rl_box_axis *x = &p->box[b];
@@ -141,8 +142,8 @@ static void map_box(text *t, const rl_layout_plan *p,
     const rl_iter_axis *a = x->axis >= 0 ? &p->axes[x->axis] : NULL;
     if (a && a->check >= 0) {
       except[b] = a->check;
-      put(t, "  x%d += %c0 * %lld;\n", a->check, "pqk"[b],
-          (long long)a -> weight);
+      put(t, "  x%d += %c0 * %lld;\n", a->check, starts[b],
+          (long long)a->weight);
     }
     if (!a || a->check < 0 || x->step)
       put(t, "  n[%d] = RL_B%c;\n", b, names[b]);
