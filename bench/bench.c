@@ -16,8 +16,8 @@
 static const char usage[] =
     "usage: relayout bench --from SRC --to DST --shape AxBxC [--dtype T]\n"
     "                      [--device D] [--runs N] [--c0 N] [--json]\n"
-    "       relayout bench --suite [--rows TEXT] [--device D] [--runs N]\n"
-    "                      [--json]\n"
+    "       relayout bench --suite [--rows TEXT,...] [--device D]\n"
+    "                      [--runs N] [--json]\n"
     "\n"
     "Times one conversion: the median GB/s (bytes read + written) of N timed\n"
     "runs (default 10) after two warm-up runs, next to the same device's\n"
@@ -136,7 +136,7 @@ int cmd_bench(int argc, char **argv) {
     rc = cli_error(EXIT_WORK, "bench", "out of memory");
     goto done;
   }
-  for (int64_t i = 0; i < sb; i++) in[i] = (unsigned char)(i * 131 + 7);
+  bench_fill(in, sb);
   if (bench_measure(&r, e, plan, &s, &d, in, NULL, (int)runs)) {
     rc = cli_error(EXIT_WORK, "bench",
                    "the runs failed on %s (buffers too large for it?)",

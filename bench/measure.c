@@ -76,23 +76,37 @@ static int run_once(void *ctx) {
   return rc == CL_SUCCESS && clFinish(q) == CL_SUCCESS ? 0 : -1;
 }
 
+void bench_fill(unsigned char *p, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    p[i] = (unsigned char)(0x10 + (uint64_t)(i * 131 + 7) % 48);
+}
+
+int bench_is_gpu(relayout_engine *e) {
+  cl_context ctx = relayout_engine_context(e);
+  cl_device_id dev;
+  cl_device_type type = 0;
+  if (!ctx ||
+      clGetContextInfo(ctx, CL_CONTEXT_DEVICES, sizeof dev, &dev, NULL) ||
+      clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL))
+    return 0;
+  return (type & CL_DEVICE_TYPE_GPU) != 0;
+}
+
 /* The copy kernel that suits the device (kernels/copy.cl); *per_item is
  * the 16-byte steps each work-item takes. */
 static cl_kernel copy_kernel(relayout_engine *e, cl_mem src, cl_mem dst,
                              size_t bytes, size_t *per_item) {
   cl_context ctx = relayout_engine_context(e);
+  cl_device_id dev;
   const char *text = rl_kernel_copy_cl;
   cl_int rc;
   cl_program p = clCreateProgramWithSource(ctx, 1, &text, NULL, &rc);
-  cl_device_id dev;
-  cl_device_type type = 0;
   clGetContextInfo(ctx, CL_CONTEXT_DEVICES, sizeof dev, &dev, NULL);
-  clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
   if (rc != CL_SUCCESS || clBuildProgram(p, 1, &dev, "", NULL, NULL)) {
     if (p) clReleaseProgram(p);
     return NULL;
   }
-  int gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+  int gpu = bench_is_gpu(e);
   *per_item = gpu ? 1 : 64; /* RL_COPY_CHUNK */
   cl_kernel k = clCreateKernel(p, gpu ? "rl_copy" : "rl_copy_chunk", &rc);
   clReleaseProgram(p); /* the kernel keeps it */

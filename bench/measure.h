@@ -8,7 +8,15 @@
  * < 0 when a call fails (returns nonzero). */
 double bench_median(int (*run)(void *), void *ctx, int runs);
 
-/* What measure_conversion found. GB/s count bytes read + written. */
+/* Fills n bytes with a pattern that is a finite normal number in every
+ * float type (each byte 0x10..0x3F), so that peers converting through
+ * floats keep it bit for bit. */
+void bench_fill(unsigned char *p, int64_t n);
+
+/* Whether the engine's device is a GPU (0 for the reference). */
+int bench_is_gpu(relayout_engine *e);
+
+/* What bench_measure found. GB/s count bytes read + written. */
 typedef struct bench_result {
   double t_conv;   /* the conversion, median seconds */
   double t_enq;    /* clEnqueueCopyBuffer (memcpy on the reference) */

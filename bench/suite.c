@@ -76,23 +76,6 @@ typedef struct totals {
   char peer_note[NPEERS][256];
 } totals;
 
-static int device_is_gpu(relayout_engine *e) {
-  cl_context ctx = relayout_engine_context(e);
-  cl_device_id dev;
-  cl_device_type type = 0;
-  if (!ctx ||
-      clGetContextInfo(ctx, CL_CONTEXT_DEVICES, sizeof dev, &dev, NULL) ||
-      clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL))
-    return 0;
-  return (type & CL_DEVICE_TYPE_GPU) != 0;
-}
-
-/* Finite normal values in every float type: each byte 0x10..0x3F. */
-static void fill(unsigned char *p, int64_t n) {
-  for (int64_t i = 0; i < n; i++)
-    p[i] = (unsigned char)(0x10 + (uint64_t)(i * 131 + 7) % 48);
-}
-
 /* Adds one peer's run on one shape, weighted by count. */
 static void add_peer(totals *t, int k, const peer_result *p, int64_t count) {
   snprintf(t->peer_note[k], sizeof t->peer_note[k], "%s", p->note);
@@ -134,7 +117,7 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
     fprintf(stderr, "relayout bench: out of memory\n");
     goto done;
   }
-  fill(in, sb);
+  bench_fill(in, sb);
   if (bench_measure(&r, e, plan, &s, &d, in, out, runs)) {
     fprintf(stderr, "relayout bench: row '%s' %s failed on %s\n", w->name,
             shape, relayout_engine_device(e));
@@ -240,7 +223,7 @@ int bench_suite(const char *device, const char *rows, int runs, int json) {
   relayout_engine *e = NULL;
   int rc = cli_engine(&e, device, "bench");
   if (rc) return rc;
-  int gpu = device_is_gpu(e), ran = 0;
+  int gpu = bench_is_gpu(e), ran = 0;
   if (!json) {
     printf("relayout bench --suite on %s, %d runs per row; GB/s count bytes "
            "read + written; Nx: relayout is N times as fast as the peer\n\n",
