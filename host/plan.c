@@ -153,7 +153,8 @@ static void set_block(rl_layout_plan *p, int b, int64_t want) {
  *   source runs along, one cache line of it, and K is cut to a few lines'
  *   worth, so that the strided reads along K fetch lines that the next steps
  *   along P read from the cache; Q, K's outer neighbour, fills the box up to
- *   2 KiB.
+ *   2 KiB. Where P and K allow, the box moves as squares transposed in
+ *   registers (vec: their side).
  * - K contiguous in the source: P is the axis continuing K's source run
  *   (FRACTAL_NZ's N1), enough of it to read about 2 KiB in one run, each
  *   work-item one such run (consecutive work-items continue the same
@@ -178,6 +179,13 @@ static void plan_box(rl_layout_plan *p, int size) {
   if (strided) {
     set_block(p, 0, line);
     set_block(p, 1, rows / p->box[0].block);
+    /* squares transposed in registers: rows of up to 16 bytes (wider
+     * rows measured slower on PoCL), sides 2 to 8 */
+    for (int v = 8; v >= 2 && p->box[0].axis >= 0; v /= 2)
+      if (v * size <= 16 && v <= p->box[0].block && v <= p->box[2].block) {
+        p->vec = v;
+        break;
+      }
   } else if (p->box[0].axis >= 0) {
     set_block(p, 0, rows);
     p->box[1].axis = -1;

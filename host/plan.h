@@ -37,8 +37,9 @@ typedef struct rl_layout_plan {
   int affine; /* source offset = sum of index * sstride over the axes */
   int naxes;  /* affine: merged axes, outermost first */
   rl_iter_axis axes[RELAYOUT_MAX_AXES * 2];
-  int tile_axis;      /* TILE: the axis with source stride 1 */
-  int vec;            /* ROWS: elements per vector move */
+  int tile_axis; /* TILE: the axis with source stride 1 */
+  int vec; /* ROWS: elements per vector move; LINES: the side of the squares
+            * a transposing box is moved in (1: element by element) */
   rl_box_axis box[3]; /* LINES: P, Q, then K, the innermost axis */
 } rl_layout_plan;
 

@@ -2,8 +2,9 @@
  *
  * The host prepends a header for each conversion (host/codegen.c): RL_T, the
  * type moved; RL_I, the index type (int when both buffers allow it, else
- * long); RL_COUNT, destination elements; RL_VEC, the vector width of rl_rows;
- * RL_TRANSFORM, the per-element hook; and rl_map(o, &s), which says whether
+ * long); RL_COUNT, destination elements; RL_VEC, the vector width of rl_rows
+ * or the side of rl_lines' squares; RL_TRANSFORM, the per-element hook
+ * (applied to vectors too); and rl_map(o, &s), which says whether
  * destination element o holds data and where its source element is. One
  * work-item handles one step: the host launches one per step.
  * RL_KERNEL names the one kernel a plan compiles: 1 rl_gather, 2 rl_rows,
@@ -101,13 +102,85 @@ rl_tile(__global const RL_T *restrict src, long src_off,
 #endif
 
 #if RL_KERNEL == 5
+#if RL_VEC > 1
+/* Transposed squares of RL_VEC x RL_VEC elements, for boxes whose source runs
+ * along P. RL_VT is a row of a square; RL_AT(ptr) is the row at any element
+ * address, moved as one unaligned vector through a packed struct (vloadn and
+ * vstoren go element by element for narrow types on PoCL). */
+#define RL_VT RL_CAT(RL_T, RL_VEC)
+typedef struct __attribute__((packed)) rl_row_at {
+  RL_VT v;
+} rl_row_at;
+#define RL_AT(ptr) (((__global rl_row_at *)(ptr))->v)
+/* (a.lo, b.lo) interleaved, from their concatenation */
+#if RL_VEC == 2
+#define RL_ZIP s01
+#define RL_ROUNDS 1
+#elif RL_VEC == 4
+#define RL_ZIP s0213
+#define RL_ROUNDS 2
+#elif RL_VEC == 8
+#define RL_ZIP s04152637
+#define RL_ROUNDS 3
+#else
+#define RL_ZIP s08192a3b4c5d6e7f
+#define RL_ROUNDS 4
+#endif
+
+/* Transposes the square in r: log2(RL_VEC) rounds, each interleaving row i
+ * with row i + RL_VEC / 2 into rows 2i and 2i + 1. */
+static inline void rl_transpose(RL_VT *r) {
+#pragma unroll
+  for (int round = 0; round < RL_ROUNDS; round++) {
+    RL_VT t[RL_VEC];
+#pragma unroll
+    for (int i = 0; i < RL_VEC / 2; i++) {
+      RL_VT lo = (RL_VT)(r[i].lo, r[i + RL_VEC / 2].lo),
+            hi = (RL_VT)(r[i].hi, r[i + RL_VEC / 2].hi);
+      t[2 * i] = lo.RL_ZIP;
+      t[2 * i + 1] = hi.RL_ZIP;
+    }
+#pragma unroll
+    for (int i = 0; i < RL_VEC; i++) r[i] = t[i];
+  }
+}
+
+/* An mp x mq x mk box that holds data throughout: whole squares, each read
+ * as RL_VEC rows along P, transposed in registers and written as RL_VEC rows
+ * along K; element by element where P or K leaves less than a square. */
+static inline void rl_box_squares(__global const RL_T *restrict src,
+                                  __global RL_T *restrict dst, RL_I mp,
+                                  RL_I mq, RL_I mk) {
+  RL_I sp = mp - mp % RL_VEC, sk = mk - mk % RL_VEC;
+  for (RL_I q = 0; q < mq; q++) {
+    __global const RL_T *in = src + q * RL_SQ;
+    __global RL_T *out = dst + q * RL_DQ;
+    for (RL_I p = 0; p < sp; p += RL_VEC)
+      for (RL_I k = 0; k < sk; k += RL_VEC) {
+        RL_VT r[RL_VEC];
+#pragma unroll
+        for (int j = 0; j < RL_VEC; j++)
+          r[j] = RL_AT(in + (k + j) * RL_SK + p);
+        rl_transpose(r);
+#pragma unroll
+        for (int j = 0; j < RL_VEC; j++)
+          RL_AT(out + (p + j) * RL_DP + k) = RL_TRANSFORM(r[j]);
+      }
+    for (RL_I p = 0; p < mp; p++)
+      for (RL_I k = p < sp ? sk : 0; k < mk; k++)
+        out[p * RL_DP + k] = RL_TRANSFORM(in[p + k * RL_SK]);
+  }
+}
+#endif
+
 /* For CPU devices: a box of whole destination rows per work-item, sized to
  * stay in the first-level cache. The box spans RL_BP x RL_BQ rows of RL_BK
  * elements over axes P, Q and K (K innermost in the destination, source
  * stride RL_SK); rl_box gives its offsets and how far data reaches along
  * each axis, the rest is zero. Reads along K are strided when the box is a
  * transpose, but every source line the box touches is read whole from the
- * cache as P advances. */
+ * cache as P advances; with RL_VEC > 1 such a box, when all data, moves as
+ * squares transposed in registers. */
 __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
                        __global RL_T *restrict dst, long dst_off) {
   RL_I id = (RL_I)get_global_id(0);
@@ -128,6 +201,14 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
   RL_I mq = min((RL_I)RL_BQ, (RL_I)(RL_EQ - q0));
   RL_I mk = min((RL_I)RL_BK, (RL_I)(RL_EK - k0));
   RL_I dq = clamp(n[1], (RL_I)0, mq);
+#if RL_VEC > 1
+  /* K's data count is least at the box's last P and Q */
+  if (n[0] >= mp && dq == mq &&
+      n[2] - (mp - 1) * RL_CP - (mq - 1) * RL_CQ >= mk) {
+    rl_box_squares(src, dst, mp, mq, mk);
+    return;
+  }
+#endif
   for (RL_I p = 0; p < mp; p++) {
     RL_I data_q = p < n[0] ? dq : 0;
     for (RL_I q = 0; q < mq; q++) {

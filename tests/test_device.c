@@ -232,8 +232,16 @@ static int box_counts_k(const char *s) { /* NC1HWC0: C0 partly padding */
   return define_value(s, "RL_BP") > 1 && define_value(s, "RL_CP") == 0 &&
          define_value(s, "RL_CQ") == 0;
 }
-static int box_has_q(const char *s) { /* FRACTAL_Z: P, Q and K all used */
-  return define_value(s, "RL_BP") > 1 && define_value(s, "RL_BQ") > 1;
+static int box_has_q(const char *s) { /* FRACTAL_Z: P, Q and K all used,
+                                         squares along a P of 9 */
+  return define_value(s, "RL_BP") > 1 && define_value(s, "RL_BQ") > 1 &&
+         define_value(s, "RL_VEC") > 1;
+}
+static int box_squares(const char *s) { /* transposed in registers; P or K
+                                           leaves part of a square */
+  long long v = define_value(s, "RL_VEC");
+  return v > 1 &&
+         (define_value(s, "RL_EP") % v || define_value(s, "RL_EK") % v);
 }
 
 static void boxes(void) {
@@ -250,6 +258,8 @@ static void boxes(void) {
       {0, "NCHW", "NHWC", box_cuts_k, {1, 70, 16, 16}}, /* stride 1 KiB */
       {0, "NCHW", "NC1HWC0", box_counts_k, {2, 17, 5, 7}},
       {0, "NCHW", "FRACTAL_Z", box_has_q, {33, 17, 3, 3}},
+      {0, "NCHW", "NHWC", box_squares, {2, 24, 9, 15}}, /* P's edge */
+      {0, "NHWC", "NCHW", box_squares, {2, 40, 3, 7}},  /* K's edge */
   };
   force_families = "cpu";
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
