@@ -150,11 +150,11 @@ static void set_block(rl_layout_plan *p, int b, int64_t want) {
 /* CPU devices: each work-item writes a box of whole destination rows. K is
  * the innermost axis.
  * - K strided in the source: the box is a transpose. P is the axis the
- *   source runs along, one cache line of it, and K is cut to a few lines'
- *   worth, so that the strided reads along K fetch lines that the next steps
- *   along P read from the cache; Q, K's outer neighbour, fills the box up to
- *   2 KiB. Where P and K allow, the box moves as squares transposed in
- *   registers (vec: their side).
+ *   source runs along, a cache line of it or more (below), and K is cut to
+ *   a few lines' worth, so that the strided reads along K fetch lines that
+ *   the next steps along P read from the cache; Q, K's outer neighbour,
+ *   fills the box up to 2 KiB. Where P and K allow, the box moves as
+ *   squares transposed in registers (vec: their side).
  * - K contiguous in the source: P is the axis continuing K's source run
  *   (FRACTAL_NZ's N1), enough of it to read about 2 KiB in one run, each
  *   work-item one such run (consecutive work-items continue the same
@@ -177,7 +177,16 @@ static void plan_box(rl_layout_plan *p, int size) {
   for (int b = 0; b < 2; b++) settle_check(p, b);
   int64_t row = p->box[2].block * size, rows = (2048 + row - 1) / row;
   if (strided) {
-    set_block(p, 0, line);
+    /* P's run in bytes: a cache line; with Q in the box, where a thread
+     * steps through all of Q's source runs before P moves on (CHWN4's N),
+     * 1 KiB at a time (the box up to 16 KiB), long enough for the hardware
+     * prefetcher to follow each run */
+    int64_t run = 64;
+    if (p->box[1].axis >= 0) {
+      run = 16384 / (p->box[2].block * size);
+      run = run < 64 ? 64 : run > 1024 ? 1024 : run;
+    }
+    set_block(p, 0, run / size);
     set_block(p, 1, rows / p->box[0].block);
     /* squares transposed in registers: rows of up to 16 bytes (wider
      * rows measured slower on PoCL), sides 2 to 8 */

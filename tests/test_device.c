@@ -233,9 +233,22 @@ static int box_counts_k(const char *s) { /* NC1HWC0: C0 partly padding */
          define_value(s, "RL_CQ") == 0;
 }
 static int box_has_q(const char *s) { /* FRACTAL_Z: P, Q and K all used,
-                                         squares along a P of 9 */
+                                         squares along a P of 6 */
   return define_value(s, "RL_BP") > 1 && define_value(s, "RL_BQ") > 1 &&
          define_value(s, "RL_VEC") > 1;
+}
+static int box_long_p(const char *s) { /* CHWN4: with N for Q, P runs
+                                          512 bytes or more; its last
+                                          block ragged */
+  static const char *types[] = {"uchar", "ushort", "uint", "ulong"};
+  long long size = 0;
+  for (int i = 0; i < 4; i++) {
+    char t[32];
+    snprintf(t, sizeof t, "#define RL_T %s\n", types[i]);
+    if (strstr(s, t)) size = 1LL << i;
+  }
+  return define_value(s, "RL_BP") * size >= 512 &&
+         define_value(s, "RL_EP") % define_value(s, "RL_BP");
 }
 static int box_squares(const char *s) { /* transposed in registers; P or K
                                            leaves part of a square */
@@ -258,7 +271,8 @@ static void boxes(void) {
       {0, "NCHW", "NHWC", box_cuts_k, {2, 300, 5, 7}, 3},  /* C > the cut */
       {0, "NCHW", "NHWC", box_cuts_k, {1, 70, 16, 16}, 3}, /* 1 KiB stride */
       {0, "NCHW", "NC1HWC0", box_counts_k, {2, 17, 5, 7}, 1},
-      {0, "NCHW", "FRACTAL_Z", box_has_q, {33, 17, 3, 3}, 1},
+      {0, "NCHW", "FRACTAL_Z", box_has_q, {33, 17, 2, 3}, 1},
+      {0, "NCHW", "CHWN4", box_long_p, {3, 10, 37, 41}, 1},
       {0, "NCHW", "NHWC", box_squares, {2, 24, 9, 15}, 1}, /* P's edge */
       {0, "NHWC", "NCHW", box_squares, {2, 40, 3, 7}, 1},  /* K's edge */
   };
