@@ -9,8 +9,9 @@ conversion is what a user of those libraries writes: view the source's
 blocks as dims, transpose them into logical order and merge them, drop the
 padding, pad to the destination's blocks, split and transpose into its
 physical order, make it contiguous. IN holds the source's bytes; OUT gets
-the result's. Prints one JSON line: {"seconds": median, "runs": n}, or
-{"skip": why}.
+the result's when RUNS is 0: one run, whose seconds it prints. Otherwise it
+times RUNS runs after two warm-up runs and prints their median seconds
+(OUT unused). Prints one JSON line: {"seconds": s}, or {"skip": why}.
 """
 import json
 import statistics
@@ -106,19 +107,23 @@ def main():
         return
     with open(src_path, "rb") as f:
         x = ops.load(f.read(), spec["size"])
-    times = []
-    while len(times) < runs + 2:  # two warm-up runs first
+    if runs == 0:  # one run, its result to OUT
         ops.sync()
         t0 = time.perf_counter()
         y = convert(ops, x, spec["src"], spec["dst"])
         ops.sync()
+        seconds = time.perf_counter() - t0
+        with open(out_path, "wb") as f:
+            f.write(ops.save(y))
+        print(json.dumps({"seconds": seconds}))
+        return
+    times = []
+    for _ in range(runs + 2):  # two warm-up runs first
+        ops.sync()
+        t0 = time.perf_counter()
+        convert(ops, x, spec["src"], spec["dst"])
+        ops.sync()
         times.append(time.perf_counter() - t0)
-        if len(times) == 1:
-            with open(out_path, "wb") as f:
-                f.write(ops.save(y))
-            if times[0] > 1.0:
-                runs = min(runs, 3)  # slow: fewer runs
-    print(json.dumps({"seconds": statistics.median(times[2:]), "runs": runs}))
-
+    print(json.dumps({"seconds": statistics.median(times[2:])}))
 
 main()

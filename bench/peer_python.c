@@ -1,9 +1,10 @@
 /* peer_python.c - numpy and PyTorch as peers (bench --suite)
  *
  * Runs bench/peer.py (embedded at build time) with the interpreter CMake
- * found able to import the backend: the source's bytes go to it in a temp
- * file, the result comes back in another, and one JSON line on its stdout
- * gives the median seconds.
+ * found able to import the backend, twice: once for one run, whose result
+ * comes back in a temp file and whose time chooses the run count
+ * (peer_runs), then for the timed runs. The source's bytes go to it in a
+ * temp file; one JSON line on its stdout gives the seconds.
  */
 #include "peer.h"
 
@@ -96,6 +97,35 @@ static int same_bytes(const char *path, const unsigned char *want,
   return same && at == size;
 }
 
+/* One run of the script with RUNS = runs: its JSON reply, or NULL with
+ * r->note saying why (a skip, or a failure). */
+static json_t *run_script(peer_result *r, const char *python,
+                          const char *backend, int runs, const char *spec,
+                          const char *src_path, const char *out_path) {
+  char runs_text[16], line[512] = "";
+  snprintf(runs_text, sizeof runs_text, "%d", runs);
+  char *argv[] = {(char *)python,
+                  "-c",
+                  (char *)rl_bench_peer_py,
+                  (char *)backend,
+                  runs_text,
+                  (char *)spec,
+                  (char *)src_path,
+                  (char *)out_path,
+                  NULL};
+  json_t *res = NULL;
+  if (run_child(argv, line, sizeof line) ||
+      !(res = json_loads(line, 0, NULL))) {
+    snprintf(r->note, sizeof r->note, "%s failed: %.200s", backend, line);
+  } else if (json_is_string(json_object_get(res, "skip"))) {
+    snprintf(r->note, sizeof r->note, "%s",
+             json_string_value(json_object_get(res, "skip")));
+    json_decref(res);
+    res = NULL;
+  }
+  return res;
+}
+
 void peer_python(peer_result *r, const char *backend, const relayout_desc *s,
                  const relayout_desc *d, const unsigned char *in,
                  const unsigned char *want, int runs) {
@@ -116,8 +146,7 @@ void peer_python(peer_result *r, const char *backend, const relayout_desc *s,
                 "src", layout_json(s), "dst", layout_json(d));
   char *spec_text = spec ? json_dumps(spec, JSON_COMPACT) : NULL;
   json_decref(spec);
-  char src_path[4096], out_path[4096], runs_text[16], line[512] = "";
-  snprintf(runs_text, sizeof runs_text, "%d", runs);
+  char src_path[4096], out_path[4096];
   if (!spec_text || temp_file(src_path, sizeof src_path, in, (size_t)sb)) {
     snprintf(r->note, sizeof r->note, "cannot write a temp file");
     free(spec_text);
@@ -129,20 +158,19 @@ void peer_python(peer_result *r, const char *backend, const relayout_desc *s,
     free(spec_text);
     return;
   }
-  char *argv[] = {(char *)python,  "-c",      (char *)rl_bench_peer_py,
-                  (char *)backend, runs_text, spec_text,
-                  src_path,        out_path,  NULL};
-  json_t *res = NULL;
-  if (run_child(argv, line, sizeof line) ||
-      !(res = json_loads(line, 0, NULL))) {
-    snprintf(r->note, sizeof r->note, "%s failed: %.200s", backend, line);
-  } else if (json_is_string(json_object_get(res, "skip"))) {
-    snprintf(r->note, sizeof r->note, "%s",
-             json_string_value(json_object_get(res, "skip")));
-  } else {
-    r->seconds = json_number_value(json_object_get(res, "seconds"));
-    r->runs = (int)json_integer_value(json_object_get(res, "runs"));
+  /* one run for the output and to choose the run count, then the timing */
+  json_t *res =
+      run_script(r, python, backend, 0, spec_text, src_path, out_path);
+  if (res) {
     r->same = same_bytes(out_path, want, (size_t)db);
+    r->runs =
+        peer_runs(json_number_value(json_object_get(res, "seconds")), runs);
+    json_decref(res);
+    res =
+        run_script(r, python, backend, r->runs, spec_text, src_path, out_path);
+  }
+  if (res) {
+    r->seconds = json_number_value(json_object_get(res, "seconds"));
     snprintf(r->note, sizeof r->note, "%s",
              !strcmp(backend, "numpy") ? "pad + reshape + transpose"
                                        : "permute + pad on the GPU");
