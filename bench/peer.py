@@ -97,6 +97,15 @@ def convert(ops, x, src, dst):
     return ops.contiguous(x)
 
 
+def timed(ops, x, spec):
+    """One conversion, synchronised: its seconds and its result."""
+    ops.sync()
+    t0 = time.perf_counter()
+    y = convert(ops, x, spec["src"], spec["dst"])
+    ops.sync()
+    return time.perf_counter() - t0, y
+
+
 def main():
     backend, runs, spec, src_path, out_path = sys.argv[1:6]
     spec, runs = json.loads(spec), int(runs)
@@ -108,22 +117,13 @@ def main():
     with open(src_path, "rb") as f:
         x = ops.load(f.read(), spec["size"])
     if runs == 0:  # one run, its result to OUT
-        ops.sync()
-        t0 = time.perf_counter()
-        y = convert(ops, x, spec["src"], spec["dst"])
-        ops.sync()
-        seconds = time.perf_counter() - t0
+        seconds, y = timed(ops, x, spec)
         with open(out_path, "wb") as f:
             f.write(ops.save(y))
         print(json.dumps({"seconds": seconds}))
         return
-    times = []
-    for _ in range(runs + 2):  # two warm-up runs first
-        ops.sync()
-        t0 = time.perf_counter()
-        convert(ops, x, spec["src"], spec["dst"])
-        ops.sync()
-        times.append(time.perf_counter() - t0)
-    print(json.dumps({"seconds": statistics.median(times[2:])}))
+    times = [timed(ops, x, spec)[0] for _ in range(runs + 2)]
+    print(json.dumps({"seconds": statistics.median(times[2:])}))  # 2 warm-ups
+
 
 main()

@@ -38,16 +38,23 @@ static json_t *layout_json(const relayout_desc *d) {
                    axes);
 }
 
-/* A temp file holding size bytes of data (or empty); its path in path. */
+/* A temp file holding size bytes of data (or empty); its path in path, or
+ * path empty on failure. */
 static int temp_file(char *path, size_t n, const void *data, size_t size) {
   const char *dir = getenv("TMPDIR");
   snprintf(path, n, "%s/relayout-peer-XXXXXX", dir && *dir ? dir : "/tmp");
   int fd = mkstemp(path);
-  if (fd < 0) return -1;
+  if (fd < 0) {
+    *path = 0;
+    return -1;
+  }
   FILE *f = fdopen(fd, "wb");
   int ok = f && fwrite(data, 1, size, f) == size;
   if (f ? fclose(f) : close(fd)) ok = 0;
-  if (!ok) unlink(path);
+  if (!ok) {
+    unlink(path);
+    *path = 0;
+  }
   return ok ? 0 : -1;
 }
 
@@ -146,22 +153,14 @@ void peer_python(peer_result *r, const char *backend, const relayout_desc *s,
                 "src", layout_json(s), "dst", layout_json(d));
   char *spec_text = spec ? json_dumps(spec, JSON_COMPACT) : NULL;
   json_decref(spec);
-  char src_path[4096], out_path[4096];
-  if (!spec_text || temp_file(src_path, sizeof src_path, in, (size_t)sb)) {
-    snprintf(r->note, sizeof r->note, "cannot write a temp file");
-    free(spec_text);
-    return;
-  }
-  if (temp_file(out_path, sizeof out_path, "", 0)) {
-    snprintf(r->note, sizeof r->note, "cannot write a temp file");
-    unlink(src_path);
-    free(spec_text);
-    return;
-  }
+  char src_path[4096] = "", out_path[4096] = "";
+  json_t *res = NULL;
   /* one run for the output and to choose the run count, then the timing */
-  json_t *res =
-      run_script(r, python, backend, 0, spec_text, src_path, out_path);
-  if (res) {
+  if (!spec_text || temp_file(src_path, sizeof src_path, in, (size_t)sb) ||
+      temp_file(out_path, sizeof out_path, "", 0)) {
+    snprintf(r->note, sizeof r->note, "cannot write a temp file");
+  } else if ((res = run_script(r, python, backend, 0, spec_text, src_path,
+                               out_path))) {
     r->same = same_bytes(out_path, want, (size_t)db);
     r->runs =
         peer_runs(json_number_value(json_object_get(res, "seconds")), runs);
@@ -176,7 +175,7 @@ void peer_python(peer_result *r, const char *backend, const relayout_desc *s,
                                        : "permute + pad on the GPU");
   }
   json_decref(res);
-  unlink(src_path);
-  unlink(out_path);
+  if (*src_path) unlink(src_path);
+  if (*out_path) unlink(out_path);
   free(spec_text);
 }

@@ -122,9 +122,6 @@ typedef struct __attribute__((packed)) rl_row_at {
 #elif RL_VEC == 8
 #define RL_ZIP s04152637
 #define RL_ROUNDS 3
-#else
-#define RL_ZIP s08192a3b4c5d6e7f
-#define RL_ROUNDS 4
 #endif
 
 /* Transposes the square in r: log2(RL_VEC) rounds, each interleaving row i
