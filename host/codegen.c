@@ -157,33 +157,148 @@ static void map_box(text *t, const rl_layout_plan *p,
   put(t, ";\n}\n#define RL_NREST %lld\n", (long long)rest);
 }
 
-/* rl_tile_map(g, j, k, &d, &s): axis indices from the tile launch (g over
- * the axes other than J and K, innermost fastest) to both offsets. */
-static void map_tile(text *t, const rl_layout_plan *p,
-                     const relayout_desc *dst) {
-  int nk = p->naxes - 1, nj = p->tile_axis;
-  put(t, "#define RL_TILE 32\n#define RL_ROWS 8\n");
-  put(t, "#define RL_EK %lld\n#define RL_EJ %lld\n",
-      (long long)p->axes[nk].extent, (long long)p->axes[nj].extent);
-  put(t, "static inline int rl_tile_map(RL_I g, RL_I j, RL_I k, RL_I *d, "
-         "RL_I *s) {\n");
-  put(t, "  RL_I i, dd = k + j * %lld, ss = k * %lld + j;\n",
-      (long long)p->axes[nj].dstride, (long long)p->axes[nk].sstride);
-  declare_checks(t, p, dst);
-  const int tiled[2] = {nk, nj};
-  for (int q = 0; q < 2; q++) {
-    const rl_iter_axis *x = &p->axes[tiled[q]];
-    if (x->check >= 0)
-      put(t, "  x%d += %c * %lld;\n", x->check, q ? 'j' : 'k',
-          (long long)x->weight);
+/* One phase of a STAGE plan (order: the box's axes, innermost first, in
+ * source order for the load or destination order for the store): the
+ * work-item's indices along the box axes from its id, its offsets (global
+ * `go` by the strides `gs`, local `lo` by `ls`) and the coordinate of each
+ * bounded dim; then one statement per step, `act` with the step's constant
+ * offsets, under the conditions that the element lies inside the tensor
+ * and, when `store` is 0, holds data (a store writes zero there). */
+static void stage_phase(text *t, const rl_layout_plan *p,
+                        const relayout_desc *dst, const int *order, int n,
+                        const int64_t *gs, const int64_t *ls, int store) {
+  int shift[RELAYOUT_MAX_AXES * 2], total = 0;
+  int64_t g0 = 0, l0 = 0;
+  for (int i = 0; i < n; i++) {
+    shift[i] = total;
+    total += p->stage_bits[order[i]];
   }
-  for (int a = nk - 1; a >= 0; a--) {
-    if (a == nj) continue;
-    step_from_g(t, &p->axes[a]);
+  put(t, "  RL_I go = 0, lo = 0;\n");
+  for (int i = 0; i < n; i++) {
+    int k = order[i];
+    if (shift[i] >= 8)
+      put(t, "  RL_I i%d = 0;\n", k);
+    else
+      put(t, "  RL_I i%d = (RL_I)(lid >> %d) & %d;\n", k, shift[i],
+          (1 << p->stage_bits[k]) - 1);
+    put(t, "  go += i%d * %lld; lo += i%d * %lld;\n", k, (long long)gs[k], k,
+        (long long)ls[k]);
   }
-  put(t, "  *d = dd;\n  *s = ss;\n  return 1");
-  bounds(t, p, dst, no_except);
-  put(t, ";\n}\n");
+  for (int d = 0; d < dst->ndims; d++)
+    if (checked(p, d)) {
+      put(t, "  RL_I y%d = x[%d]", d, d);
+      for (int i = 0; i < n; i++)
+        if (p->axes[order[i]].check == d)
+          put(t, " + i%d * %lld", order[i],
+              (long long)p->axes[order[i]].weight);
+      put(t, ";\n");
+    }
+  int steps = total > 8 ? 1 << (total - 8) : 1;
+  for (int r = 0; r < steps; r++) {
+    int64_t c[RELAYOUT_MAX_AXES * 2];
+    g0 = l0 = 0;
+    for (int i = 0; i < n; i++) {
+      int k = order[i];
+      c[k] = (((int64_t)r << 8) >> shift[i]) & ((1 << p->stage_bits[k]) - 1);
+      g0 += c[k] * gs[k];
+      l0 += c[k] * ls[k];
+    }
+    put(t, "  if (1");
+    if (total < 8) put(t, " && lid < %d", 1 << total);
+    for (int i = 0; i < n; i++) {
+      int k = order[i];
+      const rl_iter_axis *a = &p->axes[k];
+      if (a->extent % ((int64_t)1 << p->stage_bits[k]))
+        put(t, " && i%d + %lld < m[%d]", k, (long long)c[k], k);
+    }
+    int has_data = 0;
+    for (int d = 0; d < dst->ndims; d++)
+      if (checked(p, d)) {
+        int64_t y = 0;
+        for (int i = 0; i < n; i++)
+          if (p->axes[order[i]].check == d)
+            y += c[order[i]] * p->axes[order[i]].weight;
+        put(t, store && !has_data++ ? ") {\n    int data = 1" : "");
+        put(t, " && y%d + %lld < %lld", d, (long long)y,
+            (long long)dst->dims[d]);
+      }
+    if (store)
+      put(t,
+          "%s;\n    g[go + %lld] = data ? RL_TRANSFORM(box[lo + %lld]) "
+          ": (RL_T)0;\n  }\n",
+          has_data ? "" : ") {\n    int data = 1", (long long)g0,
+          (long long)l0);
+    else
+      put(t, ")\n    box[lo + %lld] = g[go + %lld];\n", (long long)l0,
+          (long long)g0);
+  }
+}
+
+/* For a STAGE plan: RL_LOCAL, the box's size in local memory, and
+ * rl_stage_start(g, &d, &s, m, x): the offsets of work-group g's box, how
+ * many indices of its block lie inside the tensor along each box axis
+ * (m[axis]), and each bounded dim's coordinate at the box's corner (x[dim]);
+ * then rl_stage_load and rl_stage_store, the box's two phases. The box is
+ * kept in destination order, with a gap of one word after each row of the
+ * source's innermost box axis so that the load's stores fall in distinct
+ * memory banks. */
+static void map_stage(text *t, const rl_layout_plan *p,
+                      const relayout_desc *dst) {
+  int n = p->naxes, dorder[RELAYOUT_MAX_AXES * 2],
+      sorder[RELAYOUT_MAX_AXES * 2];
+  int nd = 0, ns = 0, size = relayout_dtype_bits(dst->dtype) / 8;
+  int64_t ds[RELAYOUT_MAX_AXES * 2], ss[RELAYOUT_MAX_AXES * 2],
+      ls[RELAYOUT_MAX_AXES * 2], l = 1;
+  for (int k = n - 1; k >= 0; k--) {
+    ds[k] = p->axes[k].dstride;
+    ss[k] = p->axes[k].sstride;
+    if (!p->stage_bits[k]) continue;
+    dorder[nd++] = k;
+    ls[k] = l;
+    l <<= p->stage_bits[k];
+  }
+  for (int k = 0; k < n; k++) /* source order: stride ascending */
+    if (p->stage_bits[k]) {
+      int j = ns++;
+      for (; j > 0 && ss[sorder[j - 1]] > ss[k]; j--) sorder[j] = sorder[j - 1];
+      sorder[j] = k;
+    }
+  int64_t row = ns ? ls[sorder[0]] : 1, gap = size < 4 ? 4 / size : 1, top = 0;
+  for (int i = 0; i < nd; i++) {
+    int k = dorder[i];
+    if (row > 1 && ls[k] >= row) ls[k] += ls[k] / row * gap;
+    top += (((int64_t)1 << p->stage_bits[k]) - 1) * ls[k];
+  }
+  put(t, "#define RL_LOCAL %lld\n#define RL_NAXES %d\n#define RL_NDIMS %d\n",
+      (long long)top + 1, n, dst->ndims);
+  put(t, "static inline void rl_stage_start(RL_I g, RL_I *d, RL_I *s, RL_I *m, "
+         "RL_I *x) {\n  RL_I i, dd = 0, ss = 0;\n");
+  for (int d = 0; d < dst->ndims; d++) put(t, "  x[%d] = 0;\n", d);
+  for (int k = n - 1; k >= 0; k--) {
+    const rl_iter_axis *a = &p->axes[k];
+    int64_t b = (int64_t)1 << p->stage_bits[k], e = (a->extent + b - 1) / b;
+    if (e == 1)
+      put(t, "  i = 0;\n");
+    else
+      put(t, "  i = g %% %lld * %lld; g /= %lld;\n", (long long)e, (long long)b,
+          (long long)e);
+    if (p->stage_bits[k])
+      put(t, "  m[%d] = min((RL_I)%lld, (RL_I)(%lld - i));\n", k, (long long)b,
+          (long long)a->extent);
+    put(t, "  dd += i * %lld; ss += i * %lld;\n", (long long)a->dstride,
+        (long long)a->sstride);
+    if (a->check >= 0)
+      put(t, "  x[%d] += i * %lld;\n", a->check, (long long)a->weight);
+  }
+  put(t, "  *d = dd;\n  *s = ss;\n}\n");
+  put(t, "static inline void rl_stage_load(__global const RL_T *restrict g, "
+         "__local RL_T *box, uint lid, const RL_I *m, const RL_I *x) {\n");
+  stage_phase(t, p, dst, sorder, ns, ss, ls, 0);
+  put(t, "}\nstatic inline void rl_stage_store(__global RL_T *restrict g, "
+         "__local const RL_T *box, uint lid, const RL_I *m, const RL_I *x) "
+         "{\n");
+  stage_phase(t, p, dst, dorder, nd, ds, ls, 1);
+  put(t, "}\n");
 }
 
 static void map_affine(text *t, const rl_layout_plan *p,
@@ -276,14 +391,14 @@ static const char *moved_type(int bits) {
 /* The kernel of kernels/relayout.cl a plan runs, as RL_KERNEL numbers it. */
 static int kernel_number(const rl_layout_plan *p, const relayout_desc *dst) {
   if (relayout_dtype_bits(dst->dtype) == 4) return 3;
-  if (p->family == RL_FAMILY_TILE) return 4;
+  if (p->family == RL_FAMILY_STAGE) return 4;
   if (p->family == RL_FAMILY_LINES) return 5;
   return p->family == RL_FAMILY_ROWS ? 2 : 1;
 }
 
 const char *rl_kernel_name(const rl_layout_plan *p, const relayout_desc *dst) {
   static const char *const names[] = {
-      "", "rl_gather", "rl_rows", "rl_gather_nibbles", "rl_tile", "rl_lines"};
+      "", "rl_gather", "rl_rows", "rl_gather_nibbles", "rl_stage", "rl_lines"};
   return names[kernel_number(p, dst)];
 }
 
@@ -294,8 +409,10 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
   put(&t, "/* generated by relayout for one conversion */\n");
   put(&t, "#define RL_KERNEL %d\n", kernel_number(p, dst));
   put(&t, "#define RL_T %s\n", moved_type(bits));
-  /* int arithmetic when every offset and product fits in 31 bits */
-  int small = dst->span < ((int64_t)1 << 31) && src->span < ((int64_t)1 << 31);
+  /* int arithmetic when every offset and product fits in 31 bits, those of
+   * a stage box's steps past the tensor's edge too: each index stays under
+   * twice its extent, so such an offset stays under three times the span */
+  int small = dst->span < ((int64_t)1 << 29) && src->span < ((int64_t)1 << 29);
   put(&t, "#define RL_I %s\n", small ? "int" : "long");
   put(&t, "#define RL_COUNT ((RL_I)%lld)\n", (long long)dst->span);
   put(&t, "#define RL_VEC %d\n", p->vec > 1 ? p->vec : 1);
@@ -306,7 +423,7 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
   else
     map_general(&t, dst, src);
   put(&t, "}\n");
-  if (p->family == RL_FAMILY_TILE) map_tile(&t, p, dst);
+  if (p->family == RL_FAMILY_STAGE) map_stage(&t, p, dst);
   if (p->family == RL_FAMILY_LINES) map_box(&t, p, dst);
   put(&t, "%s", rl_kernel_relayout_cl);
   if (t.failed) {

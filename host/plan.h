@@ -9,7 +9,8 @@ typedef enum rl_family {
   RL_FAMILY_REFERENCE, /* the scalar reference does the work */
   RL_FAMILY_COPY,      /* source and destination bytes are identical */
   RL_FAMILY_ROWS,      /* runs contiguous on both sides: vector moves */
-  RL_FAMILY_TILE,      /* innermost axis changes: a tile through local memory */
+  RL_FAMILY_STAGE,     /* GPU: a box through local memory, read in source
+                        * order and written in destination order */
   RL_FAMILY_GATHER,    /* anything else, element by element */
   RL_FAMILY_LINES      /* CPU devices, any affine map: a box of rows per item */
 } rl_family;
@@ -37,7 +38,8 @@ typedef struct rl_layout_plan {
   int affine; /* source offset = sum of index * sstride over the axes */
   int naxes;  /* affine: merged axes, outermost first */
   rl_iter_axis axes[RELAYOUT_MAX_AXES * 2];
-  int tile_axis; /* TILE: the axis with source stride 1 */
+  int stage_bits[RELAYOUT_MAX_AXES * 2]; /* STAGE: log2 of each axis' block
+                                          * in the box (0: not in it) */
   int vec; /* ROWS: elements per vector move; LINES: the side of the squares
             * a transposing box is moved in (1: element by element) */
   rl_box_axis box[3]; /* LINES: P, Q, then K, the innermost axis */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 static const char *const family_names[] = {"reference", "copy",   "rows",
-                                           "tile",      "gather", "lines"};
+                                           "stage",     "gather", "lines"};
 
 void relayout_engine_builds(const relayout_engine *e, int *from_source,
                             int *from_disk) {
@@ -16,20 +16,19 @@ void relayout_engine_builds(const relayout_engine *e, int *from_source,
 }
 
 /* Work sizes: one work-item per step (element, vector, byte or box); for
- * tiles, 32 x 8 work-items per 32 x 32 tile, dimension 2 over the other
- * axes. */
+ * STAGE, a work-group of 256 per box. */
 static void sizes(relayout_plan *p) {
   const relayout_engine *e = p->engine;
   const rl_layout_plan *l = &p->layout;
-  if (l->family == RL_FAMILY_TILE) {
-    int64_t ek = l->axes[l->naxes - 1].extent,
-            ej = l->axes[l->tile_axis].extent;
-    int64_t rest = p->dst.span / (ek * ej);
-    p->work_dims = 3;
-    p->local[0] = 32, p->local[1] = 8, p->local[2] = 1;
-    p->global[0] = (size_t)((ek + 31) / 32 * 32);
-    p->global[1] = (size_t)((ej + 31) / 32 * 8);
-    p->global[2] = (size_t)rest;
+  if (l->family == RL_FAMILY_STAGE) {
+    int64_t boxes = 1;
+    for (int k = 0; k < l->naxes; k++) {
+      int64_t b = (int64_t)1 << l->stage_bits[k];
+      boxes *= (l->axes[k].extent + b - 1) / b;
+    }
+    p->work_dims = 1;
+    p->local[0] = 256;
+    p->global[0] = (size_t)boxes * 256;
     return;
   }
   int64_t items = p->dst.span;
@@ -75,8 +74,8 @@ relayout_status relayout_plan_create(relayout_plan **out,
                                              : !engine->is_gpu;
   rl_plan_layouts(&p->layout, dst, src, for_cpu);
   if (engine->reference) p->layout.family = RL_FAMILY_REFERENCE;
-  if (p->layout.family == RL_FAMILY_TILE && engine->max_group < 256)
-    p->layout.family = RL_FAMILY_GATHER; /* a tile takes 256 work-items */
+  if (p->layout.family == RL_FAMILY_STAGE && engine->max_group < 256)
+    p->layout.family = RL_FAMILY_GATHER; /* a box takes 256 work-items */
   if (p->layout.family == RL_FAMILY_REFERENCE ||
       p->layout.family == RL_FAMILY_COPY) {
     *out = p;

@@ -322,7 +322,7 @@ relayout_status relayout_plan_create(relayout_plan **out,
                                      relayout_error *err);
 /** Frees a plan; accepts NULL. */
 void relayout_plan_free(relayout_plan *plan);
-/** How the plan runs: "copy", "rows", "tile", "gather" (GPU families),
+/** How the plan runs: "copy", "rows", "stage", "gather" (GPU families),
  *  "lines" (CPU devices), or "reference". */
 const char *relayout_plan_family(const relayout_plan *plan);
 /** Why a plan runs on the reference though its engine has a device, or "". */

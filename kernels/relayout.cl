@@ -8,7 +8,7 @@
  * destination element o holds data and where its source element is. One
  * work-item handles one step: the host launches one per step.
  * RL_KERNEL names the one kernel a plan compiles: 1 rl_gather, 2 rl_rows,
- * 3 rl_gather_nibbles, 4 rl_tile, 5 rl_lines. Each writes every destination
+ * 3 rl_gather_nibbles, 4 rl_stage, 5 rl_lines. Each writes every destination
  * element once, padding as zero.
  * Offsets src_off and dst_off are in elements (bytes for 4-bit types).
  */
@@ -69,35 +69,22 @@ __kernel void rl_gather_nibbles(__global const uchar *restrict src,
 #endif
 
 #if RL_KERNEL == 4
-/* The innermost axis changes: a tile of RL_TILE x RL_TILE elements goes
- * through local memory, read along the axis that is contiguous in the source
- * (J) and written along the destination's innermost axis (K). Dimension 2
- * of the launch runs over the other axes. rl_tile_map(g, j, k, &d, &s)
- * gives both offsets and whether the element holds data. The extra column
- * keeps the transposed reads off one memory bank. */
-__kernel __attribute__((reqd_work_group_size(RL_TILE, RL_ROWS, 1))) void
-rl_tile(__global const RL_T *restrict src, long src_off,
-        __global RL_T *restrict dst, long dst_off) {
-  __local RL_T tile[RL_TILE][RL_TILE + 1];
-  RL_I lx = (RL_I)get_local_id(0), ly = (RL_I)get_local_id(1);
-  RL_I k0 = (RL_I)get_group_id(0) * RL_TILE;
-  RL_I j0 = (RL_I)get_group_id(1) * RL_TILE;
-  RL_I g = (RL_I)get_group_id(2), d, s;
-  src += src_off;
-  dst += dst_off;
-  for (RL_I r = 0; r < RL_TILE; r += RL_ROWS) {
-    RL_I j = j0 + lx, k = k0 + ly + r;
-    if (j < RL_EJ && k < RL_EK && rl_tile_map(g, j, k, &d, &s))
-      tile[ly + r][lx] = src[s];
-  }
+/* For GPUs, any affine map: each work-group moves one box of the tensor
+ * through local memory. The host's header (rl_stage_*) reads the box in
+ * source order, so that neighbouring work-items read neighbouring source
+ * elements, and writes it in destination order, likewise; each work-item's
+ * share is unrolled, with its offsets a base from its id plus a constant per
+ * step. */
+__kernel __attribute__((reqd_work_group_size(256, 1, 1))) void
+rl_stage(__global const RL_T *restrict src, long src_off,
+         __global RL_T *restrict dst, long dst_off) {
+  __local RL_T box[RL_LOCAL];
+  RL_I d, s, m[RL_NAXES], x[RL_NDIMS];
+  uint lid = (uint)get_local_id(0);
+  rl_stage_start((RL_I)get_group_id(0), &d, &s, m, x);
+  rl_stage_load(src + src_off + s, box, lid, m, x);
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (RL_I r = 0; r < RL_TILE; r += RL_ROWS) {
-    RL_I k = k0 + lx, j = j0 + ly + r;
-    if (j < RL_EJ && k < RL_EK) {
-      int data = rl_tile_map(g, j, k, &d, &s);
-      dst[d] = data ? RL_TRANSFORM(tile[lx][ly + r]) : (RL_T)0;
-    }
-  }
+  rl_stage_store(dst + dst_off + d, box, lid, m, x);
 }
 #endif
 

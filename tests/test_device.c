@@ -64,7 +64,7 @@ static const char *force_families; /* NULL: alternate gpu and cpu */
 /* What the plan's kernel must be, as a check of its source (NULL: any). */
 static int (*want_plan)(const char *source);
 
-static const char *const family_names[] = {"copy", "rows", "tile", "gather",
+static const char *const family_names[] = {"copy", "rows", "stage", "gather",
                                            "lines"};
 static int families_seen[5];
 static int plan_family_index(const char *name) {
@@ -219,7 +219,7 @@ static long long define_value(const char *source, const char *name) {
 }
 
 /* The CPU kernel's boxes (rl_lines), on ragged shapes at every whole-byte
- * width, each case asserting which box it is: */
+ * width from the case's first, each case asserting which box it is: */
 static int box_steps_k(const char *s) { /* FRACTAL_NZ: N1 blocked, N0's
                                            data shrinking along it */
   return define_value(s, "RL_BP") > 1 && define_value(s, "RL_CP") > 0;
@@ -257,27 +257,47 @@ static int box_squares(const char *s) { /* transposed in registers; P or K
          (define_value(s, "RL_EP") % v || define_value(s, "RL_EK") % v);
 }
 
+/* The GPU kernel's boxes (rl_stage), likewise: */
+static int stage_partial(const char *s) { /* a block the extent cuts */
+  return strstr(s, "rl_stage_start") && strstr(s, " < m[");
+}
+static int stage_data(const char *s) { /* padding inside the box */
+  return stage_partial(s) && strstr(s, "int data = 1 &&");
+}
+static int stage_small(const char *s) { /* fewer elements than work-items */
+  return strstr(s, "rl_stage_start") && strstr(s, "&& lid < ");
+}
+
 static void boxes(void) {
   static const struct {
+    const char *families;
     int family;
     const char *src, *dst;
     int (*want)(const char *);
     int64_t shape[4];
     size_t w0; /* the first of widths[] it runs at, through the last */
   } cases[] = {
-      {2, "ND", "FRACTAL_NZ", box_steps_k, {3, 33, 70}, 1},
-      {2, "ND", "FRACTAL_NZ", box_steps_k, {1, 70, 131}, 1},
-      {2, "ND", "FRACTAL_NZ", box_steps_k, {2, 17, 65}, 1},
-      {0, "NCHW", "NHWC", box_cuts_k, {2, 300, 5, 7}, 3},  /* C > the cut */
-      {0, "NCHW", "NHWC", box_cuts_k, {1, 70, 16, 16}, 3}, /* 1 KiB stride */
-      {0, "NCHW", "NC1HWC0", box_counts_k, {2, 17, 5, 7}, 1},
-      {0, "NCHW", "FRACTAL_Z", box_has_q, {33, 17, 2, 3}, 1},
-      {0, "NCHW", "CHWN4", box_long_p, {3, 10, 37, 41}, 1},
-      {0, "NCHW", "NHWC", box_squares, {2, 24, 9, 15}, 1}, /* P's edge */
-      {0, "NHWC", "NCHW", box_squares, {2, 40, 3, 7}, 1},  /* K's edge */
+      {"cpu", 2, "ND", "FRACTAL_NZ", box_steps_k, {3, 33, 70}, 1},
+      {"cpu", 2, "ND", "FRACTAL_NZ", box_steps_k, {1, 70, 131}, 1},
+      {"cpu", 2, "ND", "FRACTAL_NZ", box_steps_k, {2, 17, 65}, 1},
+      {"cpu", 0, "NCHW", "NHWC", box_cuts_k, {2, 300, 5, 7}, 3},  /* C > the cut
+                                                                   */
+      {"cpu", 0, "NCHW", "NHWC", box_cuts_k, {1, 70, 16, 16}, 3}, /* 1 KiB
+                                                                     stride */
+      {"cpu", 0, "NCHW", "NC1HWC0", box_counts_k, {2, 17, 5, 7}, 1},
+      {"cpu", 0, "NCHW", "FRACTAL_Z", box_has_q, {33, 17, 2, 3}, 1},
+      {"cpu", 0, "NCHW", "CHWN4", box_long_p, {3, 10, 37, 41}, 1},
+      {"cpu", 0, "NCHW", "NHWC", box_squares, {2, 24, 9, 15}, 1}, /* P's edge */
+      {"cpu", 0, "NHWC", "NCHW", box_squares, {2, 40, 3, 7}, 1},  /* K's edge */
+      {"gpu", 0, "NCHW", "NHWC", stage_partial, {2, 300, 5, 7}, 1},
+      {"gpu", 0, "NCHW", "NC1HWC0", stage_data, {2, 17, 5, 7}, 1},
+      {"gpu", 2, "ND", "FRACTAL_NZ", stage_data, {1, 70, 131}, 1},
+      {"gpu", 0, "NCHW", "FRACTAL_Z", stage_data, {33, 17, 2, 3}, 1},
+      {"gpu", 0, "NCHW", "CHWN4", stage_partial, {3, 10, 37, 41}, 1},
+      {"gpu", 0, "NHWC", "NCHW", stage_small, {1, 3, 2, 5}, 1},
   };
-  force_families = "cpu";
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    force_families = cases[i].families;
     want_plan = cases[i].want;
     for (size_t w = cases[i].w0; w < sizeof widths / sizeof widths[0]; w++)
       one_pair(cases[i].src, cases[i].dst, widths[w],
