@@ -239,9 +239,10 @@ static void stage_phase(text *t, const rl_layout_plan *p,
  * many indices of its block lie inside the tensor along each box axis
  * (m[axis]), and each bounded dim's coordinate at the box's corner (x[dim]);
  * then rl_stage_load and rl_stage_store, the box's two phases. The box is
- * kept in destination order, with a gap of one word after each row of the
- * source's innermost box axis so that the load's stores fall in distinct
- * memory banks. */
+ * kept in destination order. The load writes it along the source's
+ * innermost box axis, one row (of the axes inside it) apart: rows of 8
+ * bytes or more get a gap of one word after each, so that those stores
+ * fall in distinct memory banks; shorter rows share words or fill them. */
 static void map_stage(text *t, const rl_layout_plan *p,
                       const relayout_desc *dst) {
   int n = p->naxes, dorder[RELAYOUT_MAX_AXES * 2],
@@ -266,7 +267,7 @@ static void map_stage(text *t, const rl_layout_plan *p,
   int64_t row = ns ? ls[sorder[0]] : 1, gap = size < 4 ? 4 / size : 1, top = 0;
   for (int i = 0; i < nd; i++) {
     int k = dorder[i];
-    if (row > 1 && ls[k] >= row) ls[k] += ls[k] / row * gap;
+    if (row > 1 && row * size >= 8 && ls[k] >= row) ls[k] += ls[k] / row * gap;
     top += (((int64_t)1 << p->stage_bits[k]) - 1) * ls[k];
   }
   put(t, "#define RL_LOCAL %lld\n#define RL_NAXES %d\n#define RL_NDIMS %d\n",

@@ -232,7 +232,8 @@ static void stage_run(rl_layout_plan *p, const int *order, int n,
  * the work-item's id and a constant part per unrolled step. The box reads
  * runs of at least 128 bytes from the source and writes such runs to the
  * destination; it then grows along the destination (longer runs) to 8192
- * elements and is cut back to 16 KiB of local memory. On the H100, 8192
+ * elements and is cut back to 16 KiB of local memory (with the bank gaps
+ * at most 24 KiB; OpenCL guarantees 32 KiB). On the H100, 8192
  * 2-byte elements took ND -> FRACTAL_NZ f16 8197x8195 from 0.77 of copy (1024)
  * to 0.89, while 2048 and 4096 gave 0.51-0.53. */
 static void plan_stage(rl_layout_plan *p, int size) {

@@ -218,6 +218,17 @@ static long long define_value(const char *source, const char *name) {
   return at ? strtoll(at + strlen(key), NULL, 10) : -1;
 }
 
+/* The bytes of the type a kernel moves (RL_T), or 0. */
+static long long element_size(const char *source) {
+  static const char *types[] = {"uchar", "ushort", "uint", "ulong"};
+  for (int i = 0; i < 4; i++) {
+    char t[32];
+    snprintf(t, sizeof t, "#define RL_T %s\n", types[i]);
+    if (strstr(source, t)) return 1LL << i;
+  }
+  return 0;
+}
+
 /* The CPU kernel's boxes (rl_lines), on ragged shapes at every whole-byte
  * width from the case's first, each case asserting which box it is: */
 static int box_steps_k(const char *s) { /* FRACTAL_NZ: N1 blocked, N0's
@@ -240,14 +251,7 @@ static int box_has_q(const char *s) { /* FRACTAL_Z: P, Q and K all used,
 static int box_long_p(const char *s) { /* CHWN4: with N for Q, P runs
                                           512 bytes or more; its last
                                           block ragged */
-  static const char *types[] = {"uchar", "ushort", "uint", "ulong"};
-  long long size = 0;
-  for (int i = 0; i < 4; i++) {
-    char t[32];
-    snprintf(t, sizeof t, "#define RL_T %s\n", types[i]);
-    if (strstr(s, t)) size = 1LL << i;
-  }
-  return define_value(s, "RL_BP") * size >= 512 &&
+  return define_value(s, "RL_BP") * element_size(s) >= 512 &&
          define_value(s, "RL_EP") % define_value(s, "RL_BP");
 }
 static int box_squares(const char *s) { /* transposed in registers; P or K
@@ -266,6 +270,12 @@ static int stage_data(const char *s) { /* padding inside the box */
 }
 static int stage_small(const char *s) { /* fewer elements than work-items */
   return strstr(s, "rl_stage_start") && strstr(s, "&& lid < ");
+}
+static int stage_fits(const char *s) { /* 2N: rows of 2 elements between
+                                          the bank gaps; the box with its
+                                          gaps within 24 KiB */
+  return strstr(s, "rl_stage_start") &&
+         define_value(s, "RL_LOCAL") * element_size(s) <= 24576;
 }
 
 static void boxes(void) {
@@ -295,6 +305,7 @@ static void boxes(void) {
       {"gpu", 0, "NCHW", "FRACTAL_Z", stage_data, {33, 17, 2, 3}, 1},
       {"gpu", 0, "NCHW", "CHWN4", stage_partial, {3, 10, 37, 41}, 1},
       {"gpu", 0, "NHWC", "NCHW", stage_small, {1, 3, 2, 5}, 1},
+      {"gpu", 0, "NCHW", "2N", stage_fits, {4, 64, 16, 16}, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     force_families = cases[i].families;
