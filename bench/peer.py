@@ -1,17 +1,18 @@
 """peer.py - numpy or PyTorch doing one relayout conversion (bench --suite)
 
 Embedded in the relayout binary, which runs it as
-    PYTHON -c TEXT BACKEND RUNS SPEC IN OUT
+    PYTHON -c TEXT BACKEND SPEC IN OUT
 BACKEND is numpy (on the CPU) or torch (on the GPU). SPEC is JSON: the element
 size in bytes and, for "src" and "dst", the logical "dims", the "padded" dims
 and the physical "axes" as [dim, extent, weight], outermost first. The
 conversion is what a user of those libraries writes: view the source's
 blocks as dims, transpose them into logical order and merge them, drop the
 padding, pad to the destination's blocks, split and transpose into its
-physical order, make it contiguous. IN holds the source's bytes; OUT gets
-the result's when RUNS is 0: one run, whose seconds it prints. Otherwise it
-times RUNS runs after two warm-up runs and prints their median seconds
-(OUT unused). Prints one JSON line: {"seconds": s}, or {"skip": why}.
+physical order, make it contiguous. IN holds the source's bytes. One run
+writes its result to OUT and prints its seconds; then a line on stdin gives
+RUNS, and it times RUNS runs after two warm-up runs and prints their median
+seconds (none when RUNS is 0). Each reply is one JSON line: {"seconds": s},
+or {"skip": why} instead of the first.
 """
 import json
 import statistics
@@ -106,24 +107,29 @@ def timed(ops, x, spec):
     return time.perf_counter() - t0, y
 
 
+def reply(obj):
+    print(json.dumps(obj), flush=True)
+
+
 def main():
-    backend, runs, spec, src_path, out_path = sys.argv[1:6]
-    spec, runs = json.loads(spec), int(runs)
+    backend, spec, src_path, out_path = sys.argv[1:5]
+    spec = json.loads(spec)
     try:
         ops = NumpyOps() if backend == "numpy" else TorchOps()
     except (ImportError, RuntimeError) as e:
-        print(json.dumps({"skip": str(e)}))
+        reply({"skip": str(e)})
         return
     with open(src_path, "rb") as f:
         x = ops.load(f.read(), spec["size"])
-    if runs == 0:  # one run, its result to OUT
-        seconds, y = timed(ops, x, spec)
-        with open(out_path, "wb") as f:
-            f.write(ops.save(y))
-        print(json.dumps({"seconds": seconds}))
-        return
-    times = [timed(ops, x, spec)[0] for _ in range(runs + 2)]
-    print(json.dumps({"seconds": statistics.median(times[2:])}))  # 2 warm-ups
+    seconds, y = timed(ops, x, spec)
+    with open(out_path, "wb") as f:
+        f.write(ops.save(y))
+    del y
+    reply({"seconds": seconds})
+    runs = int(sys.stdin.readline() or 0)
+    if runs > 0:
+        times = [timed(ops, x, spec)[0] for _ in range(runs + 2)]
+        reply({"seconds": statistics.median(times[2:])})  # 2 warm-ups
 
 
 main()

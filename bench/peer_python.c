@@ -1,14 +1,16 @@
 /* peer_python.c - numpy and PyTorch as peers (bench --suite)
  *
  * Runs bench/peer.py (embedded at build time) with the interpreter CMake
- * found able to import the backend, twice: once for one run, whose result
- * comes back in a temp file and whose time chooses the run count
- * (peer_runs), then for the timed runs. The source's bytes go to it in a
- * temp file; one JSON line on its stdout gives the seconds.
+ * found able to import the backend, once per conversion: the source's bytes
+ * go to it in a temp file; it makes one run, whose result comes back in a
+ * temp file and whose seconds, on a JSON line on its stdout, choose the run
+ * count (peer_runs); the count goes to its stdin, and a second JSON line
+ * gives the median seconds of the timed runs.
  */
 #include "peer.h"
 
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,34 +60,50 @@ static int temp_file(char *path, size_t n, const void *data, size_t size) {
   return ok ? 0 : -1;
 }
 
-/* Runs argv[0] with argv, its stdout into out (NUL-terminated). */
-static int run_child(char *const *argv, char *out, size_t n) {
-  int fds[2];
-  if (pipe(fds)) return -1;
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
+/* The script running as a child process, its stdin and stdout as streams. */
+typedef struct child {
+  pid_t pid;
+  FILE *to, *from;
+} child;
+
+/* Starts argv[0] with argv; 0 on success. */
+static int child_start(child *c, char *const *argv) {
+  int in[2], out[2];
+  if (pipe(in)) return -1;
+  if (pipe(out)) {
+    close(in[0]);
+    close(in[1]);
     return -1;
   }
-  if (pid == 0) {
-    dup2(fds[1], 1);
-    close(fds[0]);
-    close(fds[1]);
+  c->pid = fork();
+  if (c->pid == 0) {
+    dup2(in[0], 0);
+    dup2(out[1], 1);
+    close(in[0]);
+    close(in[1]);
+    close(out[0]);
+    close(out[1]);
     execv(argv[0], argv);
     _exit(127);
   }
-  close(fds[1]);
-  size_t len = 0;
-  ssize_t got;
-  while (len + 1 < n && (got = read(fds[0], out + len, n - 1 - len)) > 0)
-    len += (size_t)got;
-  out[len] = 0;
-  close(fds[0]);
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    ;
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+  close(in[0]);
+  close(out[1]);
+  c->to = c->pid < 0 ? NULL : fdopen(in[1], "w");
+  c->from = c->pid < 0 ? NULL : fdopen(out[0], "r");
+  if (!c->to) close(in[1]);
+  if (!c->from) close(out[0]);
+  return c->to && c->from ? 0 : -1;
+}
+
+/* Closes its stdin and waits for it: 0 when it exited with status 0. */
+static int child_end(child *c) {
+  if (c->to) fclose(c->to);
+  if (c->from) fclose(c->from);
+  int status = 0;
+  if (c->pid > 0)
+    while (waitpid(c->pid, &status, 0) < 0)
+      ;
+  return c->pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
 /* Reads the result file and compares it with want. */
@@ -104,26 +122,16 @@ static int same_bytes(const char *path, const unsigned char *want,
   return same && at == size;
 }
 
-/* One run of the script with RUNS = runs: its JSON reply, or NULL with
- * r->note saying why (a skip, or a failure). */
-static json_t *run_script(peer_result *r, const char *python,
-                          const char *backend, int runs, const char *spec,
-                          const char *src_path, const char *out_path) {
-  char runs_text[16], line[512] = "";
-  snprintf(runs_text, sizeof runs_text, "%d", runs);
-  char *argv[] = {(char *)python,
-                  "-c",
-                  (char *)rl_bench_peer_py,
-                  (char *)backend,
-                  runs_text,
-                  (char *)spec,
-                  (char *)src_path,
-                  (char *)out_path,
-                  NULL};
+/* The script's next JSON reply, or NULL with r->note saying why (a skip,
+ * or a failure). */
+static json_t *child_reply(peer_result *r, child *c, const char *backend) {
+  char line[512] = "";
   json_t *res = NULL;
-  if (run_child(argv, line, sizeof line) ||
+  if (!fgets(line, sizeof line, c->from) ||
       !(res = json_loads(line, 0, NULL))) {
-    snprintf(r->note, sizeof r->note, "%s failed: %.200s", backend, line);
+    line[strcspn(line, "\n")] = 0;
+    snprintf(r->note, sizeof r->note, "%s failed: %.200s", backend,
+             *line ? line : "no reply");
   } else if (json_is_string(json_object_get(res, "skip"))) {
     snprintf(r->note, sizeof r->note, "%s",
              json_string_value(json_object_get(res, "skip")));
@@ -131,6 +139,16 @@ static json_t *run_script(peer_result *r, const char *python,
     res = NULL;
   }
   return res;
+}
+
+/* Tells the script how many runs to time; 0 on success. A script that has
+ * died does not take the bench with it (SIGPIPE is ignored meanwhile). */
+static int child_send_runs(child *c, int runs) {
+  struct sigaction ignore = {.sa_handler = SIG_IGN}, old;
+  sigaction(SIGPIPE, &ignore, &old);
+  int ok = fprintf(c->to, "%d\n", runs) > 0 && !fflush(c->to);
+  sigaction(SIGPIPE, &old, NULL);
+  return ok ? 0 : -1;
 }
 
 void peer_python(peer_result *r, const char *backend, const relayout_desc *s,
@@ -154,19 +172,32 @@ void peer_python(peer_result *r, const char *backend, const relayout_desc *s,
   char *spec_text = spec ? json_dumps(spec, JSON_COMPACT) : NULL;
   json_decref(spec);
   char src_path[4096] = "", out_path[4096] = "";
+  char *argv[] = {(char *)python,  "-c",      (char *)rl_bench_peer_py,
+                  (char *)backend, spec_text, src_path,
+                  out_path,        NULL};
+  child c = {0};
   json_t *res = NULL;
   /* one run for the output and to choose the run count, then the timing */
   if (!spec_text || temp_file(src_path, sizeof src_path, in, (size_t)sb) ||
       temp_file(out_path, sizeof out_path, "", 0)) {
     snprintf(r->note, sizeof r->note, "cannot write a temp file");
-  } else if ((res = run_script(r, python, backend, 0, spec_text, src_path,
-                               out_path))) {
+  } else if (child_start(&c, argv)) {
+    snprintf(r->note, sizeof r->note, "cannot start %s", python);
+  } else if ((res = child_reply(r, &c, backend))) {
     r->same = same_bytes(out_path, want, (size_t)db);
     r->runs =
         peer_runs(json_number_value(json_object_get(res, "seconds")), runs);
     json_decref(res);
-    res =
-        run_script(r, python, backend, r->runs, spec_text, src_path, out_path);
+    res = NULL;
+    if (child_send_runs(&c, r->runs))
+      snprintf(r->note, sizeof r->note, "%s stopped before its runs", backend);
+    else
+      res = child_reply(r, &c, backend);
+  }
+  if (child_end(&c) && res) {
+    json_decref(res);
+    res = NULL;
+    snprintf(r->note, sizeof r->note, "%s exited with an error", backend);
   }
   if (res) {
     r->seconds = json_number_value(json_object_get(res, "seconds"));
