@@ -60,14 +60,21 @@ static int temp_file(char *path, size_t n, const void *data, size_t size) {
   return ok ? 0 : -1;
 }
 
-/* The script running as a child process, its stdin and stdout as streams. */
+/* The script running as a child process, its stdin and stdout as streams.
+ * While it runs, SIGPIPE is ignored: a script that dies does not take the
+ * bench with it when its stdin is written to. */
 typedef struct child {
   pid_t pid;
   FILE *to, *from;
+  int started;
+  struct sigaction pipe_action; /* SIGPIPE's, to restore */
 } child;
 
 /* Starts argv[0] with argv; 0 on success. */
 static int child_start(child *c, char *const *argv) {
+  struct sigaction ignore = {.sa_handler = SIG_IGN};
+  sigaction(SIGPIPE, &ignore, &c->pipe_action);
+  c->started = 1;
   int in[2], out[2];
   if (pipe(in)) return -1;
   if (pipe(out)) {
@@ -103,6 +110,7 @@ static int child_end(child *c) {
   if (c->pid > 0)
     while (waitpid(c->pid, &status, 0) < 0)
       ;
+  if (c->started) sigaction(SIGPIPE, &c->pipe_action, NULL);
   return c->pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
 
@@ -139,16 +147,6 @@ static json_t *child_reply(peer_result *r, child *c, const char *backend) {
     res = NULL;
   }
   return res;
-}
-
-/* Tells the script how many runs to time; 0 on success. A script that has
- * died does not take the bench with it (SIGPIPE is ignored meanwhile). */
-static int child_send_runs(child *c, int runs) {
-  struct sigaction ignore = {.sa_handler = SIG_IGN}, old;
-  sigaction(SIGPIPE, &ignore, &old);
-  int ok = fprintf(c->to, "%d\n", runs) > 0 && !fflush(c->to);
-  sigaction(SIGPIPE, &old, NULL);
-  return ok ? 0 : -1;
 }
 
 void peer_python(peer_result *r, const char *backend, const relayout_desc *s,
@@ -189,7 +187,7 @@ void peer_python(peer_result *r, const char *backend, const relayout_desc *s,
         peer_runs(json_number_value(json_object_get(res, "seconds")), runs);
     json_decref(res);
     res = NULL;
-    if (child_send_runs(&c, r->runs))
+    if (fprintf(c.to, "%d\n", r->runs) < 0 || fflush(c.to))
       snprintf(r->note, sizeof r->note, "%s stopped before its runs", backend);
     else
       res = child_reply(r, &c, backend);

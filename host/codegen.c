@@ -84,15 +84,25 @@ static void walk(text *t, const rl_layout_plan *p, int n) {
   }
 }
 
-/* Axis a's index from g (the launch index over the axes a kernel does not
- * tile, innermost fastest): both offsets dd and ss, and its bounded dim. */
-static void step_from_g(text *t, const rl_iter_axis *a) {
-  put(t, "  i = g %% %lld; g /= %lld;\n", (long long)a->extent,
-      (long long)a->extent);
+/* Axis a's index i from g (the launch index over a box's blocks and the
+ * axes outside it, innermost fastest), in blocks of `block`: both offsets
+ * dd and ss, and its bounded dim's coordinate (x<dim>, or x[dim] when
+ * `array`). */
+static void step_from_g(text *t, const rl_iter_axis *a, int64_t block,
+                        int array) {
+  int64_t n = (a->extent + block - 1) / block;
+  if (n == 1)
+    put(t, "  i = 0;\n");
+  else if (block == 1)
+    put(t, "  i = g %% %lld; g /= %lld;\n", (long long)n, (long long)n);
+  else
+    put(t, "  i = g %% %lld * %lld; g /= %lld;\n", (long long)n,
+        (long long)block, (long long)n);
   put(t, "  dd += i * %lld; ss += i * %lld;\n", (long long)a->dstride,
       (long long)a->sstride);
   if (a->check >= 0)
-    put(t, "  x%d += i * %lld;\n", a->check, (long long)a->weight);
+    put(t, array ? "  x[%d] += i * %lld;\n" : "  x%d += i * %lld;\n", a->check,
+        (long long)a->weight);
 }
 
 /* Whether axis k of a LINES plan is one of its box's axes. */
@@ -133,7 +143,7 @@ static void map_box(text *t, const rl_layout_plan *p,
     const rl_iter_axis *a = &p->axes[k];
     if (in_box(p, k)) continue;
     rest *= a->extent;
-    step_from_g(t, a);
+    step_from_g(t, a, 1, 0);
   }
   put(t, "  *d = dd;\n  *s = ss;\n");
   int except[3] = {-1, -1, -1};
@@ -161,14 +171,13 @@ static void map_box(text *t, const rl_layout_plan *p,
  * source order for the load or destination order for the store): the
  * work-item's indices along the box axes from its id, its offsets (global
  * `go` by the strides `gs`, local `lo` by `ls`) and the coordinate of each
- * bounded dim; then one statement per step, `act` with the step's constant
- * offsets, under the conditions that the element lies inside the tensor
- * and, when `store` is 0, holds data (a store writes zero there). */
+ * bounded dim; then one statement per step with the step's constant
+ * offsets, for the elements that lie inside the tensor. The load moves
+ * only those that hold data; the store writes zero for the others. */
 static void stage_phase(text *t, const rl_layout_plan *p,
                         const relayout_desc *dst, const int *order, int n,
                         const int64_t *gs, const int64_t *ls, int store) {
   int shift[RELAYOUT_MAX_AXES * 2], total = 0;
-  int64_t g0 = 0, l0 = 0;
   for (int i = 0; i < n; i++) {
     shift[i] = total;
     total += p->stage_bits[order[i]];
@@ -195,8 +204,7 @@ static void stage_phase(text *t, const rl_layout_plan *p,
     }
   int steps = total > 8 ? 1 << (total - 8) : 1;
   for (int r = 0; r < steps; r++) {
-    int64_t c[RELAYOUT_MAX_AXES * 2];
-    g0 = l0 = 0;
+    int64_t c[RELAYOUT_MAX_AXES * 2], g0 = 0, l0 = 0;
     for (int i = 0; i < n; i++) {
       int k = order[i];
       c[k] = (((int64_t)r << 8) >> shift[i]) & ((1 << p->stage_bits[k]) - 1);
@@ -207,27 +215,24 @@ static void stage_phase(text *t, const rl_layout_plan *p,
     if (total < 8) put(t, " && lid < %d", 1 << total);
     for (int i = 0; i < n; i++) {
       int k = order[i];
-      const rl_iter_axis *a = &p->axes[k];
-      if (a->extent % ((int64_t)1 << p->stage_bits[k]))
+      if (p->axes[k].extent % ((int64_t)1 << p->stage_bits[k]))
         put(t, " && i%d + %lld < m[%d]", k, (long long)c[k], k);
     }
-    int has_data = 0;
+    if (store) put(t, ") {\n    int data = 1");
     for (int d = 0; d < dst->ndims; d++)
       if (checked(p, d)) {
         int64_t y = 0;
         for (int i = 0; i < n; i++)
           if (p->axes[order[i]].check == d)
             y += c[order[i]] * p->axes[order[i]].weight;
-        put(t, store && !has_data++ ? ") {\n    int data = 1" : "");
         put(t, " && y%d + %lld < %lld", d, (long long)y,
             (long long)dst->dims[d]);
       }
     if (store)
       put(t,
-          "%s;\n    g[go + %lld] = data ? RL_TRANSFORM(box[lo + %lld]) "
+          ";\n    g[go + %lld] = data ? RL_TRANSFORM(box[lo + %lld]) "
           ": (RL_T)0;\n  }\n",
-          has_data ? "" : ") {\n    int data = 1", (long long)g0,
-          (long long)l0);
+          (long long)g0, (long long)l0);
     else
       put(t, ")\n    box[lo + %lld] = g[go + %lld];\n", (long long)l0,
           (long long)g0);
@@ -258,12 +263,8 @@ static void map_stage(text *t, const rl_layout_plan *p,
     ls[k] = l;
     l <<= p->stage_bits[k];
   }
-  for (int k = 0; k < n; k++) /* source order: stride ascending */
-    if (p->stage_bits[k]) {
-      int j = ns++;
-      for (; j > 0 && ss[sorder[j - 1]] > ss[k]; j--) sorder[j] = sorder[j - 1];
-      sorder[j] = k;
-    }
+  for (int i = 0; i < n; i++)
+    if (p->stage_bits[p->stage_sorder[i]]) sorder[ns++] = p->stage_sorder[i];
   int64_t row = ns ? ls[sorder[0]] : 1, gap = size < 4 ? 4 / size : 1, top = 0;
   for (int i = 0; i < nd; i++) {
     int k = dorder[i];
@@ -277,19 +278,11 @@ static void map_stage(text *t, const rl_layout_plan *p,
   for (int d = 0; d < dst->ndims; d++) put(t, "  x[%d] = 0;\n", d);
   for (int k = n - 1; k >= 0; k--) {
     const rl_iter_axis *a = &p->axes[k];
-    int64_t b = (int64_t)1 << p->stage_bits[k], e = (a->extent + b - 1) / b;
-    if (e == 1)
-      put(t, "  i = 0;\n");
-    else
-      put(t, "  i = g %% %lld * %lld; g /= %lld;\n", (long long)e, (long long)b,
-          (long long)e);
+    int64_t b = (int64_t)1 << p->stage_bits[k];
+    step_from_g(t, a, b, 1);
     if (p->stage_bits[k])
       put(t, "  m[%d] = min((RL_I)%lld, (RL_I)(%lld - i));\n", k, (long long)b,
           (long long)a->extent);
-    put(t, "  dd += i * %lld; ss += i * %lld;\n", (long long)a->dstride,
-        (long long)a->sstride);
-    if (a->check >= 0)
-      put(t, "  x[%d] += i * %lld;\n", a->check, (long long)a->weight);
   }
   put(t, "  *d = dd;\n  *s = ss;\n}\n");
   put(t, "static inline void rl_stage_load(__global const RL_T *restrict g, "

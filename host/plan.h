@@ -38,8 +38,10 @@ typedef struct rl_layout_plan {
   int affine; /* source offset = sum of index * sstride over the axes */
   int naxes;  /* affine: merged axes, outermost first */
   rl_iter_axis axes[RELAYOUT_MAX_AXES * 2];
-  int stage_bits[RELAYOUT_MAX_AXES * 2]; /* STAGE: log2 of each axis' block
-                                          * in the box (0: not in it) */
+  int stage_bits[RELAYOUT_MAX_AXES * 2];   /* STAGE: log2 of each axis' block
+                                            * in the box (0: not in it) */
+  int stage_sorder[RELAYOUT_MAX_AXES * 2]; /* STAGE: the axes in source
+                                            * order, stride ascending */
   int vec; /* ROWS: elements per vector move; LINES: the side of the squares
             * a transposing box is moved in (1: element by element) */
   rl_box_axis box[3]; /* LINES: P, Q, then K, the innermost axis */
