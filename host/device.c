@@ -123,7 +123,16 @@ static relayout_status choose(int *index, const found *f, const char *spec,
                  spec, f->n, f->n == 1 ? "" : "s");
 }
 
-void rl_limit_alloc(relayout_engine *e) {
+void rl_device_limits(relayout_engine *e) {
+  cl_ulong alloc = 0, cache = 0;
+  clGetDeviceInfo(e->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof alloc, &alloc,
+                  NULL);
+  clGetDeviceInfo(e->device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache,
+                  &cache, NULL);
+  clGetDeviceInfo(e->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof e->max_group,
+                  &e->max_group, NULL);
+  e->max_alloc = alloc;
+  e->cache = cache;
   const char *limit = getenv("RELAYOUT_MAX_ALLOC");
   long long v = limit ? atoll(limit) : 0;
   if (v > 0 && (uint64_t)v < e->max_alloc) e->max_alloc = (uint64_t)v;
@@ -158,10 +167,7 @@ relayout_status relayout_engine_create(relayout_engine **out,
   memcpy(e->platform, di.platform, sizeof e->platform);
   clGetDeviceInfo(e->device, CL_DRIVER_VERSION, sizeof e->driver - 1, e->driver,
                   NULL);
-  clGetDeviceInfo(e->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof e->max_group,
-                  &e->max_group, NULL);
-  e->max_alloc = di.max_alloc;
-  rl_limit_alloc(e);
+  rl_device_limits(e);
   e->compute_units = di.compute_units ? di.compute_units : 1;
   e->is_gpu = di.is_gpu;
   cl_int rc;

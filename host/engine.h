@@ -24,6 +24,7 @@ struct relayout_engine {
   uint64_t max_alloc;
   unsigned compute_units;
   size_t max_group;
+  uint64_t cache; /* the device's global memory cache, bytes (0: unknown) */
   int is_gpu;
   rl_program *programs;
   int built_from_source, loaded_from_disk;
@@ -54,8 +55,9 @@ relayout_status rl_run_split(relayout_plan *p, unsigned char *dst,
                              const unsigned char *src, int dim,
                              relayout_error *note, relayout_error *err);
 
-/* Applies RELAYOUT_MAX_ALLOC (bytes), which lowers the device's largest
- * allocation: how tests reach the slab path without gigabyte tensors. */
-void rl_limit_alloc(relayout_engine *e);
+/* Reads the device's limits into e: largest allocation, work-group size,
+ * cache. RELAYOUT_MAX_ALLOC (bytes) lowers the largest allocation: how tests
+ * reach the slab path without gigabyte tensors. */
+void rl_device_limits(relayout_engine *e);
 
 #endif /* RELAYOUT_ENGINE_H */

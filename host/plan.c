@@ -203,6 +203,45 @@ static void plan_box(rl_layout_plan *p, int size) {
   }
 }
 
+/* CPU devices: whether a box's squares may be written with non-temporal
+ * stores, which send a written line to memory without first reading it
+ * into the cache (on the 2-core development machine's PoCL, a copy kernel
+ * with them moves 1.4x the bytes per second). The rule, from A/B runs there
+ * (bench/README.md):
+ * - the destination is too big for the cache (stream_from);
+ * - one square keeps at most 4 lines open at a time (8 open lines, as f16
+ *   and int8 squares 8 rows tall with rows a line or more apart write,
+ *   fell to a fifth of their speed);
+ * - the box writes runs of 1 KiB or more, or of 256 bytes or more whose
+ *   starts are not a multiple of 4 KiB apart (FRACTAL_Z's 192-byte runs
+ *   128 KiB apart, and NHWC -> NCHW's 256-byte runs 16 KiB apart at 64x64
+ *   pixels, lost speed; 12.5 KB apart at 56x56 they gained);
+ * - each square's rows stay aligned when the box's start is: every
+ *   destination stride but K's, and K's block, are multiples of the side
+ *   (the kernel checks the box's start). */
+static int stream_squares(const rl_layout_plan *p, const relayout_desc *dst,
+                          int size, int64_t stream_from) {
+  int64_t bytes, run = p->box[2].block, apart = 0;
+  if (p->vec < 2 || stream_from <= 0 ||
+      relayout_desc_size_bytes(&bytes, dst, NULL) || bytes < stream_from)
+    return 0;
+  int64_t spacing = p->axes[p->box[0].axis].dstride * size; /* square rows */
+  if ((spacing >= 64 ? p->vec : (p->vec * spacing + 63) / 64) > 4) return 0;
+  for (int b = 1; b >= 0 && !apart; b--) /* Q, then P, continue the run */
+    if (p->box[b].axis >= 0) {
+      int64_t stride = p->axes[p->box[b].axis].dstride;
+      if (stride == run)
+        run *= p->box[b].block;
+      else
+        apart = stride * size;
+    }
+  if (run * size < 1024 && (run * size < 256 || apart % 4096 == 0)) return 0;
+  for (int i = 0; i + 1 < p->naxes; i++)
+    if (p->axes[i].dstride % p->vec) return 0;
+  const rl_box_axis *k = &p->box[2];
+  return k->block % p->vec == 0 || k->block == p->axes[k->axis].extent;
+}
+
 /* log2 of the least power of two >= n */
 static int ceil_log2(int64_t n) {
   int b = 0;
@@ -272,7 +311,8 @@ static void plan_stage(rl_layout_plan *p, int size) {
 }
 
 void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
-                     const relayout_desc *src, int for_cpu) {
+                     const relayout_desc *src, int for_cpu,
+                     int64_t stream_from) {
   rl_layout_plan p;
   memset(&p, 0, sizeof p);
   p.family = RL_FAMILY_GATHER;
@@ -287,6 +327,7 @@ void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
     } else if (for_cpu) {
       p.family = RL_FAMILY_LINES;
       plan_box(&p, bits / 8);
+      p.stream = stream_squares(&p, dst, bits / 8, stream_from);
     } else {
       /* runs of 128 bytes or more on both sides: vector moves; otherwise
        * (a transpose, or short runs) through local memory */

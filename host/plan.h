@@ -45,12 +45,16 @@ typedef struct rl_layout_plan {
   int vec; /* ROWS: elements per vector move; LINES: the side of the squares
             * a transposing box is moved in (1: element by element) */
   rl_box_axis box[3]; /* LINES: P, Q, then K, the innermost axis */
+  int stream;         /* LINES: squares written with non-temporal stores */
 } rl_layout_plan;
 
 /* Analyses dst <- src (same logical dims) for a GPU (the families that
- * coalesce) or a CPU device (whole rows per work-item); never fails. */
+ * coalesce) or a CPU device (whole rows per work-item); a CPU plan whose
+ * destination has stream_from bytes or more streams its stores where it can
+ * (stream_from 0: never). Never fails. */
 void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
-                     const relayout_desc *src, int for_cpu);
+                     const relayout_desc *src, int for_cpu,
+                     int64_t stream_from);
 
 /* The kernel source for a plan: a generated header, then kernels/relayout.cl.
  * Returns a malloc'ed string, or NULL when out of memory. */

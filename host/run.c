@@ -51,6 +51,17 @@ static void sizes(relayout_plan *p) {
   p->global[0] = (size_t)groups * p->local[0];
 }
 
+/* CPU devices write destinations of this many bytes or more with streaming
+ * stores where a plan can (0: never): half the device's cache, so that
+ * source and destination together exceed it and written lines would leave
+ * the cache before anything reads them. RELAYOUT_STREAM_BYTES sets it (for
+ * tests and tuning). */
+static int64_t stream_from(const relayout_engine *e) {
+  if (e->reference || e->is_gpu) return 0;
+  const char *v = getenv("RELAYOUT_STREAM_BYTES");
+  return v ? atoll(v) : (int64_t)(e->cache / 2);
+}
+
 relayout_status relayout_plan_create(relayout_plan **out,
                                      relayout_engine *engine,
                                      const relayout_desc *dst,
@@ -72,7 +83,7 @@ relayout_status relayout_plan_create(relayout_plan **out,
   int for_cpu = fam && !strcmp(fam, "gpu")   ? 0
                 : fam && !strcmp(fam, "cpu") ? 1
                                              : !engine->is_gpu;
-  rl_plan_layouts(&p->layout, dst, src, for_cpu);
+  rl_plan_layouts(&p->layout, dst, src, for_cpu, stream_from(engine));
   if (engine->reference) p->layout.family = RL_FAMILY_REFERENCE;
   if (p->layout.family == RL_FAMILY_STAGE && engine->max_group < 256)
     p->layout.family = RL_FAMILY_GATHER; /* a box takes 256 work-items */
@@ -251,11 +262,7 @@ relayout_status relayout_engine_wrap(relayout_engine **out, cl_context context,
                     NULL);
   clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL);
   clGetDeviceInfo(device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cus, &cus, NULL);
-  clGetDeviceInfo(device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof e->max_alloc,
-                  &e->max_alloc, NULL);
-  rl_limit_alloc(e);
-  clGetDeviceInfo(device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof e->max_group,
-                  &e->max_group, NULL);
+  rl_device_limits(e);
   e->compute_units = cus ? cus : 1;
   e->is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
   *out = e;

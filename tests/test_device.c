@@ -63,6 +63,7 @@ static int pairs_run, pairs_skipped;
 static const char *force_families; /* NULL: alternate gpu and cpu */
 /* What the plan's kernel must be, as a check of its source (NULL: any). */
 static int (*want_plan)(const char *source);
+static size_t dst_skew; /* bytes added to the destination's offset */
 
 static const char *const family_names[] = {"copy", "rows", "stage", "gather",
                                            "lines"};
@@ -145,21 +146,23 @@ static void one_pair(const char *src, const char *dst, relayout_dtype t,
                       NULL);
   clEnqueueWriteBuffer(q, bs, CL_FALSE, pad, (size_t)sb, in, 0, NULL, NULL);
   cl_event done = NULL;
-  CHECK_OK(relayout_plan_enqueue(plan, bd, pad, bs, pad, 0, NULL, &done, &e_));
+  size_t at = pad + dst_skew; /* the destination's offset */
+  CHECK_OK(relayout_plan_enqueue(plan, bd, at, bs, pad, 0, NULL, &done, &e_));
   unsigned char *got = malloc((size_t)db + 2 * pad);
   clEnqueueReadBuffer(q, bd, CL_TRUE, 0, (size_t)db + 2 * pad, got,
                       done ? 1 : 0, done ? &done : NULL, NULL);
   if (done) clReleaseEvent(done);
-  int same = !memcmp(got + pad, want.data, (size_t)db);
+  int same = !memcmp(got + at, want.data, (size_t)db);
   int64_t first = -1;
   for (int64_t i = 0; !same && first < 0 && i < db; i++)
-    if (got[pad + i] != want.data[i]) first = i;
+    if (got[at + i] != want.data[i]) first = i;
   CHECK(same, "%s -> %s %s (%s): first difference at byte %lld of %lld", src,
         dst, relayout_dtype_name(t), relayout_plan_family(plan),
         (long long)first, (long long)db);
   int fence = 1;
-  for (size_t i = 0; i < pad; i++)
-    fence &= got[i] == 0xA5 && got[pad + (size_t)db + i] == 0xA5;
+  for (size_t i = 0; i < at; i++) fence &= got[i] == 0xA5;
+  for (size_t i = at + (size_t)db; i < (size_t)db + 2 * pad; i++)
+    fence &= got[i] == 0xA5;
   CHECK(fence, "%s -> %s %s: wrote outside its buffer", src, dst,
         relayout_dtype_name(t));
   pairs_run++;
@@ -318,6 +321,47 @@ static void boxes(void) {
   want_plan = NULL;
 }
 
+/* CPU devices: squares written with non-temporal stores, planned for any
+ * destination size (RELAYOUT_STREAM_BYTES=1): runs contiguous through the
+ * box (NHWC, NC1HWC0) or 288-byte runs apart (NHWC -> NCHW), P ragged at
+ * the edge; each also with the destination one element off the rows'
+ * alignment, where the kernel must fall back to plain stores. */
+static int box_streams(const char *s) {
+  return define_value(s, "RL_STREAM") == 1 && define_value(s, "RL_VEC") > 1;
+}
+
+static void streams(void) {
+  cl_device_id dev;
+  cl_device_type type = 0;
+  clGetCommandQueueInfo(relayout_engine_queue(engine), CL_QUEUE_DEVICE,
+                        sizeof dev, &dev, NULL);
+  clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  if (type & CL_DEVICE_TYPE_GPU) return; /* GPUs never stream */
+  static const struct {
+    const char *src, *dst;
+    int64_t shape[4];
+    size_t w0;
+  } cases[] = {
+      {"NCHW", "NHWC", {2, 64, 23, 23}, 3},
+      {"NCHW", "NC1HWC0", {2, 32, 9, 9}, 2},
+      {"NHWC", "NCHW", {2, 9, 8, 64}, 3},
+  };
+  setenv("RELAYOUT_STREAM_BYTES", "1", 1);
+  force_families = "cpu";
+  want_plan = box_streams;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (size_t w = cases[i].w0; w < sizeof widths / sizeof widths[0]; w++)
+      for (int skew = 0; skew < 2; skew++) {
+        dst_skew = skew ? (size_t)relayout_dtype_bits(widths[w]) / 8 : 0;
+        one_pair(cases[i].src, cases[i].dst, widths[w], &families[0],
+                 cases[i].shape);
+      }
+  unsetenv("RELAYOUT_STREAM_BYTES");
+  dst_skew = 0;
+  force_families = NULL;
+  want_plan = NULL;
+}
+
 /* The host-memory path uploads, runs and downloads. */
 static void host_path(void) {
   const family *f = &families[0];
@@ -357,6 +401,7 @@ int main(void) {
   const char *shapes = getenv("RELAYOUT_TEST_SHAPES");
   host_path();
   boxes();
+  streams();
   matrix(shapes ? atoi(shapes) : 2);
   relayout_engine_free(engine);
   return check_summary();
