@@ -257,6 +257,13 @@ static int box_long_p(const char *s) { /* CHWN4: with N for Q, P runs
   return define_value(s, "RL_BP") * element_size(s) >= 512 &&
          define_value(s, "RL_EP") % define_value(s, "RL_BP");
 }
+static int box_whole_q(const char *s) { /* nChw8c -> nChw16c: both halves
+                                          of a row in the box, C padded */
+  return define_value(s, "RL_SK") == 1 &&
+         define_value(s, "RL_BQ") == define_value(s, "RL_EQ") &&
+         define_value(s, "RL_DQ") == define_value(s, "RL_BK") &&
+         define_value(s, "RL_BQ") > 1;
+}
 static int box_squares(const char *s) { /* transposed in registers; P or K
                                            leaves part of a square */
   long long v = define_value(s, "RL_VEC");
@@ -300,6 +307,7 @@ static void boxes(void) {
       {"cpu", 0, "NCHW", "NC1HWC0", box_counts_k, {2, 17, 5, 7}, 1},
       {"cpu", 0, "NCHW", "FRACTAL_Z", box_has_q, {33, 17, 2, 3}, 1},
       {"cpu", 0, "NCHW", "CHWN4", box_long_p, {3, 10, 37, 41}, 1},
+      {"cpu", 0, "nChw8c", "nChw16c", box_whole_q, {2, 24, 5, 7}, 1},
       {"cpu", 0, "NCHW", "NHWC", box_squares, {2, 24, 9, 15}, 1}, /* P's edge */
       {"cpu", 0, "NHWC", "NCHW", box_squares, {2, 40, 3, 7}, 1},  /* K's edge */
       {"gpu", 0, "NCHW", "NHWC", stage_partial, {2, 300, 5, 7}, 1},
