@@ -136,7 +136,8 @@ static inline void rl_transpose(RL_VT *r) {
  * the cache. Such stores are weakly ordered, but they are visible before the
  * runtime marks the kernel complete: it signals completion with locked
  * (x86) or release (Arm) operations, which order every earlier store. A
- * fence per box cost NC1HWC0 f16 and nChw16c f32 a fifth of their speed. */
+ * fence after each box cost NC1HWC0 f16 and nChw16c f32 up to two fifths
+ * of their speed. */
 static inline void rl_put_row(__global RL_T *at, RL_VT v, int stream) {
 #ifdef RL_STREAM
   if (stream) {
