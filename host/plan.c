@@ -234,9 +234,9 @@ static void plan_box(rl_layout_plan *p, int size) {
  *   starts are not a multiple of 4 KiB apart (FRACTAL_Z's 192-byte runs
  *   128 KiB apart, and NHWC -> NCHW's 256-byte runs 16 KiB apart at 64x64
  *   pixels, lost speed; 12.5 KB apart at 56x56 they gained);
- * - each square's rows stay aligned when the box's start is: every
- *   destination stride but K's, and K's block, are multiples of the side
- *   (the kernel checks the box's start). */
+ * - each square's rows stay aligned when the box's start is: P's and Q's
+ *   destination strides are multiples of the side (the kernel checks each
+ *   box's start, and writes a misaligned box with plain stores). */
 static int stream_squares(const rl_layout_plan *p, const relayout_desc *dst,
                           int size, int64_t stream_from) {
   int64_t bytes, run = p->box[2].block, apart = 0;
@@ -254,10 +254,10 @@ static int stream_squares(const rl_layout_plan *p, const relayout_desc *dst,
         apart = stride * size;
     }
   if (run * size < 1024 && (run * size < 256 || apart % 4096 == 0)) return 0;
-  for (int i = 0; i + 1 < p->naxes; i++)
-    if (p->axes[i].dstride % p->vec) return 0;
-  const rl_box_axis *k = &p->box[2];
-  return k->block % p->vec == 0 || k->block == p->axes[k->axis].extent;
+  for (int b = 0; b < 2; b++)
+    if (p->box[b].axis >= 0 && p->axes[p->box[b].axis].dstride % p->vec)
+      return 0;
+  return 1;
 }
 
 /* log2 of the least power of two >= n */
