@@ -411,7 +411,8 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
   put(&t, "#define RL_COUNT ((RL_I)%lld)\n", (long long)dst->span);
   put(&t, "#define RL_VEC %d\n", p->vec > 1 ? p->vec : 1);
   put(&t, "#define RL_TRANSFORM(x) (x)\n");
-  if (p->stream) put(&t, "#define RL_STREAM 1\n");
+  if (p->stream) put(&t, "#define RL_STREAM %d\n", p->stream);
+  if (p->p_first) put(&t, "#define RL_P_FIRST 1\n");
   put(&t, "static inline int rl_map(RL_I o, RL_I *s) {\n");
   if (p->affine)
     map_affine(&t, p, dst);

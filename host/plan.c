@@ -147,13 +147,12 @@ static void set_block(rl_layout_plan *p, int b, int64_t want) {
   if (p->box[b].block == 1) p->box[b].axis = -1;
 }
 
-/* Whether Q, all of it, continues K's rows of `row` bytes into at most two
- * lines of the destination (nChw8c -> nChw16c: the two 8-channel halves of
- * a 16-channel row). */
-static int completes_lines(const rl_layout_plan *p, int64_t row) {
+/* Whether Q continues K's rows in the destination: its stride there is K's
+ * block (nChw8c -> nChw16c: the two 8-channel halves of a 16-channel row;
+ * FRACTAL_NZ: M, the next 16-element row of the fractal). */
+static int continues_rows(const rl_layout_plan *p) {
   const rl_box_axis *q = &p->box[1];
-  return q->axis >= 0 && p->axes[q->axis].dstride == p->box[2].block &&
-         p->axes[q->axis].extent * row <= 128;
+  return q->axis >= 0 && p->axes[q->axis].dstride == p->box[2].block;
 }
 
 /* CPU devices: each work-item writes a box of whole destination rows. K is
@@ -165,15 +164,17 @@ static int completes_lines(const rl_layout_plan *p, int64_t row) {
  *   fills the box up to 2 KiB. Where P and K allow, the box moves as
  *   squares transposed in registers (vec: their side).
  * - K contiguous in the source: P is the axis continuing K's source run
- *   (FRACTAL_NZ's N1), enough of it to read about 2 KiB in one run, each
- *   work-item one such run (consecutive work-items continue the same
- *   destination runs). Where Q, whole, completes K's rows into lines
- *   (nChw8c -> nChw16c), the box takes all of Q and P shrinks to match, so
- *   that each line is written whole and in order (64x256x56x56, alternating
- *   runs: f32 0.71-0.95 of copy before, 0.88-1.20 after, eight runs each;
- *   f64 0.84-0.91, 0.96-1.03, three each; before, a work-item wrote half of
- *   each of 64 lines and another, 49 work-items later, the other half).
- *   Without such a P, Q takes 2 KiB of rows. */
+ *   (FRACTAL_NZ's N1, nChw8c's hw). Where Q continues K's rows in the
+ *   destination, the box takes 512 bytes of those rows (all of Q when it
+ *   is shorter) and P fills the box to 2 KiB: each P step then writes
+ *   whole lines, which can stream (stream_stores). Work-items step along P
+ *   first, so that consecutive ones continue the same source runs. Before,
+ *   an FRACTAL_NZ box took 2 KiB of one source row and wrote half of each
+ *   of 64 lines, the other halves 8 work-items later; with 4096 rows, its
+ *   runs 128 KiB apart crowded into few cache sets (ND -> FRACTAL_NZ f16,
+ *   alternating runs, ratio to copy: 4096x11008 0.34-0.51 before, 1.6-1.9
+ *   after; 8197x8195 0.53-0.76 before, 1.1-1.4 after). Without such a Q,
+ *   P takes 2 KiB of one source run; without a P, Q takes 2 KiB of rows. */
 static void plan_box(rl_layout_plan *p, int size) {
   int n = p->naxes, line = 64 / size; /* elements per cache line */
   const rl_iter_axis *k = &p->axes[n - 1];
@@ -210,9 +211,10 @@ static void plan_box(rl_layout_plan *p, int size) {
         p->vec = v;
         break;
       }
-  } else if (p->box[0].axis >= 0 && completes_lines(p, row)) {
-    set_block(p, 1, p->axes[p->box[1].axis].extent);
+  } else if (p->box[0].axis >= 0 && continues_rows(p)) {
+    set_block(p, 1, (512 + row - 1) / row);
     set_block(p, 0, rows / p->box[1].block);
+    p->p_first = 1;
   } else if (p->box[0].axis >= 0) {
     set_block(p, 0, rows);
     p->box[1].axis = -1;
@@ -221,30 +223,31 @@ static void plan_box(rl_layout_plan *p, int size) {
   }
 }
 
-/* CPU devices: whether a box's squares may be written with non-temporal
- * stores, which send a written line to memory without first reading it
- * into the cache (on the 2-core development machine's PoCL, a copy kernel
- * with them moves 1.4x the bytes per second). The rule, from A/B runs there
- * (bench/README.md):
+/* CPU devices: the elements per non-temporal store a box writes with (0:
+ * plain stores only). Such a store sends its line to memory without first
+ * reading it into the cache (on the 2-core development machine's PoCL, a
+ * copy kernel with them moves 1.4x the bytes per second). The rule, from
+ * A/B runs there (bench/README.md):
  * - the destination is too big for the cache (stream_from);
- * - one square keeps at most 4 lines open at a time (8 open lines, as f16
- *   and int8 squares 8 rows tall with rows a line or more apart write,
- *   fell to a fifth of their speed);
- * - the box writes runs of 1 KiB or more, or of 256 bytes or more whose
- *   starts are not a multiple of 4 KiB apart (FRACTAL_Z's 192-byte runs
- *   128 KiB apart, and NHWC -> NCHW's 256-byte runs 16 KiB apart at 64x64
- *   pixels, lost speed; 12.5 KB apart at 56x56 they gained);
- * - each square's rows stay aligned when the box's start is: P's and Q's
- *   destination strides are multiples of the side (the kernel checks each
+ * - squares, one row per store: one square keeps at most 4 lines open at a
+ *   time (8 open lines, as f16 and int8 squares 8 rows tall with rows a
+ *   line or more apart write, fell to a fifth of their speed), and the box
+ *   writes runs of 1 KiB or more, or of 256 bytes or more whose starts are
+ *   not a multiple of 4 KiB apart (FRACTAL_Z's 192-byte runs 128 KiB apart,
+ *   and NHWC -> NCHW's 256-byte runs 16 KiB apart at 64x64 pixels, lost
+ *   speed; 12.5 KB apart at 56x56 they gained);
+ * - rows contiguous in the source, 16 bytes per store: K's block is whole
+ *   stores, and the box writes runs of whole lines, 64 bytes or more (one
+ *   run at a time: FRACTAL_NZ's runs 128 KiB apart gained too);
+ * - the stores stay aligned when the box's start is: P's and Q's
+ *   destination strides are multiples of the store (the kernel checks each
  *   box's start, and writes a misaligned box with plain stores). */
-static int stream_squares(const rl_layout_plan *p, const relayout_desc *dst,
-                          int size, int64_t stream_from) {
+static int stream_stores(const rl_layout_plan *p, const relayout_desc *dst,
+                         int size, int64_t stream_from) {
   int64_t bytes, run = p->box[2].block, apart = 0;
-  if (p->vec < 2 || stream_from <= 0 ||
-      relayout_desc_size_bytes(&bytes, dst, NULL) || bytes < stream_from)
+  if (stream_from <= 0 || relayout_desc_size_bytes(&bytes, dst, NULL) ||
+      bytes < stream_from)
     return 0;
-  int64_t spacing = p->axes[p->box[0].axis].dstride * size; /* square rows */
-  if ((spacing >= 64 ? p->vec : (p->vec * spacing + 63) / 64) > 4) return 0;
   for (int b = 1; b >= 0 && !apart; b--) /* Q, then P, continue the run */
     if (p->box[b].axis >= 0) {
       int64_t stride = p->axes[p->box[b].axis].dstride;
@@ -253,11 +256,22 @@ static int stream_squares(const rl_layout_plan *p, const relayout_desc *dst,
       else
         apart = stride * size;
     }
-  if (run * size < 1024 && (run * size < 256 || apart % 4096 == 0)) return 0;
-  for (int b = 0; b < 2; b++)
-    if (p->box[b].axis >= 0 && p->axes[p->box[b].axis].dstride % p->vec)
+  int width = p->vec;
+  if (width > 1) {
+    int64_t spacing = p->axes[p->box[0].axis].dstride * size; /* its rows */
+    if ((spacing >= 64 ? width : (width * spacing + 63) / 64) > 4 ||
+        (run * size < 1024 && (run * size < 256 || apart % 4096 == 0)))
       return 0;
-  return 1;
+  } else {
+    width = 16 / size;
+    if (p->axes[p->box[2].axis].sstride != 1 || p->box[2].block % width ||
+        run * size < 64)
+      return 0;
+  }
+  for (int b = 0; b < 2; b++)
+    if (p->box[b].axis >= 0 && p->axes[p->box[b].axis].dstride % width)
+      return 0;
+  return width;
 }
 
 /* log2 of the least power of two >= n */
@@ -345,7 +359,7 @@ void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
     } else if (for_cpu) {
       p.family = RL_FAMILY_LINES;
       plan_box(&p, bits / 8);
-      p.stream = stream_squares(&p, dst, bits / 8, stream_from);
+      p.stream = stream_stores(&p, dst, bits / 8, stream_from);
     } else {
       /* runs of 128 bytes or more on both sides: vector moves; otherwise
        * (a transpose, or short runs) through local memory */

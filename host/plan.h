@@ -45,7 +45,8 @@ typedef struct rl_layout_plan {
   int vec; /* ROWS: elements per vector move; LINES: the side of the squares
             * a transposing box is moved in (1: element by element) */
   rl_box_axis box[3]; /* LINES: P, Q, then K, the innermost axis */
-  int stream;         /* LINES: squares written with non-temporal stores */
+  int p_first;        /* LINES: consecutive work-items step along P, not Q */
+  int stream; /* LINES: elements per non-temporal store (0: plain stores) */
 } rl_layout_plan;
 
 /* Analyses dst <- src (same logical dims) for a GPU (the families that

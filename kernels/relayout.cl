@@ -3,8 +3,9 @@
  * The host prepends a header for each conversion (host/codegen.c): RL_T, the
  * type moved; RL_I, the index type (int when both buffers allow it, else
  * long); RL_COUNT, destination elements; RL_VEC, the vector width of rl_rows
- * or the side of rl_lines' squares; RL_STREAM, rl_lines writes its squares
- * with non-temporal stores; RL_TRANSFORM, the per-element hook
+ * or the side of rl_lines' squares; RL_STREAM, the elements per
+ * non-temporal store rl_lines writes with; RL_P_FIRST, rl_lines' work-items
+ * step along P first; RL_TRANSFORM, the per-element hook
  * (applied to vectors too); and rl_map(o, &s), which says whether
  * destination element o holds data and where its source element is. One
  * work-item handles one step: the host launches one per step.
@@ -90,16 +91,54 @@ rl_stage(__global const RL_T *restrict src, long src_off,
 #endif
 
 #if RL_KERNEL == 5
+/* RL_VT is a vector rl_lines moves: a row of a square, or a streamed row's
+ * 16-byte piece. RL_AT(ptr) is the vector at any element address, moved as
+ * one unaligned vector through a packed struct (vloadn and vstoren go
+ * element by element for narrow types on PoCL). */
 #if RL_VEC > 1
-/* Transposed squares of RL_VEC x RL_VEC elements, for boxes whose source runs
- * along P. RL_VT is a row of a square; RL_AT(ptr) is the row at any element
- * address, moved as one unaligned vector through a packed struct (vloadn and
- * vstoren go element by element for narrow types on PoCL). */
 #define RL_VT RL_CAT(RL_T, RL_VEC)
+#elif defined(RL_STREAM)
+#define RL_VT RL_CAT(RL_T, RL_STREAM)
+#endif
+#ifdef RL_VT
 typedef struct __attribute__((packed)) rl_row_at {
   RL_VT v;
 } rl_row_at;
 #define RL_AT(ptr) (((__global rl_row_at *)(ptr))->v)
+
+/* Writes a vector. With RL_STREAM (the host's plan: a destination larger
+ * than the cache, written in long aligned runs) and `stream`, a
+ * non-temporal store: the line goes to memory without first being read into
+ * the cache. Such stores are weakly ordered, but they are visible before the
+ * runtime marks the kernel complete: it signals completion with locked
+ * (x86) or release (Arm) operations, which order every earlier store. A
+ * fence after each box cost NC1HWC0 f16 and nChw16c f32 up to two fifths
+ * of their speed. */
+static inline void rl_put_row(__global RL_T *at, RL_VT v, int stream) {
+#ifdef RL_STREAM
+  if (stream) {
+    __builtin_nontemporal_store(v, (__global RL_VT *)at);
+    return;
+  }
+#endif
+  RL_AT(at) = v;
+}
+#endif
+
+#if RL_VEC == 1 && defined(RL_STREAM)
+/* A whole row that runs contiguous in the source, written with aligned
+ * non-temporal stores. */
+static inline void rl_stream_row(__global const RL_T *restrict in,
+                                 __global RL_T *restrict out) {
+#pragma unroll
+  for (int j = 0; j < RL_BK; j += RL_STREAM)
+    rl_put_row(out + j, RL_TRANSFORM(RL_AT(in + j)), 1);
+}
+#endif
+
+#if RL_VEC > 1
+/* Transposed squares of RL_VEC x RL_VEC elements, for boxes whose source runs
+ * along P. */
 /* (a.lo, b.lo) interleaved, from their concatenation */
 #if RL_VEC == 2
 #define RL_ZIP s01
@@ -128,24 +167,6 @@ static inline void rl_transpose(RL_VT *r) {
 #pragma unroll
     for (int i = 0; i < RL_VEC; i++) r[i] = t[i];
   }
-}
-
-/* Writes a square's row. With RL_STREAM (the host's plan: a destination
- * larger than the cache, written in long aligned runs) and `stream`, a
- * non-temporal store: the line goes to memory without first being read into
- * the cache. Such stores are weakly ordered, but they are visible before the
- * runtime marks the kernel complete: it signals completion with locked
- * (x86) or release (Arm) operations, which order every earlier store. A
- * fence after each box cost NC1HWC0 f16 and nChw16c f32 up to two fifths
- * of their speed. */
-static inline void rl_put_row(__global RL_T *at, RL_VT v, int stream) {
-#ifdef RL_STREAM
-  if (stream) {
-    __builtin_nontemporal_store(v, (__global RL_VT *)at);
-    return;
-  }
-#endif
-  RL_AT(at) = v;
 }
 
 /* An mp x mq x mk box that holds data throughout: whole squares, each read
@@ -189,12 +210,18 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
   RL_I id = (RL_I)get_global_id(0);
   const RL_I nk = (RL_EK + RL_BK - 1) / RL_BK, nq = (RL_EQ + RL_BQ - 1) / RL_BQ,
              np = (RL_EP + RL_BP - 1) / RL_BP;
-  RL_I k0 = id % nk * RL_BK;
+  RL_I k0 = id % nk * RL_BK, p0, q0;
   id /= nk;
-  RL_I q0 = id % nq * RL_BQ;
-  id /= nq;
-  RL_I p0 = id % np * RL_BP;
+#ifdef RL_P_FIRST
+  p0 = id % np * RL_BP;
   id /= np;
+#endif
+  q0 = id % nq * RL_BQ;
+  id /= nq;
+#ifndef RL_P_FIRST
+  p0 = id % np * RL_BP;
+  id /= np;
+#endif
   if (id >= RL_NREST) return;
   RL_I d, s, n[3];
   if (!rl_box(id, p0, q0, k0, &d, &s, n)) n[0] = 0;
@@ -204,17 +231,18 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
   RL_I mq = min((RL_I)RL_BQ, (RL_I)(RL_EQ - q0));
   RL_I mk = min((RL_I)RL_BK, (RL_I)(RL_EK - k0));
   RL_I dq = clamp(n[1], (RL_I)0, mq);
+  int stream = 0;
+#ifdef RL_STREAM
+  stream = (ulong)dst % sizeof(RL_VT) == 0; /* then every store is aligned */
+#endif
 #if RL_VEC > 1
   /* K's data count is least at the box's last P and Q */
   if (n[0] >= mp && dq == mq &&
       n[2] - (mp - 1) * RL_CP - (mq - 1) * RL_CQ >= mk) {
-#ifdef RL_STREAM
-    if ((ulong)dst % sizeof(RL_VT) == 0) { /* then every row is aligned */
+    if (stream) /* two copies, each with its stores fixed */
       rl_box_squares(src, dst, mp, mq, mk, 1);
-      return;
-    }
-#endif
-    rl_box_squares(src, dst, mp, mq, mk, 0);
+    else
+      rl_box_squares(src, dst, mp, mq, mk, 0);
     return;
   }
 #endif
@@ -228,6 +256,12 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
                              : 0,
            k = 0;
       if (data == RL_BK) { /* a whole row: a fixed count, unrolled */
+#if RL_VEC == 1 && defined(RL_STREAM)
+        if (stream) {
+          rl_stream_row(in, out);
+          continue;
+        }
+#endif
         for (int j = 0; j < RL_BK; j++) out[j] = RL_TRANSFORM(in[j * RL_SK]);
         continue;
       }

@@ -329,13 +329,20 @@ static void boxes(void) {
   want_plan = NULL;
 }
 
-/* CPU devices: squares written with non-temporal stores, planned for any
- * destination size (RELAYOUT_STREAM_BYTES=1): runs contiguous through the
- * box (NHWC, NC1HWC0) or 288-byte runs apart (NHWC -> NCHW), P ragged at
- * the edge; each also with the destination one element off the rows'
- * alignment, where the kernel must fall back to plain stores. */
+/* CPU devices: boxes written with non-temporal stores, planned for any
+ * destination size (RELAYOUT_STREAM_BYTES=1), each also with the
+ * destination one element off the stores' alignment, where the kernel must
+ * fall back to plain stores:
+ * - squares, one row per store: runs contiguous through the box (NHWC,
+ *   NC1HWC0) or 288-byte runs apart (NHWC -> NCHW), P ragged at the edge;
+ * - rows contiguous in the source, 16 bytes per store: FRACTAL_NZ, with
+ *   P and Q ragged and N's last rows partly padding (plain stores there);
+ *   nChw8c -> nChw16c, C padded. */
 static int box_streams(const char *s) {
-  return define_value(s, "RL_STREAM") == 1 && define_value(s, "RL_VEC") > 1;
+  long long v = define_value(s, "RL_VEC");
+  return v > 1 ? define_value(s, "RL_STREAM") == v
+               : define_value(s, "RL_STREAM") * element_size(s) == 16 &&
+                     define_value(s, "RL_BQ") > 1;
 }
 
 static void streams(void) {
@@ -346,13 +353,16 @@ static void streams(void) {
   clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
   if (type & CL_DEVICE_TYPE_GPU) return; /* GPUs never stream */
   static const struct {
+    int family;
     const char *src, *dst;
     int64_t shape[4];
     size_t w0;
   } cases[] = {
-      {"NCHW", "NHWC", {2, 64, 23, 23}, 3},
-      {"NCHW", "NC1HWC0", {2, 32, 9, 9}, 2},
-      {"NHWC", "NCHW", {2, 9, 8, 64}, 3},
+      {0, "NCHW", "NHWC", {2, 64, 23, 23}, 3},
+      {0, "NCHW", "NC1HWC0", {2, 32, 9, 9}, 2},
+      {0, "NHWC", "NCHW", {2, 9, 8, 64}, 3},
+      {2, "ND", "FRACTAL_NZ", {2, 37, 70}, 1},
+      {0, "nChw8c", "nChw16c", {2, 24, 5, 7}, 2},
   };
   setenv("RELAYOUT_STREAM_BYTES", "1", 1);
   force_families = "cpu";
@@ -361,8 +371,8 @@ static void streams(void) {
     for (size_t w = cases[i].w0; w < sizeof widths / sizeof widths[0]; w++)
       for (int skew = 0; skew < 2; skew++) {
         dst_skew = skew ? (size_t)relayout_dtype_bits(widths[w]) / 8 : 0;
-        one_pair(cases[i].src, cases[i].dst, widths[w], &families[0],
-                 cases[i].shape);
+        one_pair(cases[i].src, cases[i].dst, widths[w],
+                 &families[cases[i].family], cases[i].shape);
       }
   unsetenv("RELAYOUT_STREAM_BYTES");
   dst_skew = 0;
