@@ -13,6 +13,8 @@
 #include <string.h>
 
 extern const char rl_kernel_copy_cl[]; /* kernels/copy.cl, embedded */
+/* host/run.c: the work-group size relayout's kernels launch with */
+extern size_t rl_group_size(const relayout_engine *e, int64_t items);
 
 static int by_value(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -172,9 +174,9 @@ int bench_measure(bench_result *r, relayout_engine *e, relayout_plan *plan,
                           NULL, NULL) == CL_SUCCESS &&
       (j.copy =
            copy_kernel(e, j.src, j.dst, (size_t)r->copy_bytes, &per_item))) {
-    j.local = 256;
     size_t items = ((size_t)r->copy_bytes / 16 + per_item - 1) / per_item;
-    j.global = (items + 255) / 256 * 256;
+    j.local = rl_group_size(e, (int64_t)items);
+    j.global = (items + j.local - 1) / j.local * j.local;
     j.kind = CONVERT;
     r->t_conv = bench_median(run_once, &j, runs);
     if (r->t_conv >= 0 && out &&

@@ -60,4 +60,8 @@ relayout_status rl_run_split(relayout_plan *p, unsigned char *dst,
  * reach the slab path without gigabyte tensors. */
 void rl_device_limits(relayout_engine *e);
 
+/* run.c: the work-group size for `items` work-items on e's device (the
+ * bench's copy kernel uses it too, so that both spread alike). */
+size_t rl_group_size(const relayout_engine *e, int64_t items);
+
 #endif /* RELAYOUT_ENGINE_H */
