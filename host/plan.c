@@ -169,7 +169,7 @@ static int continues_rows(const rl_layout_plan *p) {
  *   is shorter) and P fills the box to 2 KiB: each P step then writes
  *   whole lines, which can stream (stream_stores). Work-items step along P
  *   first, so that consecutive ones continue the same source runs. Before,
- *   an FRACTAL_NZ box took 2 KiB of one source row and wrote half of each
+ *   a FRACTAL_NZ box took 2 KiB of one source row and wrote half of each
  *   of 64 lines, the other halves 8 work-items later; with 4096 rows, its
  *   runs 128 KiB apart crowded into few cache sets (ND -> FRACTAL_NZ f16,
  *   alternating runs, ratio to copy: 4096x11008 0.34-0.51 before, 1.6-1.9
