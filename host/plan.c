@@ -161,8 +161,9 @@ static int continues_rows(const rl_layout_plan *p) {
  *   source runs along, a cache line of it or more (below), and K is cut to
  *   a few lines' worth, so that the strided reads along K fetch lines that
  *   the next steps along P read from the cache; Q, K's outer neighbour,
- *   fills the box up to 2 KiB. Where P and K allow, the box moves as
- *   squares transposed in registers (vec: their side).
+ *   fills the box up to 2 KiB, or to a line of each destination row. Where P
+ * and K allow, the box moves as squares transposed in registers (vec: their
+ * side).
  * - K contiguous in the source: P is the axis continuing K's source run
  *   (FRACTAL_NZ's N1, nChw8c's hw). Where Q continues K's rows in the
  *   destination, the box takes 512 bytes of those rows (all of Q when it
@@ -195,7 +196,7 @@ static void plan_box(rl_layout_plan *p, int size) {
   if (strided) {
     /* P's run in bytes: a cache line; with Q in the box, where a thread
      * steps through all of Q's source runs before P moves on (CHWN4's N),
-     * 1 KiB at a time (the box up to 16 KiB), long enough for the hardware
+     * 1 KiB at a time (K's rows up to 16 KiB), long enough for the hardware
      * prefetcher to follow each run */
     int64_t run = 64;
     if (p->box[1].axis >= 0) {
@@ -203,7 +204,15 @@ static void plan_box(rl_layout_plan *p, int size) {
       run = run < 64 ? 64 : run > 1024 ? 1024 : run;
     }
     set_block(p, 0, run / size);
-    set_block(p, 1, rows / p->box[0].block);
+    /* Q: the rest of 2 KiB of rows, and where Q continues K's rows in the
+     * destination (CHWN4's N), at least a line of them, so that one
+     * work-item writes each line whole (NCHW -> CHWN4 64x256x56x56,
+     * alternating runs, ratio to copy: int8 0.29-0.32 before, when Q was
+     * 1 and 16 work-items shared each line, 0.34-0.46 after; f16
+     * 0.25-0.31, 0.35-0.43; f32 0.35-0.48, 0.51-0.55) */
+    int64_t q = rows / p->box[0].block;
+    if (continues_rows(p) && q * row < 64) q = (64 + row - 1) / row;
+    set_block(p, 1, q);
     /* squares transposed in registers: rows of up to 16 bytes (wider
      * rows measured slower on PoCL), sides 2 to 8 */
     for (int v = 8; v >= 2 && p->box[0].axis >= 0; v /= 2)

@@ -257,6 +257,15 @@ static int box_long_p(const char *s) { /* CHWN4: with N for Q, P runs
   return define_value(s, "RL_BP") * element_size(s) >= 512 &&
          define_value(s, "RL_EP") % define_value(s, "RL_BP");
 }
+static int box_fills_lines(const char *s) { /* CHWN4 with long P runs:
+                                              Q (N) in blocks of a line of
+                                              each row, the last ragged */
+  return define_value(s, "RL_BQ") * define_value(s, "RL_BK") *
+                 element_size(s) ==
+             64 &&
+         define_value(s, "RL_EQ") % define_value(s, "RL_BQ") &&
+         define_value(s, "RL_BP") * element_size(s) >= 512;
+}
 static int box_whole_q(const char *s) { /* nChw8c -> nChw16c: both halves
                                           of a row in the box, C padded */
   return define_value(s, "RL_SK") == 1 &&
@@ -307,6 +316,7 @@ static void boxes(void) {
       {"cpu", 0, "NCHW", "NC1HWC0", box_counts_k, {2, 17, 5, 7}, 1},
       {"cpu", 0, "NCHW", "FRACTAL_Z", box_has_q, {33, 17, 2, 3}, 1},
       {"cpu", 0, "NCHW", "CHWN4", box_long_p, {3, 10, 37, 41}, 1},
+      {"cpu", 0, "NCHW", "CHWN4", box_fills_lines, {37, 5, 33, 35}, 1},
       {"cpu", 0, "nChw8c", "nChw16c", box_whole_q, {2, 24, 5, 7}, 1},
       {"cpu", 0, "NCHW", "NHWC", box_squares, {2, 24, 9, 15}, 1}, /* P's edge */
       {"cpu", 0, "NHWC", "NCHW", box_squares, {2, 40, 3, 7}, 1},  /* K's edge */
