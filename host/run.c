@@ -15,15 +15,16 @@ void relayout_engine_builds(const relayout_engine *e, int *from_source,
   if (from_disk) *from_disk = e ? e->loaded_from_disk : 0;
 }
 
-/* 256, or the device's limit; on CPU devices less where that would leave
- * fewer than 4 work-groups per compute unit, so that a small tensor still
- * spreads over every core (the PoCL runtime runs a work-group on one
- * thread: a 64 KB conversion in groups of 256 boxes kept 1 of 16 busy). */
+/* 256, or the device's limit (1 when it reported none); on CPU devices
+ * less where that would leave fewer than 4 work-groups per compute unit, so
+ * that a small tensor still spreads over every core (the PoCL runtime runs a
+ * work-group on one thread: a 64 KB conversion in groups of 256 boxes kept
+ * 1 of 16 busy). */
 size_t rl_group_size(const relayout_engine *e, int64_t items) {
   size_t g = e->max_group < 256 ? e->max_group : 256;
   int64_t fair = items / (4 * (int64_t)e->compute_units);
-  if (!e->is_gpu && fair < (int64_t)g) g = fair < 1 ? 1 : (size_t)fair;
-  return g;
+  if (!e->is_gpu && fair < (int64_t)g) g = (size_t)fair;
+  return g < 1 ? 1 : g;
 }
 
 /* Work sizes: one work-item per step (element, vector, byte or box); for
