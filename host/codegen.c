@@ -1,10 +1,10 @@
 /* codegen.c - kernel source for a plan: baked constants and the element map
  *
  * The generated header defines RL_T (the moved type), RL_COUNT (destination
- * elements), RL_VEC, RL_TRANSFORM (the per-element hook: identity until
- * casts arrive) and rl_map(o, &s): 1 with the source element offset s when
- * destination element o holds data, 0 for padding. The kernels of
- * kernels/relayout.cl follow it.
+ * elements), RL_VEC, RL_TILE (CPU squares as tiles), RL_TRANSFORM (the
+ * per-element hook: identity until casts arrive) and rl_map(o, &s): 1 with the
+ * source element offset s when destination element o holds data, 0 for padding.
+ * The kernels of kernels/relayout.cl follow it.
  */
 #include "plan.h"
 
@@ -410,6 +410,7 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
   put(&t, "#define RL_I %s\n", small ? "int" : "long");
   put(&t, "#define RL_COUNT ((RL_I)%lld)\n", (long long)dst->span);
   put(&t, "#define RL_VEC %d\n", p->vec > 1 ? p->vec : 1);
+  if (p->tile) put(&t, "#define RL_TILE %d\n", p->tile);
   put(&t, "#define RL_TRANSFORM(x) (x)\n");
   if (p->stream) put(&t, "#define RL_STREAM %d\n", p->stream);
   if (p->p_first) put(&t, "#define RL_P_FIRST 1\n");

@@ -240,7 +240,8 @@ static void plan_box(rl_layout_plan *p, int size) {
  * - the destination is too big for the cache (stream_from);
  * - squares, one row per store: one square keeps at most 4 lines open at a
  *   time (8 open lines, as f16 and int8 squares 8 rows tall with rows a
- *   line or more apart write, fell to a fifth of their speed), and the box
+ *   line or more apart write, fell to a fifth of their speed; plan_tiles
+ *   makes such squares 4 rows tall where it can), and the box
  *   writes runs of 1 KiB or more, or of 256 bytes or more whose starts are
  *   not a multiple of 4 KiB apart (FRACTAL_Z's 192-byte runs 128 KiB apart,
  *   and NHWC -> NCHW's 256-byte runs 16 KiB apart at 64x64 pixels, lost
@@ -265,12 +266,13 @@ static int stream_stores(const rl_layout_plan *p, const relayout_desc *dst,
       else
         apart = stride * size;
     }
-  int width = p->vec;
+  int width = p->vec; /* rows of a square, then elements per store */
   if (width > 1) {
     int64_t spacing = p->axes[p->box[0].axis].dstride * size; /* its rows */
     if ((spacing >= 64 ? width : (width * spacing + 63) / 64) > 4 ||
         (run * size < 1024 && (run * size < 256 || apart % 4096 == 0)))
       return 0;
+    if (p->tile) width = p->tile;
   } else {
     width = 16 / size;
     if (p->axes[p->box[2].axis].sstride != 1 || p->box[2].block % width ||
@@ -281,6 +283,36 @@ static int stream_stores(const rl_layout_plan *p, const relayout_desc *dst,
     if (p->box[b].axis >= 0 && p->axes[p->box[b].axis].dstride % width)
       return 0;
   return width;
+}
+
+/* CPU devices, 1- and 2-byte elements: squares 8 rows tall keep 8
+ * destination lines open, too many to stream. Where the box's rows are a
+ * line or longer and follow one another in the destination (NCHW -> NHWC:
+ * P's destination stride is K's block), the squares become tiles 4 rows
+ * tall and 16 bytes wide, which stream; each tile reads a 4-element piece
+ * of each of 16 bytes' worth of source rows (kernels/relayout.cl
+ * rl_square_row), so it touches each source line twice as often as a
+ * square does. Hence not where those lines crowd into few cache sets (K's
+ * source stride a multiple of 1 KiB: NHWC int8 at 64x64 pixels fell from
+ * 9.3 to 4.7 GB/s as tiles) or outgrow the first-level cache (K's block
+ * over 256 rows). NCHW -> NHWC 64x256x56x56 on the 2-core machine, in
+ * one process, alternating (bench/README.md): int8 14.5-16.2 GB/s before,
+ * 19.0-20.3 as tiles, f16 19.7-21.0 and 25.7-27.2, copy kernel 27-32.
+ * Not taken where tiles measured no better: squares that stream already
+ * (NC1HWC0 int8, 32-byte rows: 15 GB/s as squares, 11 as tiles), and rows
+ * apart in the destination (NHWC -> NCHW f16: 15.7 and 14.3). */
+static void plan_tiles(rl_layout_plan *p, const relayout_desc *dst, int size,
+                       int64_t stream_from) {
+  const rl_box_axis *P = &p->box[0], *K = &p->box[2];
+  if (size > 2 || p->vec < 4 || p->stream || K->block * size < 64 ||
+      p->axes[P->axis].dstride != K->block ||
+      p->axes[K->axis].sstride * size % 1024 == 0 || K->block > 256)
+    return;
+  rl_layout_plan t = *p;
+  t.vec = 4;
+  t.tile = 16 / size;
+  t.stream = stream_stores(&t, dst, size, stream_from);
+  if (t.stream) *p = t;
 }
 
 /* log2 of the least power of two >= n */
@@ -369,6 +401,7 @@ void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
       p.family = RL_FAMILY_LINES;
       plan_box(&p, bits / 8);
       p.stream = stream_stores(&p, dst, bits / 8, stream_from);
+      plan_tiles(&p, dst, bits / 8, stream_from);
     } else {
       /* runs of 128 bytes or more on both sides: vector moves; otherwise
        * (a transpose, or short runs) through local memory */

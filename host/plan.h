@@ -42,8 +42,12 @@ typedef struct rl_layout_plan {
                                             * in the box (0: not in it) */
   int stage_sorder[RELAYOUT_MAX_AXES * 2]; /* STAGE: the axes in source
                                             * order, stride ascending */
-  int vec; /* ROWS: elements per vector move; LINES: the side of the squares
-            * a transposing box is moved in (1: element by element) */
+  int vec;  /* ROWS: elements per vector move; LINES: the side of the squares
+             * a transposing box is moved in (1: element by element), their
+             * rows along P with tile */
+  int tile; /* LINES: 0, or 16 bytes' worth of elements: the squares are
+             * tiles of vec rows of that many elements (1- and 2-byte types,
+             * 4 rows of 16 bytes) */
   rl_box_axis box[3]; /* LINES: P, Q, then K, the innermost axis */
   int p_first;        /* LINES: consecutive work-items step along P, not Q */
   int stream; /* LINES: elements per non-temporal store (0: plain stores) */

@@ -9,6 +9,8 @@
  * (applied to vectors too); and rl_map(o, &s), which says whether
  * destination element o holds data and where its source element is. One
  * work-item handles one step: the host launches one per step.
+ * RL_TILE, where rl_lines' squares are tiles of RL_VEC rows of RL_TILE
+ * elements (16 bytes of 1- or 2-byte elements).
  * RL_KERNEL names the one kernel a plan compiles: 1 rl_gather, 2 rl_rows,
  * 3 rl_gather_nibbles, 4 rl_stage, 5 rl_lines. Each writes every destination
  * element once, padding as zero.
@@ -91,11 +93,13 @@ rl_stage(__global const RL_T *restrict src, long src_off,
 #endif
 
 #if RL_KERNEL == 5
-/* RL_VT is a vector rl_lines moves: a row of a square, or a streamed row's
- * 16-byte piece. RL_AT(ptr) is the vector at any element address, moved as
- * one unaligned vector through a packed struct (vloadn and vstoren go
- * element by element for narrow types on PoCL). */
-#if RL_VEC > 1
+/* RL_VT is a vector rl_lines moves: a row of a square or tile, or a streamed
+ * row's 16-byte piece. RL_AT(ptr) is the vector at any element address,
+ * moved as one unaligned vector through a packed struct (vloadn and vstoren
+ * go element by element for narrow types on PoCL). */
+#ifdef RL_TILE
+#define RL_VT RL_CAT(RL_T, RL_TILE)
+#elif RL_VEC > 1
 #define RL_VT RL_CAT(RL_T, RL_VEC)
 #elif defined(RL_STREAM)
 #define RL_VT RL_CAT(RL_T, RL_STREAM)
@@ -105,6 +109,13 @@ typedef struct __attribute__((packed)) rl_row_at {
   RL_VT v;
 } rl_row_at;
 #define RL_AT(ptr) (((__global rl_row_at *)(ptr))->v)
+#ifdef RL_TILE
+/* a tile's piece of a source row: 4 elements */
+typedef struct __attribute__((packed)) rl_piece_at {
+  RL_CAT(RL_T, 4) v;
+} rl_piece_at;
+#define RL_PIECE(ptr) (((__global rl_piece_at *)(ptr))->v)
+#endif
 
 /* Writes a vector. With RL_STREAM (the host's plan: a destination larger
  * than the cache, written in long aligned runs) and `stream`, a
@@ -138,7 +149,19 @@ static inline void rl_stream_row(__global const RL_T *restrict in,
 
 #if RL_VEC > 1
 /* Transposed squares of RL_VEC x RL_VEC elements, for boxes whose source runs
- * along P. */
+ * along P. A tile is a square of 4 x 4 words: RL_VEC rows along P, 4 words
+ * each, a word holding 4 bytes' worth of elements along K. RL_ST is what a
+ * square is transposed as: its rows, or a tile's 16-byte rows of words;
+ * RL_SIDE_K is its side along K in elements. */
+#ifdef RL_TILE
+#define RL_ST uint4
+#define RL_SIDE_K RL_TILE
+#define RL_AS_ROW(x) RL_CAT(as_, RL_VT)(x)
+#else
+#define RL_ST RL_VT
+#define RL_SIDE_K RL_VEC
+#define RL_AS_ROW(x) (x)
+#endif
 /* (a.lo, b.lo) interleaved, from their concatenation */
 #if RL_VEC == 2
 #define RL_ZIP s01
@@ -153,14 +176,14 @@ static inline void rl_stream_row(__global const RL_T *restrict in,
 
 /* Transposes the square in r: log2(RL_VEC) rounds, each interleaving row i
  * with row i + RL_VEC / 2 into rows 2i and 2i + 1. */
-static inline void rl_transpose(RL_VT *r) {
+static inline void rl_transpose(RL_ST *r) {
 #pragma unroll
   for (int round = 0; round < RL_ROUNDS; round++) {
-    RL_VT t[RL_VEC];
+    RL_ST t[RL_VEC];
 #pragma unroll
     for (int i = 0; i < RL_VEC / 2; i++) {
-      RL_VT lo = (RL_VT)(r[i].lo, r[i + RL_VEC / 2].lo),
-            hi = (RL_VT)(r[i].hi, r[i + RL_VEC / 2].hi);
+      RL_ST lo = (RL_ST)(r[i].lo, r[i + RL_VEC / 2].lo),
+            hi = (RL_ST)(r[i].hi, r[i + RL_VEC / 2].hi);
       t[2 * i] = lo.RL_ZIP;
       t[2 * i + 1] = hi.RL_ZIP;
     }
@@ -169,26 +192,46 @@ static inline void rl_transpose(RL_VT *r) {
   }
 }
 
+/* Row j of the square whose first element is at `in`, as read: RL_VEC
+ * elements along P of source row j. For a tile, word i of row j holds
+ * element i along P of source rows from j * RL_TILE / 4 on, RL_TILE / 4 of
+ * them (a transpose of the 4-element pieces read from those rows). */
+static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
+#if RL_TILE == 16
+  in += 4 * j * RL_SK;
+  RL_VT v = (RL_VT)(RL_PIECE(in), RL_PIECE(in + RL_SK),
+                    RL_PIECE(in + 2 * RL_SK), RL_PIECE(in + 3 * RL_SK));
+  return as_uint4(v.s048c159d26ae37bf);
+#elif RL_TILE == 8
+  in += 2 * j * RL_SK;
+  RL_VT v = (RL_VT)(RL_PIECE(in), RL_PIECE(in + RL_SK));
+  return as_uint4(v.s04152637);
+#else
+  return RL_AT(in + j * RL_SK);
+#endif
+}
+
 /* An mp x mq x mk box that holds data throughout: whole squares, each read
  * as RL_VEC rows along P, transposed in registers and written as RL_VEC rows
  * along K; element by element where P or K leaves less than a square. */
 static inline void rl_box_squares(__global const RL_T *restrict src,
                                   __global RL_T *restrict dst, RL_I mp,
                                   RL_I mq, RL_I mk, int stream) {
-  RL_I sp = mp - mp % RL_VEC, sk = mk - mk % RL_VEC;
+  RL_I sp = mp - mp % RL_VEC, sk = mk - mk % RL_SIDE_K;
   for (RL_I q = 0; q < mq; q++) {
     __global const RL_T *in = src + q * RL_SQ;
     __global RL_T *out = dst + q * RL_DQ;
     for (RL_I p = 0; p < sp; p += RL_VEC)
-      for (RL_I k = 0; k < sk; k += RL_VEC) {
-        RL_VT r[RL_VEC];
+      for (RL_I k = 0; k < sk; k += RL_SIDE_K) {
+        RL_ST r[RL_VEC];
 #pragma unroll
         for (int j = 0; j < RL_VEC; j++)
-          r[j] = RL_AT(in + (k + j) * RL_SK + p);
+          r[j] = rl_square_row(in + k * RL_SK + p, j);
         rl_transpose(r);
 #pragma unroll
         for (int j = 0; j < RL_VEC; j++)
-          rl_put_row(out + (p + j) * RL_DP + k, RL_TRANSFORM(r[j]), stream);
+          rl_put_row(out + (p + j) * RL_DP + k, RL_TRANSFORM(RL_AS_ROW(r[j])),
+                     stream);
       }
     for (RL_I p = 0; p < mp; p++)
       for (RL_I k = p < sp ? sk : 0; k < mk; k++)

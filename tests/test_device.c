@@ -345,14 +345,21 @@ static void boxes(void) {
  * fall back to plain stores:
  * - squares, one row per store: runs contiguous through the box (NHWC,
  *   NC1HWC0) or 288-byte runs apart (NHWC -> NCHW), P ragged at the edge;
+ * - tiles, squares 4 rows tall with rows of 16 bytes, for 1- and 2-byte
+ *   elements whose box rows are whole lines one after another (NHWC with
+ *   C = 80; squares at the wider types), P ragged at the edge;
  * - rows contiguous in the source, 16 bytes per store: FRACTAL_NZ, with
  *   P and Q ragged and N's last rows partly padding (plain stores there);
  *   nChw8c -> nChw16c, C padded. */
 static int box_streams(const char *s) {
-  long long v = define_value(s, "RL_VEC");
-  return v > 1 ? define_value(s, "RL_STREAM") == v
+  long long v = define_value(s, "RL_VEC"), tile = define_value(s, "RL_TILE");
+  return v > 1 ? define_value(s, "RL_STREAM") == (tile > 0 ? tile : v)
                : define_value(s, "RL_STREAM") * element_size(s) == 16 &&
                      define_value(s, "RL_BQ") > 1;
+}
+static int box_streams_tiles(const char *s) {
+  return box_streams(s) && (element_size(s) > 2 ||
+                            define_value(s, "RL_TILE") * element_size(s) == 16);
 }
 
 static void streams(void) {
@@ -365,22 +372,24 @@ static void streams(void) {
   static const struct {
     int family;
     const char *src, *dst;
+    int (*want)(const char *);
     int64_t shape[4];
     size_t w0;
   } cases[] = {
-      {0, "NCHW", "NHWC", {2, 64, 23, 23}, 3},
-      {0, "NCHW", "NC1HWC0", {2, 32, 9, 9}, 2},
-      {0, "NHWC", "NCHW", {2, 9, 8, 64}, 3},
-      {2, "ND", "FRACTAL_NZ", {2, 37, 70}, 1},
-      {0, "nChw8c", "nChw16c", {2, 24, 5, 7}, 2},
+      {0, "NCHW", "NHWC", box_streams, {2, 64, 23, 23}, 3},
+      {0, "NCHW", "NC1HWC0", box_streams, {2, 32, 9, 9}, 2},
+      {0, "NHWC", "NCHW", box_streams, {2, 9, 8, 64}, 3},
+      {0, "NCHW", "NHWC", box_streams_tiles, {2, 80, 9, 10}, 1},
+      {2, "ND", "FRACTAL_NZ", box_streams, {2, 37, 70}, 1},
+      {0, "nChw8c", "nChw16c", box_streams, {2, 24, 5, 7}, 2},
   };
   setenv("RELAYOUT_STREAM_BYTES", "1", 1);
   force_families = "cpu";
-  want_plan = box_streams;
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     for (size_t w = cases[i].w0; w < sizeof widths / sizeof widths[0]; w++)
       for (int skew = 0; skew < 2; skew++) {
         dst_skew = skew ? (size_t)relayout_dtype_bits(widths[w]) / 8 : 0;
+        want_plan = cases[i].want;
         one_pair(cases[i].src, cases[i].dst, widths[w],
                  &families[cases[i].family], cases[i].shape);
       }
