@@ -242,10 +242,10 @@ static void plan_box(rl_layout_plan *p, int size) {
  *   time (8 open lines, as f16 and int8 squares 8 rows tall with rows a
  *   line or more apart write, fell to a fifth of their speed; plan_tiles
  *   makes such squares 4 rows tall where it can), and the box
- *   writes runs of 1 KiB or more, or of 256 bytes or more whose starts are
- *   not a multiple of 4 KiB apart (FRACTAL_Z's 192-byte runs 128 KiB apart,
- *   and NHWC -> NCHW's 256-byte runs 16 KiB apart at 64x64 pixels, lost
- *   speed; 12.5 KB apart at 56x56 they gained);
+ *   writes runs of 1 KiB or more, or of 256 bytes or more (tiles: any
+ *   multiple of a line) whose starts are not a multiple of 4 KiB apart
+ * (FRACTAL_Z's 192-byte runs 128 KiB apart, and NHWC -> NCHW's 256-byte runs 16
+ * KiB apart at 64x64 pixels, lost speed; 12.5 KB apart at 56x56 they gained);
  * - rows contiguous in the source, 16 bytes per store: K's block is whole
  *   stores, and the box writes runs of whole lines, 64 bytes or more (one
  *   run at a time: FRACTAL_NZ's runs 128 KiB apart gained too);
@@ -269,8 +269,10 @@ static int stream_stores(const rl_layout_plan *p, const relayout_desc *dst,
   int width = p->vec; /* rows of a square, then elements per store */
   if (width > 1) {
     int64_t spacing = p->axes[p->box[0].axis].dstride * size; /* its rows */
+    int lines = p->tile && p->box[2].block * size % 64 == 0;
     if ((spacing >= 64 ? width : (width * spacing + 63) / 64) > 4 ||
-        (run * size < 1024 && (run * size < 256 || apart % 4096 == 0)))
+        (run * size < 1024 &&
+         ((run * size < 256 && !lines) || apart % 4096 == 0)))
       return 0;
     if (p->tile) width = p->tile;
   } else {
@@ -285,30 +287,58 @@ static int stream_stores(const rl_layout_plan *p, const relayout_desc *dst,
   return width;
 }
 
+/* The first-level cache sets (of 64, 8 ways each) that lines `stride`
+ * bytes apart fall into. */
+static int64_t cache_sets(int64_t stride) {
+  if (stride % 64) return 64;
+  int64_t a = 64, b = stride / 64 % 64;
+  while (b) { /* gcd(stride / 64, 64) */
+    int64_t r = a % b;
+    a = b;
+    b = r;
+  }
+  return 64 / a;
+}
+
 /* CPU devices, 1- and 2-byte elements: squares 8 rows tall keep 8
- * destination lines open, too many to stream. Where the box's rows are a
- * line or longer and follow one another in the destination (NCHW -> NHWC:
- * P's destination stride is K's block), the squares become tiles 4 rows
- * tall and 16 bytes wide, which stream; each tile reads a 4-element piece
- * of each of 16 bytes' worth of source rows (kernels/relayout.cl
- * rl_square_row), so it touches each source line twice as often as a
- * square does. Hence not where those lines crowd into few cache sets (K's
- * source stride a multiple of 1 KiB: NHWC int8 at 64x64 pixels fell from
- * 9.3 to 4.7 GB/s as tiles) or outgrow the first-level cache (K's block
- * over 256 rows). NCHW -> NHWC 64x256x56x56 on the 2-core machine, in
- * one process, alternating (bench/README.md): int8 14.5-16.2 GB/s before,
- * 19.0-20.3 as tiles, f16 19.7-21.0 and 25.7-27.2, copy kernel 27-32.
- * Not taken where tiles measured no better: squares that stream already
- * (NC1HWC0 int8, 32-byte rows: 15 GB/s as squares, 11 as tiles), and rows
- * apart in the destination (NHWC -> NCHW f16: 15.7 and 14.3). */
+ * destination lines open, too many to stream. Tiles 4 rows tall and 16
+ * bytes wide keep 4 open and stream; each reads a 4-element piece of each
+ * of 16 bytes' worth of source rows (kernels/relayout.cl rl_square_row),
+ * so it touches each source line twice as often as a square, and the
+ * source lines of K's block must stay in the first-level cache: at most
+ * 8 rows per cache set they fall into (cache_sets). So:
+ * - where the box's rows follow one another in the destination (NCHW ->
+ *   NHWC: P's destination stride is K's block) and K's lines fit, K's
+ *   block as planned, at most 256 rows;
+ * - where they lie apart (NHWC -> NCHW), or K's lines do not fit, K's
+ *   block cut to those rows;
+ *   the box's rows, a multiple of a line long, stream however short
+ *   (stream_stores). A block cut to one line instead gained at 56x56 and
+ *   lost 30% at 60x60x128 int8, whose lines spread over twice the sets;
+ * - never where K's source stride is a multiple of 1 KiB (NCHW -> NHWC
+ *   int8 at 64x64 pixels fell from 9.3 to 4.7 GB/s as tiles, NHWC -> NCHW
+ *   f16 28x28x512 from 19.3 to 16.5 with K cut to 32 rows).
+ * Alternating runs in one process on the 2-core machine, median GB/s
+ * before and as tiles (bench/README.md): NCHW -> NHWC 64x256x56x56 int8
+ * 14.5-16.2 and 19.0-20.3, f16 19.7-21.0 and 25.7-27.2; NHWC -> NCHW
+ * 64x56x56x256 int8 11.5-11.7 and 18.6-18.7, f16 14.7 and 20.1-21.1.
+ * Where squares stream already (NC1HWC0 int8: 15 as squares, 11 as
+ * tiles), they stay. */
 static void plan_tiles(rl_layout_plan *p, const relayout_desc *dst, int size,
                        int64_t stream_from) {
   const rl_box_axis *P = &p->box[0], *K = &p->box[2];
+  int64_t stride = p->axes[K->axis].sstride * size;
   if (size > 2 || p->vec < 4 || p->stream || K->block * size < 64 ||
-      p->axes[P->axis].dstride != K->block ||
-      p->axes[K->axis].sstride * size % 1024 == 0 || K->block > 256)
+      stride % 1024 == 0)
     return;
+  int64_t fit = 8 * cache_sets(stride);
   rl_layout_plan t = *p;
+  if (p->axes[P->axis].dstride != K->block || K->block > fit) {
+    if (fit * size < 64) return;
+    t.box[2].block = fit < K->block ? fit : K->block;
+  } else if (K->block > 256) {
+    return;
+  }
   t.vec = 4;
   t.tile = 16 / size;
   t.stream = stream_stores(&t, dst, size, stream_from);

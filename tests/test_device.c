@@ -346,8 +346,10 @@ static void boxes(void) {
  * - squares, one row per store: runs contiguous through the box (NHWC,
  *   NC1HWC0) or 288-byte runs apart (NHWC -> NCHW), P ragged at the edge;
  * - tiles, squares 4 rows tall with rows of 16 bytes, for 1- and 2-byte
- *   elements whose box rows are whole lines one after another (NHWC with
- *   C = 80; squares at the wider types), P ragged at the edge;
+ *   elements (squares at the wider types): box rows one after another in
+ *   the destination (NHWC with C = 80), P ragged at the edge; box rows
+ *   apart (NHWC -> NCHW, 160 pixels), K cut to 128 rows (int8) or 64
+ *   (f16), its last block shorter;
  * - rows contiguous in the source, 16 bytes per store: FRACTAL_NZ, with
  *   P and Q ragged and N's last rows partly padding (plain stores there);
  *   nChw8c -> nChw16c, C padded. */
@@ -360,6 +362,11 @@ static int box_streams(const char *s) {
 static int box_streams_tiles(const char *s) {
   return box_streams(s) && (element_size(s) > 2 ||
                             define_value(s, "RL_TILE") * element_size(s) == 16);
+}
+static int box_streams_tiles_cut(const char *s) {
+  return box_streams_tiles(s) &&
+         (element_size(s) > 2 ||
+          define_value(s, "RL_EK") % define_value(s, "RL_BK") > 0);
 }
 
 static void streams(void) {
@@ -380,6 +387,7 @@ static void streams(void) {
       {0, "NCHW", "NC1HWC0", box_streams, {2, 32, 9, 9}, 2},
       {0, "NHWC", "NCHW", box_streams, {2, 9, 8, 64}, 3},
       {0, "NCHW", "NHWC", box_streams_tiles, {2, 80, 9, 10}, 1},
+      {0, "NHWC", "NCHW", box_streams_tiles_cut, {2, 10, 16, 256}, 1},
       {2, "ND", "FRACTAL_NZ", box_streams, {2, 37, 70}, 1},
       {0, "nChw8c", "nChw16c", box_streams, {2, 24, 5, 7}, 2},
   };
