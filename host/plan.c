@@ -241,11 +241,18 @@ static void plan_box(rl_layout_plan *p, int size) {
  * - squares, one row per store: one square keeps at most 4 lines open at a
  *   time (8 open lines, as f16 and int8 squares 8 rows tall with rows a
  *   line or more apart write, fell to a fifth of their speed; plan_tiles
- *   makes such squares 4 rows tall where it can), and the box
- *   writes runs of 1 KiB or more, or of 256 bytes or more (tiles: any
- *   multiple of a line) whose starts are not a multiple of 4 KiB apart
- * (FRACTAL_Z's 192-byte runs 128 KiB apart, and NHWC -> NCHW's 256-byte runs 16
- * KiB apart at 64x64 pixels, lost speed; 12.5 KB apart at 56x56 they gained);
+ *   makes such squares 4 rows tall where it can), and the box writes runs
+ *   of 1 KiB or more, or of 256 bytes or more (tiles: any multiple of a
+ *   line) whose starts are not a multiple of 4 KiB apart (FRACTAL_Z's
+ *   192-byte runs 128 KiB apart, and NHWC -> NCHW's 256-byte runs 16 KiB
+ *   apart at 64x64 pixels, lost speed; 12.5 KB apart at 56x56 they
+ *   gained);
+ * - no two rows a square writes at once are a multiple of 4 KiB apart
+ *   (likely 4 KiB aliasing: the core tells pending accesses apart by their
+ *   low 12 address bits first). NCHW -> NHWC f32 with 512 channels and more
+ * (rows 2 KiB apart) ran at half its speed streamed (128x512x28x28: 7.0-7.8
+ * GB/s, 16.4-17.2 with plain stores; 256x2048x7x7: 6.0-6.5 and 11.9-12.5), int8
+ * tiles at 7x7x2048 at a quarter;
  * - rows contiguous in the source, 16 bytes per store: K's block is whole
  *   stores, and the box writes runs of whole lines, 64 bytes or more (one
  *   run at a time: FRACTAL_NZ's runs 128 KiB apart gained too);
@@ -274,6 +281,8 @@ static int stream_stores(const rl_layout_plan *p, const relayout_desc *dst,
         (run * size < 1024 &&
          ((run * size < 256 && !lines) || apart % 4096 == 0)))
       return 0;
+    for (int j = 1; j < width; j++)
+      if (j * spacing % 4096 == 0) return 0;
     if (p->tile) width = p->tile;
   } else {
     width = 16 / size;
