@@ -249,10 +249,11 @@ static void plan_box(rl_layout_plan *p, int size) {
  *   gained);
  * - no two rows a square writes at once are a multiple of 4 KiB apart
  *   (likely 4 KiB aliasing: the core tells pending accesses apart by their
- *   low 12 address bits first). NCHW -> NHWC f32 with 512 channels and more
- * (rows 2 KiB apart) ran at half its speed streamed (128x512x28x28: 7.0-7.8
- * GB/s, 16.4-17.2 with plain stores; 256x2048x7x7: 6.0-6.5 and 11.9-12.5), int8
- * tiles at 7x7x2048 at a quarter;
+ *   low 12 address bits first). NCHW -> NHWC f32 with 512 channels and
+ *   more (rows 2 KiB apart) ran at half its speed streamed
+ *   (128x512x28x28: 7.0-7.8 GB/s, 16.4-17.2 with plain stores;
+ *   256x2048x7x7: 6.0-6.5 and 11.9-12.5), int8 tiles at 7x7x2048 at a
+ *   quarter;
  * - rows contiguous in the source, 16 bytes per store: K's block is whole
  *   stores, and the box writes runs of whole lines, 64 bytes or more (one
  *   run at a time: FRACTAL_NZ's runs 128 KiB apart gained too);
@@ -322,10 +323,10 @@ static int64_t cache_sets(int64_t stride) {
  *   squares, 14.6 as tiles; f16 11.6 and 19.2; a cap of 256 rows, first
  *   tried, had kept these squares);
  * - where they lie apart (NHWC -> NCHW), or K's lines do not fit, K's
- *   block cut to those rows;
- *   the box's rows, a multiple of a line long, stream however short
- *   (stream_stores). A block cut to one line instead gained at 56x56 and
- *   lost 30% at 60x60x128 int8, whose lines spread over twice the sets;
+ *   block cut to those rows; the box's rows, a multiple of a line long,
+ *   stream however short (stream_stores). A block cut to one line
+ *   instead gained at 56x56 and lost 30% at 60x60x128 int8, whose lines
+ *   spread over twice the sets;
  * - never where K's source stride is a multiple of 1 KiB (NCHW -> NHWC
  *   int8 at 64x64 pixels fell from 9.3 to 4.7 GB/s as tiles, NHWC -> NCHW
  *   f16 28x28x512 from 19.3 to 16.5 with K cut to 32 rows).
