@@ -350,6 +350,9 @@ static void boxes(void) {
  *   the destination (NHWC with C = 80), P ragged at the edge; box rows
  *   apart (NHWC -> NCHW, 160 pixels), K cut to 128 rows (int8) or 64
  *   (f16), its last block shorter;
+ * - squares whose rows are 2 or 4 KiB apart (NHWC with C = 512 at f32 and
+ *   f64), which must not stream (4 KiB aliasing halved their speed), so
+ *   plain stores throughout;
  * - rows contiguous in the source, 16 bytes per store: FRACTAL_NZ, with
  *   P and Q ragged and N's last rows partly padding (plain stores there);
  *   nChw8c -> nChw16c, C padded. */
@@ -358,6 +361,9 @@ static int box_streams(const char *s) {
   return v > 1 ? define_value(s, "RL_STREAM") == (tile > 0 ? tile : v)
                : define_value(s, "RL_STREAM") * element_size(s) == 16 &&
                      define_value(s, "RL_BQ") > 1;
+}
+static int box_squares_plain(const char *s) {
+  return define_value(s, "RL_VEC") > 1 && define_value(s, "RL_STREAM") < 0;
 }
 static int box_streams_tiles(const char *s) {
   return box_streams(s) && (element_size(s) > 2 ||
@@ -388,6 +394,7 @@ static void streams(void) {
       {0, "NHWC", "NCHW", box_streams, {2, 9, 8, 64}, 3},
       {0, "NCHW", "NHWC", box_streams_tiles, {2, 80, 9, 10}, 1},
       {0, "NHWC", "NCHW", box_streams_tiles_cut, {2, 10, 16, 256}, 1},
+      {0, "NCHW", "NHWC", box_squares_plain, {2, 512, 5, 7}, 3},
       {2, "ND", "FRACTAL_NZ", box_streams, {2, 37, 70}, 1},
       {0, "nChw8c", "nChw16c", box_streams, {2, 24, 5, 7}, 2},
   };
