@@ -1,9 +1,10 @@
 /* codegen.c - kernel source for a plan: baked constants and the element map
  *
  * The generated header defines RL_T (the moved type), RL_COUNT (destination
- * elements), RL_VEC, RL_TILE (CPU squares as tiles), RL_TRANSFORM (the
- * per-element hook: identity until casts arrive) and rl_map(o, &s): 1 with the
- * source element offset s when destination element o holds data, 0 for padding.
+ * elements), RL_VEC, RL_TILE and RL_WIDE (CPU squares as tiles, or wide
+ * along P), RL_TRANSFORM (the per-element hook: identity until casts
+ * arrive) and rl_map(o, &s): 1 with the source element offset s when
+ * destination element o holds data, 0 for padding.
  * The kernels of kernels/relayout.cl follow it.
  */
 #include "plan.h"
@@ -411,9 +412,11 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
   put(&t, "#define RL_COUNT ((RL_I)%lld)\n", (long long)dst->span);
   put(&t, "#define RL_VEC %d\n", p->vec > 1 ? p->vec : 1);
   if (p->tile) put(&t, "#define RL_TILE %d\n", p->tile);
+  if (p->wide) put(&t, "#define RL_WIDE 1\n");
   put(&t, "#define RL_TRANSFORM(x) (x)\n");
   if (p->stream) put(&t, "#define RL_STREAM %d\n", p->stream);
   if (p->p_first) put(&t, "#define RL_P_FIRST 1\n");
+  if (p->ahead) put(&t, "#define RL_AHEAD %d\n", p->ahead);
   put(&t, "static inline int rl_map(RL_I o, RL_I *s) {\n");
   if (p->affine)
     map_affine(&t, p, dst);

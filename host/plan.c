@@ -155,13 +155,34 @@ static int continues_rows(const rl_layout_plan *p) {
   return q->axis >= 0 && p->axes[q->axis].dstride == p->box[2].block;
 }
 
+/* Whether each step along Q reads one contiguous source run shorter than
+ * a line per row: P whole, under a line, and K's rows following one another
+ * in the source (FRACTAL_Z from a 3x3 kernel's weights: 16 rows of 9
+ * elements, 576 contiguous bytes of f32, the next Q step's 72 KiB on at
+ * 2048 input channels). The box then takes 16 KiB of such steps instead of
+ * 2 KiB, and prefetches each step's run two steps ahead (kernels/relayout.cl
+ * rl_box_squares). Alternating runs in one process on the 2-core machine,
+ * median GB/s before and after: NCHW -> FRACTAL_Z f32 2048x2048x3x3 11.6
+ * and 13.4 (copy kernel 21.5), 512x512x3x3 22.8 and 27.8, 256x256x3x3
+ * 21.5 and 25.0; f16 the same before and after (512x512x3x3 24.5 and
+ * 24.7). Not for runs of a line or more: f64 1024x1024x3x3 (72-byte rows)
+ * gained 7%, f32 1024x1024x5x5 (100-byte rows) lost 5%. */
+static int short_runs(const rl_layout_plan *p, int size) {
+  const rl_box_axis *P = &p->box[0], *Q = &p->box[1];
+  if (P->axis < 0 || Q->axis < 0) return 0;
+  const rl_iter_axis *a = &p->axes[P->axis];
+  return P->block == a->extent && a->extent * size < 64 &&
+         p->axes[p->box[2].axis].sstride == a->extent;
+}
+
 /* CPU devices: each work-item writes a box of whole destination rows. K is
  * the innermost axis.
  * - K strided in the source: the box is a transpose. P is the axis the
  *   source runs along, a cache line of it or more (below), and K is cut to
  *   a few lines' worth, so that the strided reads along K fetch lines that
  *   the next steps along P read from the cache; Q, K's outer neighbour,
- *   fills the box up to 2 KiB, or to a line of each destination row. Where P
+ *   fills the box up to 2 KiB (16 KiB where each Q step reads one short
+ *   run: short_runs), or to a line of each destination row. Where P
  * and K allow, the box moves as squares transposed in registers (vec: their
  * side).
  * - K contiguous in the source: P is the axis continuing K's source run
@@ -212,6 +233,10 @@ static void plan_box(rl_layout_plan *p, int size) {
      * 0.25-0.31, 0.35-0.43; f32 0.35-0.48, 0.51-0.55) */
     int64_t q = rows / p->box[0].block;
     if (continues_rows(p) && q * row < 64) q = (64 + row - 1) / row;
+    if (short_runs(p, size)) {
+      q = 16384 / row / p->box[0].block;
+      p->ahead = 2;
+    }
     set_block(p, 1, q);
     /* squares transposed in registers: rows of up to 16 bytes (wider
      * rows measured slower on PoCL), sides 2 to 8 */
@@ -355,6 +380,22 @@ static void plan_tiles(rl_layout_plan *p, const relayout_desc *dst, int size,
   if (t.stream) *p = t;
 }
 
+/* CPU devices, 1-byte elements with K's block 4 (NCHW -> 4N, NCHW4): each
+ * row of a 4 x 4 square is one 4-byte store. Where P's destination rows
+ * follow one another, the square grows to 16 bytes along P, whose 4 rows
+ * after the transpose are 16 contiguous bytes each (kernels/relayout.cl
+ * rl_square_row): a quarter of the loads and stores. Alternating runs in
+ * one process on the 2-core machine, median GB/s before and after
+ * (bench/README.md): NCHW -> 4N int8 64x256x56x56 11.5-12.0 and
+ * 13.4-14.0, NCHW -> NCHW4 9.8-9.9 and 11.7-11.8. Non-temporal stores on
+ * top measured within the noise. */
+static void plan_wide(rl_layout_plan *p, int size) {
+  const rl_box_axis *P = &p->box[0], *K = &p->box[2];
+  if (size == 1 && p->vec == 4 && !p->stream && !p->tile && K->block == 4 &&
+      p->axes[P->axis].dstride == 4 && P->block >= 16)
+    p->wide = 1;
+}
+
 /* log2 of the least power of two >= n */
 static int ceil_log2(int64_t n) {
   int b = 0;
@@ -442,6 +483,7 @@ void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
       plan_box(&p, bits / 8);
       p.stream = stream_stores(&p, dst, bits / 8, stream_from);
       plan_tiles(&p, dst, bits / 8, stream_from);
+      plan_wide(&p, bits / 8);
     } else {
       /* runs of 128 bytes or more on both sides: vector moves; otherwise
        * (a transpose, or short runs) through local memory */

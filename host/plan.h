@@ -48,8 +48,12 @@ typedef struct rl_layout_plan {
   int tile; /* LINES: 0, or 16 bytes' worth of elements: the squares are
              * tiles of vec rows of that many elements (1- and 2-byte types,
              * 4 rows of 16 bytes) */
+  int wide; /* LINES: 1-byte squares of 4 rows along K by 16 bytes along P
+             * (K's block 4, the rows it writes following one another) */
   rl_box_axis box[3]; /* LINES: P, Q, then K, the innermost axis */
   int p_first;        /* LINES: consecutive work-items step along P, not Q */
+  int ahead;  /* LINES: squares prefetch the source of the Q step this many
+               * steps ahead (0: none) */
   int stream; /* LINES: elements per non-temporal store (0: plain stores) */
 } rl_layout_plan;
 

@@ -10,7 +10,9 @@
  * destination element o holds data and where its source element is. One
  * work-item handles one step: the host launches one per step.
  * RL_TILE, where rl_lines' squares are tiles of RL_VEC rows of RL_TILE
- * elements (16 bytes of 1- or 2-byte elements).
+ * elements (16 bytes of 1- or 2-byte elements); RL_WIDE, where they are 4
+ * rows along K by 16 bytes along P (1-byte elements); RL_AHEAD, how many Q
+ * steps ahead rl_lines' squares prefetch the source.
  * RL_KERNEL names the one kernel a plan compiles: 1 rl_gather, 2 rl_rows,
  * 3 rl_gather_nibbles, 4 rl_stage, 5 rl_lines. Each writes every destination
  * element once, padding as zero.
@@ -99,6 +101,8 @@ rl_stage(__global const RL_T *restrict src, long src_off,
  * go element by element for narrow types on PoCL). */
 #ifdef RL_TILE
 #define RL_VT RL_CAT(RL_T, RL_TILE)
+#elif defined(RL_WIDE)
+#define RL_VT uchar16
 #elif RL_VEC > 1
 #define RL_VT RL_CAT(RL_T, RL_VEC)
 #elif defined(RL_STREAM)
@@ -150,17 +154,32 @@ static inline void rl_stream_row(__global const RL_T *restrict in,
 #if RL_VEC > 1
 /* Transposed squares of RL_VEC x RL_VEC elements, for boxes whose source runs
  * along P. A tile is a square of 4 x 4 words: RL_VEC rows along P, 4 words
- * each, a word holding 4 bytes' worth of elements along K. RL_ST is what a
- * square is transposed as: its rows, or a tile's 16-byte rows of words;
- * RL_SIDE_K is its side along K in elements. */
+ * each, a word holding 4 bytes' worth of elements along K. A wide square is
+ * one too, the other way: 4 rows along K, a word holding 4 elements along
+ * P, so each row written is 16 bytes of 4 destination rows that follow one
+ * another. RL_ST is what a square is transposed as: its rows, or 16-byte
+ * rows of words; RL_SIDE_K is its side along K in elements. */
 #ifdef RL_TILE
 #define RL_ST uint4
 #define RL_SIDE_K RL_TILE
 #define RL_AS_ROW(x) RL_CAT(as_, RL_VT)(x)
+#elif defined(RL_WIDE)
+#define RL_ST uint4
+#define RL_SIDE_K 4
+#define RL_AS_ROW(x) as_uchar16(x).s048c159d26ae37bf
 #else
 #define RL_ST RL_VT
 #define RL_SIDE_K RL_VEC
 #define RL_AS_ROW(x) (x)
+#endif
+/* RL_SIDE_P: a square's side along P; RL_ROW_P: where along P its row j
+ * starts, in steps of j */
+#ifdef RL_WIDE
+#define RL_SIDE_P 16
+#define RL_ROW_P 4
+#else
+#define RL_SIDE_P RL_VEC
+#define RL_ROW_P 1
 #endif
 /* (a.lo, b.lo) interleaved, from their concatenation */
 #if RL_VEC == 2
@@ -195,9 +214,14 @@ static inline void rl_transpose(RL_ST *r) {
 /* Row j of the square whose first element is at `in`, as read: RL_VEC
  * elements along P of source row j. For a tile, word i of row j holds
  * element i along P of source rows from j * RL_TILE / 4 on, RL_TILE / 4 of
- * them (a transpose of the 4-element pieces read from those rows). */
+ * them (a transpose of the 4-element pieces read from those rows). Wide,
+ * 16 bytes along P of source row j: word i holds elements 4i to 4i + 3
+ * along P, so the transposed row i holds those 4 elements of each of the 4
+ * rows, and RL_AS_ROW regroups its bytes element by element along P. */
 static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
-#if RL_TILE == 16
+#ifdef RL_WIDE
+  return as_uint4(RL_AT(in + j * RL_SK));
+#elif RL_TILE == 16
   in += 4 * j * RL_SK;
   RL_VT v = (RL_VT)(RL_PIECE(in), RL_PIECE(in + RL_SK),
                     RL_PIECE(in + 2 * RL_SK), RL_PIECE(in + 3 * RL_SK));
@@ -211,17 +235,39 @@ static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
 #endif
 }
 
+/* Asks for the line at p ahead of its first read: a clang builtin (PoCL's
+ * prefetch() does nothing). */
+#ifdef RL_AHEAD
+#if defined(__has_builtin) && __has_builtin(__builtin_prefetch)
+#define RL_PREFETCH(p) __builtin_prefetch(p)
+#else
+#define RL_PREFETCH(p) prefetch(p, 1)
+#endif
+#endif
+
 /* An mp x mq x mk box that holds data throughout: whole squares, each read
  * as RL_VEC rows along P, transposed in registers and written as RL_VEC rows
- * along K; element by element where P or K leaves less than a square. */
+ * along K; element by element where P or K leaves less than a square. With
+ * RL_AHEAD (K's rows follow one another in the source, so each Q step reads
+ * one short run, far from the last), each Q step first prefetches the run of
+ * the step that many steps on, line by line: the core's own prefetchers
+ * have no run to follow. */
 static inline void rl_box_squares(__global const RL_T *restrict src,
                                   __global RL_T *restrict dst, RL_I mp,
                                   RL_I mq, RL_I mk, int stream) {
-  RL_I sp = mp - mp % RL_VEC, sk = mk - mk % RL_SIDE_K;
+  RL_I sp = mp - mp % RL_SIDE_P, sk = mk - mk % RL_SIDE_K;
   for (RL_I q = 0; q < mq; q++) {
     __global const RL_T *in = src + q * RL_SQ;
     __global RL_T *out = dst + q * RL_DQ;
-    for (RL_I p = 0; p < sp; p += RL_VEC)
+#ifdef RL_AHEAD
+    if (q + RL_AHEAD < mq) {
+      __global const RL_T *next = in + RL_AHEAD * RL_SQ;
+      for (RL_I e = 0; e < mk * RL_SK; e += 64 / sizeof(RL_T))
+        RL_PREFETCH(next + e);
+      RL_PREFETCH(next + mk * RL_SK - 1);
+    }
+#endif
+    for (RL_I p = 0; p < sp; p += RL_SIDE_P)
       for (RL_I k = 0; k < sk; k += RL_SIDE_K) {
         RL_ST r[RL_VEC];
 #pragma unroll
@@ -230,8 +276,8 @@ static inline void rl_box_squares(__global const RL_T *restrict src,
         rl_transpose(r);
 #pragma unroll
         for (int j = 0; j < RL_VEC; j++)
-          rl_put_row(out + (p + j) * RL_DP + k, RL_TRANSFORM(RL_AS_ROW(r[j])),
-                     stream);
+          rl_put_row(out + (p + j * RL_ROW_P) * RL_DP + k,
+                     RL_TRANSFORM(RL_AS_ROW(r[j])), stream);
       }
     for (RL_I p = 0; p < mp; p++)
       for (RL_I k = p < sp ? sk : 0; k < mk; k++)

@@ -251,6 +251,19 @@ static int box_has_q(const char *s) { /* FRACTAL_Z: P, Q and K all used,
   return define_value(s, "RL_BP") > 1 && define_value(s, "RL_BQ") > 1 &&
          define_value(s, "RL_VEC") > 1;
 }
+static int box_ahead(const char *s) { /* FRACTAL_Z from 2x3: Q's short
+                                        source runs prefetched ahead, in
+                                        blocks longer than the distance */
+  return strstr(s, "#define RL_AHEAD ") &&
+         define_value(s, "RL_BQ") > define_value(s, "RL_AHEAD");
+}
+static int box_wide(const char *s) { /* 4N, NCHW4: 1-byte squares 16
+                                       bytes along P, P ragged; squares
+                                       at the wider types */
+  int wide = strstr(s, "#define RL_WIDE ") != NULL;
+  return define_value(s, "RL_VEC") > 1 &&
+         (element_size(s) > 1 ? !wide : wide && define_value(s, "RL_EP") % 16);
+}
 static int box_long_p(const char *s) { /* CHWN4: with N for Q, P runs
                                           512 bytes or more; its last
                                           block ragged */
@@ -315,6 +328,9 @@ static void boxes(void) {
                                                                      stride */
       {"cpu", 0, "NCHW", "NC1HWC0", box_counts_k, {2, 17, 5, 7}, 1},
       {"cpu", 0, "NCHW", "FRACTAL_Z", box_has_q, {33, 17, 2, 3}, 1},
+      {"cpu", 0, "NCHW", "FRACTAL_Z", box_ahead, {70, 17, 2, 3}, 1},
+      {"cpu", 0, "NCHW", "4N", box_wide, {8, 3, 5, 7}, 1},
+      {"cpu", 0, "NCHW", "NCHW4", box_wide, {2, 8, 5, 7}, 1},
       {"cpu", 0, "NCHW", "CHWN4", box_long_p, {3, 10, 37, 41}, 1},
       {"cpu", 0, "NCHW", "CHWN4", box_fills_lines, {37, 5, 33, 35}, 1},
       {"cpu", 0, "nChw8c", "nChw16c", box_whole_q, {2, 24, 5, 7}, 1},
