@@ -391,7 +391,7 @@ static void plan_tiles(rl_layout_plan *p, const relayout_desc *dst, int size,
  * top measured within the noise. */
 static void plan_wide(rl_layout_plan *p, int size) {
   const rl_box_axis *P = &p->box[0], *K = &p->box[2];
-  if (size == 1 && p->vec == 4 && !p->stream && !p->tile && K->block == 4 &&
+  if (size == 1 && p->vec == 4 && !p->stream && K->block == 4 &&
       p->axes[P->axis].dstride == 4 && P->block >= 16)
     p->wide = 1;
 }

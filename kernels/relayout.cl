@@ -166,7 +166,7 @@ static inline void rl_stream_row(__global const RL_T *restrict in,
 #elif defined(RL_WIDE)
 #define RL_ST uint4
 #define RL_SIDE_K 4
-#define RL_AS_ROW(x) as_uchar16(x).s048c159d26ae37bf
+#define RL_AS_ROW(x) RL_BYTE_SQUARE(as_uchar16(x))
 #else
 #define RL_ST RL_VT
 #define RL_SIDE_K RL_VEC
@@ -181,6 +181,8 @@ static inline void rl_stream_row(__global const RL_T *restrict in,
 #define RL_SIDE_P RL_VEC
 #define RL_ROW_P 1
 #endif
+/* 16 bytes as a 4 x 4 square of bytes, transposed */
+#define RL_BYTE_SQUARE(v) (v).s048c159d26ae37bf
 /* (a.lo, b.lo) interleaved, from their concatenation */
 #if RL_VEC == 2
 #define RL_ZIP s01
@@ -225,7 +227,7 @@ static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
   in += 4 * j * RL_SK;
   RL_VT v = (RL_VT)(RL_PIECE(in), RL_PIECE(in + RL_SK),
                     RL_PIECE(in + 2 * RL_SK), RL_PIECE(in + 3 * RL_SK));
-  return as_uint4(v.s048c159d26ae37bf);
+  return as_uint4(RL_BYTE_SQUARE(v));
 #elif RL_TILE == 8
   in += 2 * j * RL_SK;
   RL_VT v = (RL_VT)(RL_PIECE(in), RL_PIECE(in + RL_SK));
@@ -238,9 +240,12 @@ static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
 /* Asks for the line at p ahead of its first read: a clang builtin (PoCL's
  * prefetch() does nothing). */
 #ifdef RL_AHEAD
-#if defined(__has_builtin) && __has_builtin(__builtin_prefetch)
+#ifdef __has_builtin
+#if __has_builtin(__builtin_prefetch)
 #define RL_PREFETCH(p) __builtin_prefetch(p)
-#else
+#endif
+#endif
+#ifndef RL_PREFETCH
 #define RL_PREFETCH(p) prefetch(p, 1)
 #endif
 #endif
