@@ -413,6 +413,7 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
   put(&t, "#define RL_VEC %d\n", p->vec > 1 ? p->vec : 1);
   if (p->tile) put(&t, "#define RL_TILE %d\n", p->tile);
   if (p->wide) put(&t, "#define RL_WIDE 1\n");
+  if (p->span) put(&t, "#define RL_SPAN %d\n", p->span);
   put(&t, "#define RL_TRANSFORM(x) (x)\n");
   if (p->stream) put(&t, "#define RL_STREAM %d\n", p->stream);
   if (p->p_first) put(&t, "#define RL_P_FIRST 1\n");

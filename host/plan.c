@@ -396,6 +396,33 @@ static void plan_wide(rl_layout_plan *p, int size) {
     p->wide = 1;
 }
 
+/* CPU devices, 1- and 2-byte elements whose K is one block under 16 bytes
+ * (NCHW -> CHWN4: 4 channels) with Q continuing K's rows in the
+ * destination (CHWN4's N): a square's rows are 4 or 8 bytes, one load and
+ * one store each. A tile takes 16 bytes of rows instead, K's block at 2 or
+ * 4 steps along Q (kernels/relayout.cl RL_ROW), so each row it writes is 16
+ * contiguous bytes: a quarter of the stores, 4-byte loads as before. The
+ * box keeps its shape: 1 KiB runs along P read one Q step after another
+ * measured faster than whole lines written in turn (P 64 to 512 bytes,
+ * alone or with Q 64, or 1 KiB walked a line at a time through all of Q:
+ * 0.4-0.9x of these). Alternating runs in one process on the 2-core
+ * machine, median GB/s before and after (bench/README.md): NCHW -> CHWN4
+ * 64x256x56x56 int8 6.2-6.3 and 10.1-10.2 (copy kernel 17.6), f16 6.2-7.8
+ * and 8.1-9.9, 128x128x28x28 int8 4.4-4.8 and 5.9-6.5; NHWC -> 4N int8
+ * 1.9-2.0 and 5.7-6.2. Not with the prefetch (short_runs), which works
+ * one Q step at a time. */
+static void plan_span(rl_layout_plan *p, int size) {
+  const rl_box_axis *Q = &p->box[1], *K = &p->box[2];
+  int64_t row = K->block * size;
+  if (size > 2 || p->vec < 4 || p->tile || p->wide || p->stream || p->ahead ||
+      !continues_rows(p) || K->block != p->axes[K->axis].extent || row >= 16 ||
+      16 % row || Q->block < 16 / row)
+    return;
+  p->vec = 4;
+  p->tile = 16 / size;
+  p->span = (int)(16 / row);
+}
+
 /* log2 of the least power of two >= n */
 static int ceil_log2(int64_t n) {
   int b = 0;
@@ -484,6 +511,7 @@ void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
       p.stream = stream_stores(&p, dst, bits / 8, stream_from);
       plan_tiles(&p, dst, bits / 8, stream_from);
       plan_wide(&p, bits / 8);
+      plan_span(&p, bits / 8);
     } else {
       /* runs of 128 bytes or more on both sides: vector moves; otherwise
        * (a transpose, or short runs) through local memory */

@@ -48,6 +48,8 @@ typedef struct rl_layout_plan {
   int tile; /* LINES: 0, or 16 bytes' worth of elements: the squares are
              * tiles of vec rows of that many elements (1- and 2-byte types,
              * 4 rows of 16 bytes) */
+  int span; /* LINES: 0, or the steps along Q a tile's rows span, K's
+             * whole block at each (K's block under 16 bytes) */
   int wide; /* LINES: 1-byte squares of 4 rows along K by 16 bytes along P
              * (K's block 4, the rows it writes following one another) */
   rl_box_axis box[3]; /* LINES: P, Q, then K, the innermost axis */

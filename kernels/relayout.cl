@@ -10,9 +10,10 @@
  * destination element o holds data and where its source element is. One
  * work-item handles one step: the host launches one per step.
  * RL_TILE, where rl_lines' squares are tiles of RL_VEC rows of RL_TILE
- * elements (16 bytes of 1- or 2-byte elements); RL_WIDE, where they are 4
- * rows along K by 16 bytes along P (1-byte elements); RL_AHEAD, how many Q
- * steps ahead rl_lines' squares prefetch the source.
+ * elements (16 bytes of 1- or 2-byte elements); RL_SPAN, where a tile's
+ * rows span that many steps along Q; RL_WIDE, where they are 4 rows along K
+ * by 16 bytes along P (1-byte elements); RL_AHEAD, how many Q steps ahead
+ * rl_lines' squares prefetch the source.
  * RL_KERNEL names the one kernel a plan compiles: 1 rl_gather, 2 rl_rows,
  * 3 rl_gather_nibbles, 4 rl_stage, 5 rl_lines. Each writes every destination
  * element once, padding as zero.
@@ -158,10 +159,20 @@ static inline void rl_stream_row(__global const RL_T *restrict in,
  * one too, the other way: 4 rows along K, a word holding 4 elements along
  * P, so each row written is 16 bytes of 4 destination rows that follow one
  * another. RL_ST is what a square is transposed as: its rows, or 16-byte
- * rows of words; RL_SIDE_K is its side along K in elements. */
+ * rows of words; RL_SIDE_K is its side along K in elements, RL_SIDE_Q the
+ * steps along Q it spans, and RL_ROW(r) where its source row r starts
+ * (with RL_SPAN, a tile's rows are K's whole block at each of RL_SPAN steps
+ * along Q). */
+#ifdef RL_SPAN
+#define RL_SIDE_Q RL_SPAN
+#define RL_ROW(r) ((r) / RL_BK * RL_SQ + (r) % RL_BK * RL_SK)
+#else
+#define RL_SIDE_Q 1
+#define RL_ROW(r) ((r) * RL_SK)
+#endif
 #ifdef RL_TILE
 #define RL_ST uint4
-#define RL_SIDE_K RL_TILE
+#define RL_SIDE_K (RL_TILE / RL_SIDE_Q)
 #define RL_AS_ROW(x) RL_CAT(as_, RL_VT)(x)
 #elif defined(RL_WIDE)
 #define RL_ST uint4
@@ -224,16 +235,17 @@ static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
 #ifdef RL_WIDE
   return as_uint4(RL_AT(in + j * RL_SK));
 #elif RL_TILE == 16
-  in += 4 * j * RL_SK;
-  RL_VT v = (RL_VT)(RL_PIECE(in), RL_PIECE(in + RL_SK),
-                    RL_PIECE(in + 2 * RL_SK), RL_PIECE(in + 3 * RL_SK));
+  RL_VT v = (RL_VT)(RL_PIECE(in + RL_ROW(4 * j)),
+                    RL_PIECE(in + RL_ROW(4 * j + 1)),
+                    RL_PIECE(in + RL_ROW(4 * j + 2)),
+                    RL_PIECE(in + RL_ROW(4 * j + 3)));
   return as_uint4(RL_BYTE_SQUARE(v));
 #elif RL_TILE == 8
-  in += 2 * j * RL_SK;
-  RL_VT v = (RL_VT)(RL_PIECE(in), RL_PIECE(in + RL_SK));
+  RL_VT v =
+      (RL_VT)(RL_PIECE(in + RL_ROW(2 * j)), RL_PIECE(in + RL_ROW(2 * j + 1)));
   return as_uint4(v.s04152637);
 #else
-  return RL_AT(in + j * RL_SK);
+  return RL_AT(in + RL_ROW(j));
 #endif
 }
 
@@ -252,18 +264,20 @@ static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
 
 /* An mp x mq x mk box that holds data throughout: whole squares, each read
  * as RL_VEC rows along P, transposed in registers and written as RL_VEC rows
- * along K; element by element where P or K leaves less than a square. With
- * RL_AHEAD (K's rows follow one another in the source, so each Q step reads
- * one short run, far from the last), each Q step first prefetches the run of
- * the step that many steps on, line by line: the core's own prefetchers
- * have no run to follow. */
+ * along K; element by element where P, K or Q (RL_SIDE_Q) leaves less than
+ * a square. With RL_AHEAD (K's rows follow one another in the source, so
+ * each Q step reads one short run, far from the last), each Q step first
+ * prefetches the run of the step that many steps on, line by line: the
+ * core's own prefetchers have no run to follow. */
 static inline void rl_box_squares(__global const RL_T *restrict src,
                                   __global RL_T *restrict dst, RL_I mp,
                                   RL_I mq, RL_I mk, int stream) {
-  RL_I sp = mp - mp % RL_SIDE_P, sk = mk - mk % RL_SIDE_K;
-  for (RL_I q = 0; q < mq; q++) {
+  RL_I sp = mp - mp % RL_SIDE_P, sk = mk - mk % RL_SIDE_K,
+       sq = mq - mq % RL_SIDE_Q;
+  for (RL_I q = 0; q < mq; q += RL_SIDE_Q) {
     __global const RL_T *in = src + q * RL_SQ;
     __global RL_T *out = dst + q * RL_DQ;
+    RL_I ep = q < sq ? sp : 0; /* squares end, elements follow, here */
 #ifdef RL_AHEAD
     if (q + RL_AHEAD < mq) {
       __global const RL_T *next = in + RL_AHEAD * RL_SQ;
@@ -272,7 +286,7 @@ static inline void rl_box_squares(__global const RL_T *restrict src,
       RL_PREFETCH(next + mk * RL_SK - 1);
     }
 #endif
-    for (RL_I p = 0; p < sp; p += RL_SIDE_P)
+    for (RL_I p = 0; p < ep; p += RL_SIDE_P)
       for (RL_I k = 0; k < sk; k += RL_SIDE_K) {
         RL_ST r[RL_VEC];
 #pragma unroll
@@ -284,9 +298,11 @@ static inline void rl_box_squares(__global const RL_T *restrict src,
           rl_put_row(out + (p + j * RL_ROW_P) * RL_DP + k,
                      RL_TRANSFORM(RL_AS_ROW(r[j])), stream);
       }
-    for (RL_I p = 0; p < mp; p++)
-      for (RL_I k = p < sp ? sk : 0; k < mk; k++)
-        out[p * RL_DP + k] = RL_TRANSFORM(in[p + k * RL_SK]);
+    for (RL_I j = 0; j < RL_SIDE_Q && q + j < mq; j++)
+      for (RL_I p = sk < mk ? 0 : ep; p < mp; p++)
+        for (RL_I k = p < ep ? sk : 0; k < mk; k++)
+          out[j * RL_DQ + p * RL_DP + k] =
+              RL_TRANSFORM(in[j * RL_SQ + p + k * RL_SK]);
   }
 }
 #endif

@@ -264,6 +264,14 @@ static int box_wide(const char *s) { /* 4N, NCHW4: 1-byte squares 16
   return define_value(s, "RL_VEC") > 1 &&
          (element_size(s) > 1 ? !wide : wide && define_value(s, "RL_EP") % 16);
 }
+static int box_span(const char *s) { /* CHWN4: 1- and 2-byte tiles across
+                                       K and Q, Q and P ragged; squares at
+                                       the wider types */
+  long long size = element_size(s), span = define_value(s, "RL_SPAN");
+  if (size > 2) return span < 0 && define_value(s, "RL_VEC") > 1;
+  return span == 16 / (size * define_value(s, "RL_BK")) &&
+         define_value(s, "RL_BQ") % span && define_value(s, "RL_EP") % 4;
+}
 static int box_long_p(const char *s) { /* CHWN4: with N for Q, P runs
                                           512 bytes or more; its last
                                           block ragged */
@@ -331,6 +339,7 @@ static void boxes(void) {
       {"cpu", 0, "NCHW", "FRACTAL_Z", box_ahead, {70, 17, 2, 3}, 1},
       {"cpu", 0, "NCHW", "4N", box_wide, {8, 3, 5, 7}, 1},
       {"cpu", 0, "NCHW", "NCHW4", box_wide, {2, 8, 5, 7}, 1},
+      {"cpu", 0, "NCHW", "CHWN4", box_span, {7, 8, 9, 11}, 1},
       {"cpu", 0, "NCHW", "CHWN4", box_long_p, {3, 10, 37, 41}, 1},
       {"cpu", 0, "NCHW", "CHWN4", box_fills_lines, {37, 5, 33, 35}, 1},
       {"cpu", 0, "nChw8c", "nChw16c", box_whole_q, {2, 24, 5, 7}, 1},
