@@ -1,8 +1,9 @@
 /* codegen.c - kernel source for a plan: baked constants and the element map
  *
  * The generated header defines RL_T (the moved type), RL_COUNT (destination
- * elements), RL_VEC, RL_TILE and RL_WIDE (CPU squares as tiles, or wide
- * along P), RL_TRANSFORM (the per-element hook: identity until casts
+ * elements), RL_VEC, RL_TILE, RL_SPAN and RL_WIDE (CPU squares as tiles,
+ * tiles across K and Q, or wide along P), RL_AHEAD (CPU squares' prefetch
+ * distance), RL_TRANSFORM (the per-element hook: identity until casts
  * arrive) and rl_map(o, &s): 1 with the source element offset s when
  * destination element o holds data, 0 for padding.
  * The kernels of kernels/relayout.cl follow it.

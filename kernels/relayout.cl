@@ -226,8 +226,9 @@ static inline void rl_transpose(RL_ST *r) {
 
 /* Row j of the square whose first element is at `in`, as read: RL_VEC
  * elements along P of source row j. For a tile, word i of row j holds
- * element i along P of source rows from j * RL_TILE / 4 on, RL_TILE / 4 of
- * them (a transpose of the 4-element pieces read from those rows). Wide,
+ * element i along P of the tile's source rows from j * RL_TILE / 4 on
+ * (RL_ROW), RL_TILE / 4 of them (a transpose of the 4-element pieces read
+ * from those rows). Wide,
  * 16 bytes along P of source row j: word i holds elements 4i to 4i + 3
  * along P, so the transposed row i holds those 4 elements of each of the 4
  * rows, and RL_AS_ROW regroups its bytes element by element along P. */

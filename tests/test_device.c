@@ -264,13 +264,20 @@ static int box_wide(const char *s) { /* 4N, NCHW4: 1-byte squares 16
   return define_value(s, "RL_VEC") > 1 &&
          (element_size(s) > 1 ? !wide : wide && define_value(s, "RL_EP") % 16);
 }
-static int box_span(const char *s) { /* CHWN4: 1- and 2-byte tiles across
-                                       K and Q, Q and P ragged; squares at
-                                       the wider types */
-  long long size = element_size(s), span = define_value(s, "RL_SPAN");
-  if (size > 2) return span < 0 && define_value(s, "RL_VEC") > 1;
-  return span == 16 / (size * define_value(s, "RL_BK")) &&
-         define_value(s, "RL_BQ") % span && define_value(s, "RL_EP") % 4;
+static int box_span(const char *s) { /* NCHW16c8n: 1-byte tiles across K
+                                       (8 N) and Q (2 steps of C), P
+                                       ragged, C padded; squares where K's
+                                       rows are 16 bytes or more */
+  long long size = element_size(s), row = size * define_value(s, "RL_BK"),
+            span = define_value(s, "RL_SPAN");
+  if (size > 2 || row >= 16) return span < 0 && define_value(s, "RL_VEC") > 1;
+  return span == 16 / row && define_value(s, "RL_EP") % 4;
+}
+static int box_span_q(const char *s) { /* CHWN4: 1- and 2-byte tiles across
+                                         K and Q, Q's block not a multiple
+                                         of the tile's steps along it */
+  return box_span(s) && (element_size(s) > 2 ||
+                         define_value(s, "RL_BQ") % define_value(s, "RL_SPAN"));
 }
 static int box_long_p(const char *s) { /* CHWN4: with N for Q, P runs
                                           512 bytes or more; its last
@@ -339,7 +346,8 @@ static void boxes(void) {
       {"cpu", 0, "NCHW", "FRACTAL_Z", box_ahead, {70, 17, 2, 3}, 1},
       {"cpu", 0, "NCHW", "4N", box_wide, {8, 3, 5, 7}, 1},
       {"cpu", 0, "NCHW", "NCHW4", box_wide, {2, 8, 5, 7}, 1},
-      {"cpu", 0, "NCHW", "CHWN4", box_span, {7, 8, 9, 11}, 1},
+      {"cpu", 0, "NCHW", "CHWN4", box_span_q, {7, 8, 9, 11}, 1},
+      {"cpu", 0, "NCHW", "NCHW16c8n", box_span, {9, 20, 3, 5}, 1},
       {"cpu", 0, "NCHW", "CHWN4", box_long_p, {3, 10, 37, 41}, 1},
       {"cpu", 0, "NCHW", "CHWN4", box_fills_lines, {37, 5, 33, 35}, 1},
       {"cpu", 0, "nChw8c", "nChw16c", box_whole_q, {2, 24, 5, 7}, 1},
