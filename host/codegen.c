@@ -2,10 +2,11 @@
  *
  * The generated header defines RL_T (the moved type), RL_COUNT (destination
  * elements), RL_VEC, RL_TILE, RL_SPAN and RL_WIDE (CPU squares as tiles,
- * tiles across K and Q, or wide along P), RL_AHEAD (CPU squares' prefetch
- * distance), RL_TRANSFORM (the per-element hook: identity until casts
- * arrive) and rl_map(o, &s): 1 with the source element offset s when
- * destination element o holds data, 0 for padding.
+ * tiles across K and Q, or wide along P), RL_GROUP (CPU squares moved side
+ * by side along K at once), RL_AHEAD (CPU squares' prefetch distance),
+ * RL_TRANSFORM (the per-element hook: identity until casts arrive) and
+ * rl_map(o, &s): 1 with the source element offset s when destination
+ * element o holds data, 0 for padding.
  * The kernels of kernels/relayout.cl follow it.
  */
 #include "plan.h"
@@ -415,6 +416,7 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
   if (p->tile) put(&t, "#define RL_TILE %d\n", p->tile);
   if (p->wide) put(&t, "#define RL_WIDE 1\n");
   if (p->span) put(&t, "#define RL_SPAN %d\n", p->span);
+  if (p->group > 1) put(&t, "#define RL_GROUP %d\n", p->group);
   put(&t, "#define RL_TRANSFORM(x) (x)\n");
   if (p->stream) put(&t, "#define RL_STREAM %d\n", p->stream);
   if (p->p_first) put(&t, "#define RL_P_FIRST 1\n");

@@ -423,6 +423,36 @@ static void plan_span(rl_layout_plan *p, int size) {
   p->span = (int)(16 / row);
 }
 
+/* CPU devices, squares with rows of 16 bytes: a square writes one piece of
+ * each of its rows, the rest of each row's line coming from other squares
+ * later along K, so the lines of all its rows stay open meanwhile. Where
+ * K's block and extent allow, the box moves squares side by side along K
+ * at once (kernels/relayout.cl RL_GROUP): reads and transposes them all,
+ * then writes each row's pieces one after another. 4 squares of 4-byte
+ * elements write whole lines, in 16 vector registers; squares 8 rows tall
+ * (2-byte elements) and tiles (each row put together from 4 pieces) go 2
+ * at a time (4 squares of f16 spilled: NCHW -> NC1HWC0 f16 39.7 GB/s one
+ * at a time, 29.2 as 4). Alternating runs in one process on the 2-core
+ * machine, three rounds, median GB/s one at a time and grouped
+ * (bench/README.md): NHWC -> NCHW 64x56x56x256 f32 18.5/19.3, 23.1/25.4,
+ * 22.4/25.8; int8 (tiles) 18.5/22.7, 22.6/23.4, 24.5/26.2; NCHW ->
+ * FRACTAL_Z 512x512x3x3 f32 28.4/34.2, 24.1/27.9, 23.8/27.9; f16
+ * 30.1/31.3, 30.0/33.4, 28.3/30.2. NCHW -> NHWC at every width, NC1HWC0
+ * and nChw16c f32 and f16, FRACTAL_Z 2048x2048x3x3 f32: -2% to +16%,
+ * lower in 1 round of 27. Squares of 8-byte rows (1-byte elements) stay
+ * one at a time: 2 at a time took NCHW -> nChw16c int8 from 34 to 37 but
+ * NC1HWC0 int8 from 27 to 24. */
+static void plan_group(rl_layout_plan *p, int size) {
+  if (p->vec < 2 || p->wide || p->span || (!p->tile && p->vec * size != 16))
+    return;
+  int side = p->tile ? p->tile : p->vec, g = p->tile || p->vec > 4 ? 2 : 4;
+  const rl_box_axis *K = &p->box[2];
+  while (g > 1 &&
+         (K->block % (g * side) || p->axes[K->axis].extent % (g * side)))
+    g /= 2;
+  p->group = g;
+}
+
 /* log2 of the least power of two >= n */
 static int ceil_log2(int64_t n) {
   int b = 0;
@@ -512,6 +542,7 @@ void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
       plan_tiles(&p, dst, bits / 8, stream_from);
       plan_wide(&p, bits / 8);
       plan_span(&p, bits / 8);
+      plan_group(&p, bits / 8);
     } else {
       /* runs of 128 bytes or more on both sides: vector moves; otherwise
        * (a transpose, or short runs) through local memory */

@@ -12,7 +12,8 @@
  * RL_TILE, where rl_lines' squares are tiles of RL_VEC rows of RL_TILE
  * elements (16 bytes of 1- or 2-byte elements); RL_SPAN, where a tile's
  * rows span that many steps along Q; RL_WIDE, where they are 4 rows along K
- * by 16 bytes along P (1-byte elements); RL_AHEAD, how many Q steps ahead
+ * by 16 bytes along P (1-byte elements); RL_GROUP, how many squares side
+ * by side along K rl_lines moves at once; RL_AHEAD, how many Q steps ahead
  * rl_lines' squares prefetch the source.
  * RL_KERNEL names the one kernel a plan compiles: 1 rl_gather, 2 rl_rows,
  * 3 rl_gather_nibbles, 4 rl_stage, 5 rl_lines. Each writes every destination
@@ -162,7 +163,10 @@ static inline void rl_stream_row(__global const RL_T *restrict in,
  * rows of words; RL_SIDE_K is its side along K in elements, RL_SIDE_Q the
  * steps along Q it spans, and RL_ROW(r) where its source row r starts
  * (with RL_SPAN, a tile's rows are K's whole block at each of RL_SPAN steps
- * along Q). */
+ * along Q). A box moves RL_GROUP squares side by side along K at once. */
+#ifndef RL_GROUP
+#define RL_GROUP 1
+#endif
 #ifdef RL_SPAN
 #define RL_SIDE_Q RL_SPAN
 #define RL_ROW(r) ((r) / RL_BK * RL_SQ + (r) % RL_BK * RL_SK)
@@ -265,15 +269,16 @@ static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
 
 /* An mp x mq x mk box that holds data throughout: whole squares, each read
  * as RL_VEC rows along P, transposed in registers and written as RL_VEC rows
- * along K; element by element where P, K or Q (RL_SIDE_Q) leaves less than
- * a square. With RL_AHEAD (K's rows follow one another in the source, so
+ * along K, RL_GROUP of them along K at a time, each row's pieces one after
+ * another; element by element where P, K or Q (RL_SIDE_Q) leaves less than
+ * a group. With RL_AHEAD (K's rows follow one another in the source, so
  * each Q step reads one short run, far from the last), each Q step first
  * prefetches the run of the step that many steps on, line by line: the
  * core's own prefetchers have no run to follow. */
 static inline void rl_box_squares(__global const RL_T *restrict src,
                                   __global RL_T *restrict dst, RL_I mp,
                                   RL_I mq, RL_I mk, int stream) {
-  RL_I sp = mp - mp % RL_SIDE_P, sk = mk - mk % RL_SIDE_K,
+  RL_I sp = mp - mp % RL_SIDE_P, sk = mk - mk % (RL_SIDE_K * RL_GROUP),
        sq = mq - mq % RL_SIDE_Q;
   for (RL_I q = 0; q < mq; q += RL_SIDE_Q) {
     __global const RL_T *in = src + q * RL_SQ;
@@ -288,16 +293,21 @@ static inline void rl_box_squares(__global const RL_T *restrict src,
     }
 #endif
     for (RL_I p = 0; p < ep; p += RL_SIDE_P)
-      for (RL_I k = 0; k < sk; k += RL_SIDE_K) {
-        RL_ST r[RL_VEC];
+      for (RL_I k = 0; k < sk; k += RL_SIDE_K * RL_GROUP) {
+        RL_ST r[RL_GROUP][RL_VEC];
+#pragma unroll
+        for (int g = 0; g < RL_GROUP; g++) {
+#pragma unroll
+          for (int j = 0; j < RL_VEC; j++)
+            r[g][j] = rl_square_row(in + (k + g * RL_SIDE_K) * RL_SK + p, j);
+          rl_transpose(r[g]);
+        }
 #pragma unroll
         for (int j = 0; j < RL_VEC; j++)
-          r[j] = rl_square_row(in + k * RL_SK + p, j);
-        rl_transpose(r);
 #pragma unroll
-        for (int j = 0; j < RL_VEC; j++)
-          rl_put_row(out + (p + j * RL_ROW_P) * RL_DP + k,
-                     RL_TRANSFORM(RL_AS_ROW(r[j])), stream);
+          for (int g = 0; g < RL_GROUP; g++)
+            rl_put_row(out + (p + j * RL_ROW_P) * RL_DP + k + g * RL_SIDE_K,
+                       RL_TRANSFORM(RL_AS_ROW(r[g][j])), stream);
       }
     for (RL_I j = 0; j < RL_SIDE_Q && q + j < mq; j++)
       for (RL_I p = sk < mk ? 0 : ep; p < mp; p++)

@@ -307,6 +307,17 @@ static int box_squares(const char *s) { /* transposed in registers; P or K
   return v > 1 &&
          (define_value(s, "RL_EP") % v || define_value(s, "RL_EK") % v);
 }
+static int box_group(const char *s) { /* squares with rows of 16 bytes
+                                        side by side along K: 4 (2 where
+                                        8 rows tall) while K's extent
+                                        holds that many, fewer for a K of
+                                        24; 8-byte rows one at a time */
+  long long v = define_value(s, "RL_VEC"), want = v > 4 ? 2 : 4;
+  if (v * element_size(s) != 16) want = 1;
+  while (want > 1 && define_value(s, "RL_EK") % (want * v)) want /= 2;
+  /* the first define is the header's; the kernel's default is 1 */
+  return v > 1 && define_value(s, "RL_GROUP") == want;
+}
 
 /* The GPU kernel's boxes (rl_stage), likewise: */
 static int stage_partial(const char *s) { /* a block the extent cuts */
@@ -353,6 +364,7 @@ static void boxes(void) {
       {"cpu", 0, "nChw8c", "nChw16c", box_whole_q, {2, 24, 5, 7}, 1},
       {"cpu", 0, "NCHW", "NHWC", box_squares, {2, 24, 9, 15}, 1}, /* P's edge */
       {"cpu", 0, "NHWC", "NCHW", box_squares, {2, 40, 3, 7}, 1},  /* K's edge */
+      {"cpu", 0, "NCHW", "NHWC", box_group, {2, 24, 9, 15}, 1},
       {"gpu", 0, "NCHW", "NHWC", stage_partial, {2, 300, 5, 7}, 1},
       {"gpu", 0, "NCHW", "NC1HWC0", stage_data, {2, 17, 5, 7}, 1},
       {"gpu", 2, "ND", "FRACTAL_NZ", stage_data, {1, 70, 131}, 1},
@@ -382,7 +394,7 @@ static void boxes(void) {
  *   elements (squares at the wider types): box rows one after another in
  *   the destination (NHWC with C = 80), P ragged at the edge; box rows
  *   apart (NHWC -> NCHW, 160 pixels), K cut to 128 rows (int8) or 64
- *   (f16), its last block shorter;
+ *   (f16), its last block shorter, 2 tiles side by side along K;
  * - squares whose rows are 2 or 4 KiB apart (NHWC with C = 512 at f32 and
  *   f64), which must not stream (4 KiB aliasing halved their speed), so
  *   plain stores throughout;
@@ -405,7 +417,8 @@ static int box_streams_tiles(const char *s) {
 static int box_streams_tiles_cut(const char *s) {
   return box_streams_tiles(s) &&
          (element_size(s) > 2 ||
-          define_value(s, "RL_EK") % define_value(s, "RL_BK") > 0);
+          (define_value(s, "RL_EK") % define_value(s, "RL_BK") > 0 &&
+           define_value(s, "RL_GROUP") == 2));
 }
 
 static void streams(void) {
