@@ -10,6 +10,7 @@
  */
 #include "plan.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The source axis of dim `dim` whose range holds weights [lo, hi): its
@@ -423,9 +424,9 @@ static void plan_span(rl_layout_plan *p, int size) {
   p->span = (int)(16 / row);
 }
 
-/* CPU devices, squares with rows of 16 bytes: a square writes one piece of
- * each of its rows, the rest of each row's line coming from other squares
- * later along K, so the lines of all its rows stay open meanwhile. Where
+/* CPU devices, squares with rows of 8 or 16 bytes: a square writes one
+ * piece of each of its rows, the rest of each row's line coming from other
+ * squares later along K, so the lines of all its rows stay open. Where
  * K's block and extent allow, the box moves squares side by side along K
  * at once (kernels/relayout.cl RL_GROUP): reads and transposes them all,
  * then writes each row's pieces one after another. 4 squares of 4-byte
@@ -439,14 +440,20 @@ static void plan_span(rl_layout_plan *p, int size) {
  * FRACTAL_Z 512x512x3x3 f32 28.4/34.2, 24.1/27.9, 23.8/27.9; f16
  * 30.1/31.3, 30.0/33.4, 28.3/30.2. NCHW -> NHWC at every width, NC1HWC0
  * and nChw16c f32 and f16, FRACTAL_Z 2048x2048x3x3 f32: -2% to +16%,
- * lower in 1 round of 27. Squares of 8-byte rows (1-byte elements) stay
- * one at a time: 2 at a time took NCHW -> nChw16c int8 from 34 to 37 but
- * NC1HWC0 int8 from 27 to 24. */
+ * lower in 1 round of 27. Squares of 8-byte rows (1-byte elements) go 2
+ * at a time only where that writes each row whole: NCHW -> nChw16c int8
+ * 27.0/30.1, 24.2/26.3, 27.3/29.5, NCHW -> NHWC 64x16x112x112 int8
+ * 39.5/48.3, 48.5/54.5, 24.3/28.3; NC1HWC0 int8's rows of 32 bytes, half
+ * written, went from 27 to 24. */
 static void plan_group(rl_layout_plan *p, int size) {
-  if (p->vec < 2 || p->wide || p->span || (!p->tile && p->vec * size != 16))
-    return;
-  int side = p->tile ? p->tile : p->vec, g = p->tile || p->vec > 4 ? 2 : 4;
+  if (p->vec < 2 || p->wide || p->span) return;
   const rl_box_axis *K = &p->box[2];
+  int side = p->tile ? p->tile : p->vec, row = p->tile ? 16 : p->vec * size,
+      g = 1;
+  if (row == 16)
+    g = p->tile || p->vec > 4 ? 2 : 4;
+  else if (row == 8 && K->block == 2 * side)
+    g = 2; /* each row written whole */
   while (g > 1 &&
          (K->block % (g * side) || p->axes[K->axis].extent % (g * side)))
     g /= 2;

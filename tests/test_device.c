@@ -307,13 +307,18 @@ static int box_squares(const char *s) { /* transposed in registers; P or K
   return v > 1 &&
          (define_value(s, "RL_EP") % v || define_value(s, "RL_EK") % v);
 }
-static int box_group(const char *s) { /* squares with rows of 16 bytes
-                                        side by side along K: 4 (2 where
+static int box_group(const char *s) { /* squares side by side along K:
+                                        with rows of 16 bytes 4 (2 where
                                         8 rows tall) while K's extent
                                         holds that many, fewer for a K of
-                                        24; 8-byte rows one at a time */
-  long long v = define_value(s, "RL_VEC"), want = v > 4 ? 2 : 4;
-  if (v * element_size(s) != 16) want = 1;
+                                        24; with rows of 8 bytes 2 where
+                                        they make K's block (16 bytes),
+                                        else one at a time */
+  long long v = define_value(s, "RL_VEC"), row = v * element_size(s), want = 1;
+  if (row == 16)
+    want = v > 4 ? 2 : 4;
+  else if (row == 8 && define_value(s, "RL_BK") == 2 * v)
+    want = 2;
   while (want > 1 && define_value(s, "RL_EK") % (want * v)) want /= 2;
   /* the first define is the header's; the kernel's default is 1 */
   return v > 1 && define_value(s, "RL_GROUP") == want;
@@ -365,6 +370,7 @@ static void boxes(void) {
       {"cpu", 0, "NCHW", "NHWC", box_squares, {2, 24, 9, 15}, 1}, /* P's edge */
       {"cpu", 0, "NHWC", "NCHW", box_squares, {2, 40, 3, 7}, 1},  /* K's edge */
       {"cpu", 0, "NCHW", "NHWC", box_group, {2, 24, 9, 15}, 1},
+      {"cpu", 0, "NCHW", "nChw16c", box_group, {2, 32, 5, 7}, 1},
       {"gpu", 0, "NCHW", "NHWC", stage_partial, {2, 300, 5, 7}, 1},
       {"gpu", 0, "NCHW", "NC1HWC0", stage_data, {2, 17, 5, 7}, 1},
       {"gpu", 2, "ND", "FRACTAL_NZ", stage_data, {1, 70, 131}, 1},
