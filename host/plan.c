@@ -10,7 +10,6 @@
  */
 #include "plan.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 /* The source axis of dim `dim` whose range holds weights [lo, hi): its
