@@ -232,10 +232,10 @@ static inline void rl_transpose(RL_ST *r) {
  * elements along P of source row j. For a tile, word i of row j holds
  * element i along P of the tile's source rows from j * RL_TILE / 4 on
  * (RL_ROW), RL_TILE / 4 of them (a transpose of the 4-element pieces read
- * from those rows). Wide,
- * 16 bytes along P of source row j: word i holds elements 4i to 4i + 3
- * along P, so the transposed row i holds those 4 elements of each of the 4
- * rows, and RL_AS_ROW regroups its bytes element by element along P. */
+ * from those rows). Wide, 16 bytes along P of source row j: word i holds
+ * elements 4i to 4i + 3 along P, so the transposed row i holds those 4
+ * elements of each of the 4 rows, and RL_AS_ROW regroups its bytes element
+ * by element along P. */
 static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
 #ifdef RL_WIDE
   return as_uint4(RL_AT(in + j * RL_SK));

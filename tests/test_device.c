@@ -312,8 +312,9 @@ static int box_group(const char *s) { /* squares side by side along K:
                                         8 rows tall) while K's extent
                                         holds that many, fewer for a K of
                                         24; with rows of 8 bytes 2 where
-                                        they make K's block (16 bytes),
-                                        else one at a time */
+                                        they make K's block (nChw16c
+                                        int8), not half of it (NC1HWC0
+                                        int8, C0 32) */
   long long v = define_value(s, "RL_VEC"), row = v * element_size(s), want = 1;
   if (row == 16)
     want = v > 4 ? 2 : 4;
@@ -371,6 +372,7 @@ static void boxes(void) {
       {"cpu", 0, "NHWC", "NCHW", box_squares, {2, 40, 3, 7}, 1},  /* K's edge */
       {"cpu", 0, "NCHW", "NHWC", box_group, {2, 24, 9, 15}, 1},
       {"cpu", 0, "NCHW", "nChw16c", box_group, {2, 32, 5, 7}, 1},
+      {"cpu", 0, "NCHW", "NC1HWC0", box_group, {2, 64, 5, 7}, 1},
       {"gpu", 0, "NCHW", "NHWC", stage_partial, {2, 300, 5, 7}, 1},
       {"gpu", 0, "NCHW", "NC1HWC0", stage_data, {2, 17, 5, 7}, 1},
       {"gpu", 2, "ND", "FRACTAL_NZ", stage_data, {1, 70, 131}, 1},
