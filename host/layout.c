@@ -115,8 +115,12 @@ static relayout_status build_grammar(relayout_desc *d, const relayout_layout *l,
   for (int i = 0; i < g.naxes; i++) {
     const rl_gaxis *a = &g.axes[i];
     int v = vdim_of[(unsigned char)a->letter];
-    int64_t inner = 1; /* product of this dim's blocks to the right */
-    for (int j = i + 1; j < g.naxes; j++)
+    /* the product of the dim's blocks inside this axis: for a block, those
+     * to its right (nested blocks, the rightmost innermost: OIhw8i16o2i);
+     * for the outer axis, every block of the dim, wherever it is placed
+     * (8cNCHW: the outer C is C / 8) */
+    int64_t inner = 1;
+    for (int j = a->block ? i + 1 : 0; j < g.naxes; j++)
       if (g.axes[j].letter == a->letter && g.axes[j].block &&
           !rl_mul(&inner, inner, g.axes[j].block))
         return rl_fail(err, RELAYOUT_ERR_OVERFLOW, "blocks of '%s' overflow",

@@ -1,11 +1,13 @@
 /* test_formats.c - every named format against its own formula, on odd shapes
  *
  * Each format's destination offset is written here from the seed formulas
- * (pad, reshape, transpose), independently of the library. For random shapes
- * with extents of 1, primes and non-multiples of every block, and for every
- * element width (4, 8, 16, 32, 64 bits): the reference output equals the
- * formula's, padding is zero, is_padding agrees, and converting back gives
- * the original bytes. Buffers are guarded and poisoned.
+ * (pad, reshape, transpose), independently of the library; so are two
+ * grammar layouts with blocks written before their dim's outer letter. For
+ * random shapes with extents of 1, primes and non-multiples of every block,
+ * and for every element width (4, 8, 16, 32, 64 bits): the reference
+ * output equals the formula's, padding is zero, is_padding agrees, and
+ * converting back gives the original bytes. Buffers are guarded and
+ * poisoned.
  */
 #include "check.h"
 
@@ -122,6 +124,29 @@ static int64_t ic2(const ctx *c) {
 static int64_t ic2_size(const ctx *c) {
   return cdiv(E('I'), 2) * 2 * E('O') * E('H') * E('W');
 }
+/* Grammar text with a block written before its dim's outer axis: the
+ * block is still C's innermost part, the outer C what is left (LAYOUTS.md
+ * section 2). 8cNCHW: (C0=8, N, C1, H, W) */
+static int64_t c0_first(const ctx *c) {
+  int64_t C1 = cdiv(E('C'), 8);
+  return (((V('C') % 8 * E('N') + V('N')) * C1 + V('C') / 8) * E('H') +
+          V('H')) *
+             E('W') +
+         V('W');
+}
+/* 2cNCHW4c: (C / 4 % 2, N, C / 8, H, W, C % 4) */
+static int64_t c0_around(const ctx *c) {
+  int64_t C1 = cdiv(E('C'), 8);
+  return ((((V('C') / 4 % 2 * E('N') + V('N')) * C1 + V('C') / 8) * E('H') +
+           V('H')) *
+              E('W') +
+          V('W')) *
+             4 +
+         V('C') % 4;
+}
+static int64_t c8_size(const ctx *c) {
+  return cdiv(E('C'), 8) * 8 * E('N') * E('H') * E('W');
+}
 
 /* How a case's c0 follows the dtype: LAYOUTS.md section 3. */
 enum { CUBE = -1, B32 = -2 };
@@ -157,6 +182,8 @@ static const fcase cases[] = {
     {"NCHW", "NCHW", "4N", 4, xn, xn_size},
     {"CHWN", "CHWN", "2N", 2, xn, xn_size},
     {"IOHW", "IOHW", "2IC", 2, ic2, ic2_size},
+    {"NCHW", "NCHW", "8cNCHW", 8, c0_first, c8_size},
+    {"NCHW", "NCHW", "2cNCHW4c", 8, c0_around, c8_size},
 };
 
 static const relayout_dtype widths[] = {RELAYOUT_I4, RELAYOUT_U8, RELAYOUT_F16,
