@@ -40,6 +40,7 @@ static const family families[] = {
       "FRACTAL_Z",
       "FRACTAL_Z(groups=2)",
       "NCHW16c8n",
+      "2cNHWC4c", /* a block written before its dim's outer letter */
       "TPU_ALIGNED(npus=4,start=1,lmem=65536)",
       "TPU_COMPACT(npus=4,start=3,lmem=65536)",
       NULL}},
