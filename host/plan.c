@@ -409,8 +409,11 @@ static void plan_wide(rl_layout_plan *p, int size) {
  * machine, median GB/s before and after (bench/README.md): NCHW -> CHWN4
  * 64x256x56x56 int8 6.2-6.3 and 10.1-10.2 (copy kernel 17.6), f16 6.2-7.8
  * and 8.1-9.9, 128x128x28x28 int8 4.4-4.8 and 5.9-6.5; NHWC -> 4N int8
- * 1.9-2.0 and 5.7-6.2. Not with the prefetch (short_runs), which works
- * one Q step at a time. */
+ * 1.9-2.0 and 5.7-6.2. Nor did 4 tiles side by side along Q, each
+ * destination line written whole, streamed or not, beat it (12.1-12.2
+ * against 12.0-12.5): at 64x256x56x56 N's source rows are a multiple of
+ * 4 KiB apart, and the 16 a line needs crowd one cache set. Not with the
+ * prefetch (short_runs), which works one Q step at a time. */
 static void plan_span(rl_layout_plan *p, int size) {
   const rl_box_axis *Q = &p->box[1], *K = &p->box[2];
   int64_t row = K->block * size;
