@@ -7,7 +7,7 @@
  * between the GPU kernel families and the CPU ones (RELAYOUT_FAMILIES), so a
  * CPU device tests both. The device is
  * RELAYOUT_TEST_DEVICE, else "cpu" (PoCL); RELAYOUT_TEST_SHAPES shapes per
- * family (default 2).
+ * family (default 2), and 60 times that many pairs of random grammar layouts.
  */
 #include "check.h"
 #include "relayout_cl.h"
@@ -175,9 +175,15 @@ static void one_pair(const char *src, const char *dst, relayout_dtype t,
   relayout_plan_free(plan);
 }
 
-static int64_t pick_extent(void) {
+/* n edge extents (1, 2, 3, 5, 7, 13, 16, 17, 31, 33) with 20 to 3000
+ * elements in all. */
+static void pick_extents(int64_t *ext, int n) {
   static const int64_t edge[] = {1, 2, 3, 5, 7, 13, 16, 17, 31, 33};
-  return edge[rng_next() % 10];
+  int64_t count;
+  do {
+    count = 1;
+    for (int k = 0; k < n; k++) count *= ext[k] = edge[rng_next() % 10];
+  } while (count > 3000 || count < 20);
 }
 
 static void matrix(int nshapes) {
@@ -185,11 +191,8 @@ static void matrix(int nshapes) {
     const family *f = &families[fi];
     int n = f->nbatch + (int)strlen(f->letters);
     for (int shape = 0; shape < nshapes; shape++) {
-      int64_t ext[RELAYOUT_MAX_DIMS], count;
-      do {
-        count = 1;
-        for (int k = 0; k < n; k++) count *= ext[k] = pick_extent();
-      } while (count > 3000 || count < 20);
+      int64_t ext[RELAYOUT_MAX_DIMS];
+      pick_extents(ext, n);
       if (f->letters[0] == 'N' && ext[0] % 2) ext[0]++; /* groups=2 splits N */
       if (fi == 3) { /* the CuTe layout fixes its dims */
         ext[0] = 6, ext[1] = 5, ext[2] = 2, ext[3] = 2;
@@ -212,6 +215,72 @@ static void matrix(int nshapes) {
   }
   printf("\n");
   CHECK(pairs_run > 250 * nshapes, "the matrix ran (%d pairs)", pairs_run);
+}
+
+/* A random grammar layout of NCHW: the four outer letters in any order,
+ * some aligned, each dim with up to two inner blocks standing anywhere,
+ * before its outer letter too. An alignment right before a block is written
+ * in bytes, so that the block's digits do not run into it. */
+static void random_layout(char *out, size_t room) {
+  static const char *const aligns[] = {"%2", "%3", "%16", "%32B"};
+  static const int blocks[] = {2, 3, 4, 8, 16};
+  char tokens[12][8];
+  int n = 0;
+  for (int d = 0; d < 4; d++) {
+    char dim = "NCHW"[d];
+    snprintf(tokens[n++], sizeof tokens[0], "%c%s", dim,
+             rng_next() % 4 ? "" : aligns[rng_next() % 4]);
+    int nblocks = (int)(rng_next() % 6);
+    for (int b = nblocks < 3 ? 0 : nblocks < 5 ? 1 : 2; b > 0; b--)
+      snprintf(tokens[n++], sizeof tokens[0], "%d%c", blocks[rng_next() % 5],
+               dim - 'A' + 'a');
+  }
+  for (int i = n - 1; i > 0; i--) { /* shuffled */
+    char t[8];
+    int j = (int)(rng_next() % (uint64_t)(i + 1));
+    memcpy(t, tokens[i], sizeof t);
+    memcpy(tokens[i], tokens[j], sizeof t);
+    memcpy(tokens[j], t, sizeof t);
+  }
+  size_t at = 0;
+  for (int i = 0; i < n; i++) {
+    int bytes = i + 1 < n && strchr(tokens[i], '%') &&
+                !strchr(tokens[i], 'B') && tokens[i + 1][0] <= '9';
+    at += (size_t)snprintf(out + at, room - at, "%s%s", tokens[i],
+                           bytes ? "B" : "");
+  }
+}
+
+/* Random grammar layouts (random_layout) at random extents and widths,
+ * converted to each other and to and from the NCHW family's formats; pairs
+ * whose padding makes a buffer over 1 MiB are passed over. */
+static void random_layouts(int npairs) {
+  const family *f = &families[0];
+  int named = 0;
+  while (f->layouts[named]) named++;
+  int run = 0;
+  for (int tries = 0; run < npairs && tries < 20 * npairs; tries++) {
+    char a[96], b[96];
+    random_layout(a, sizeof a);
+    random_layout(b, sizeof b);
+    const char *src = a, *dst = b;
+    if (tries % 3 == 1) dst = f->layouts[rng_next() % (uint64_t)named];
+    if (tries % 3 == 2) src = f->layouts[rng_next() % (uint64_t)named];
+    int64_t ext[4];
+    pick_extents(ext, 4);
+    if (ext[0] % 2) ext[0]++; /* groups=2 splits N */
+    relayout_dtype t = widths[rng_next() % 5];
+    relayout_desc s, d;
+    int64_t sb, db;
+    if (!bind_pair(&s, &d, src, dst, t, f, ext)) continue;
+    relayout_desc_size_bytes(&sb, &s, NULL);
+    relayout_desc_size_bytes(&db, &d, NULL);
+    if (sb > 1 << 20 || db > 1 << 20) continue;
+    one_pair(src, dst, t, f, ext);
+    run++;
+  }
+  printf("%d random layout pairs\n", run);
+  CHECK(run == npairs, "ran %d of %d random layout pairs", run, npairs);
 }
 
 /* The value of `#define NAME` in a kernel's source, or -1. */
@@ -509,7 +578,9 @@ int main(void) {
   host_path();
   boxes();
   streams();
-  matrix(shapes ? atoi(shapes) : 2);
+  int nshapes = shapes ? atoi(shapes) : 2;
+  matrix(nshapes);
+  random_layouts(60 * nshapes);
   relayout_engine_free(engine);
   return check_summary();
 }
