@@ -198,9 +198,19 @@ static relayout_status read_header(st_file *f, relayout_error *err) {
   return check_cover(f, err);
 }
 
-relayout_status st_open(st_file *f, const char *path, relayout_error *err) {
+relayout_status st_parse(st_file *f, const char *path, const void *bytes,
+                         size_t size, relayout_error *err) {
   memset(f, 0, sizeof *f);
   f->path = path;
+  f->map = bytes;
+  f->size = size;
+  relayout_status s = read_header(f, err);
+  if (s) st_close(f);
+  return s;
+}
+
+relayout_status st_open(st_file *f, const char *path, relayout_error *err) {
+  memset(f, 0, sizeof *f);
   int fd = open(path, O_RDONLY);
   if (fd < 0)
     return cli_fail(err, RELAYOUT_ERR_IO, "%s: cannot open: %s", path,
@@ -210,24 +220,28 @@ relayout_status st_open(st_file *f, const char *path, relayout_error *err) {
     close(fd);
     return cli_fail(err, RELAYOUT_ERR_IO, "%s: not a regular file", path);
   }
-  f->size = (size_t)st.st_size;
-  if (f->size) {
-    void *m = mmap(NULL, f->size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (m == MAP_FAILED) {
+  size_t size = (size_t)st.st_size;
+  void *map = NULL;
+  if (size) {
+    map = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (map == MAP_FAILED) {
       close(fd);
       return cli_fail(err, RELAYOUT_ERR_IO, "%s: cannot map: %s", path,
                       strerror(errno));
     }
-    f->map = m;
   }
   close(fd);
-  relayout_status s = read_header(f, err);
-  if (s) st_close(f);
-  return s;
+  relayout_status s = st_parse(f, path, map, size, err);
+  if (s) {
+    if (map) munmap(map, size);
+    return s;
+  }
+  f->mapped = 1;
+  return RELAYOUT_OK;
 }
 
 void st_close(st_file *f) {
-  if (f->map) munmap((void *)f->map, f->size);
+  if (f->mapped) munmap((void *)f->map, f->size);
   json_decref(f->header);
   free(f->tensors);
   memset(f, 0, sizeof *f);

@@ -29,6 +29,7 @@ typedef struct st_file {
   const char *path;
   const unsigned char *map; /* the whole file, read-only */
   size_t size;
+  int mapped;       /* map is st_open's mapping, unmapped by st_close */
   json_t *header;   /* owned */
   json_t *metadata; /* borrowed from header; NULL when absent */
   const unsigned char *data;
@@ -43,6 +44,10 @@ typedef struct st_file {
  * in range, non-overlapping and covering the data section. The message
  * names the file and the tensor. */
 relayout_status st_open(st_file *f, const char *path, relayout_error *err);
+/* The same checks on a file's bytes in memory, which the caller keeps until
+ * st_close; path names them in messages. */
+relayout_status st_parse(st_file *f, const char *path, const void *bytes,
+                         size_t size, relayout_error *err);
 void st_close(st_file *f);
 
 /* A shape as a JSON array. */

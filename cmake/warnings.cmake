@@ -1,4 +1,5 @@
-# warnings.cmake - one warning set for every target; sanitizers when asked
+# warnings.cmake - one warning set for every target; sanitizers when asked,
+# and libFuzzer's coverage for RELAYOUT_FUZZ
 function(relayout_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow
     -Wconversion -Wno-sign-conversion -Wstrict-prototypes -Wmissing-prototypes
@@ -10,5 +11,8 @@ function(relayout_warnings target)
     target_compile_options(${target} PRIVATE -fsanitize=address,undefined
       -fno-sanitize-recover=all -fno-omit-frame-pointer)
     target_link_options(${target} PRIVATE -fsanitize=address,undefined)
+  endif()
+  if(RELAYOUT_FUZZ)
+    target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link)
   endif()
 endfunction()

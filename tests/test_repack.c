@@ -170,7 +170,7 @@ static const unsigned char *tensor(const st_view *v, const char *name,
 
 /* Runs relayout with args (printf-style) in the current directory; stdout
  * goes to out.txt, stderr to err.txt. Returns the exit code. */
-static int cli(const char *fmt, ...) {
+__attribute__((format(printf, 1, 2))) static int cli(const char *fmt, ...) {
   char args[2048], cmd[8192];
   va_list ap;
   va_start(ap, fmt);

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# fuzz.sh - builds the libFuzzer targets (tests/fuzz/, clang with ASan and
+# UBSan) in build-fuzz and runs each for SECONDS (default 60), starting from
+# its committed corpus. Inputs that reach new code go to
+# build-fuzz/corpus/NAME; a failing input to build-fuzz/crash-NAME-*.
+# Usage: bash scripts/fuzz.sh [SECONDS [NAME...]]   (NAME: layout, files)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+names=("${@:2}")
+[ ${#names[@]} -gt 0 ] || names=(layout files)
+command -v clang >/dev/null ||
+  { echo "fuzz.sh: needs clang (apt-get install clang)" >&2; exit 1; }
+CC=clang cmake -S . -B build-fuzz -DRELAYOUT_FUZZ=ON >/dev/null
+for name in "${names[@]}"; do
+  cmake --build build-fuzz -j"$(nproc)" --target "fuzz_$name" >/dev/null
+  mkdir -p "build-fuzz/corpus/$name"
+  "build-fuzz/tests/fuzz/fuzz_$name" -max_total_time="$seconds" \
+    -max_len=4096 -artifact_prefix="build-fuzz/crash-$name-" \
+    "build-fuzz/corpus/$name" "tests/fuzz/corpus/$name"
+done
