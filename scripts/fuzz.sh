@@ -10,7 +10,8 @@ seconds=${1:-60}
 names=("${@:2}")
 [ ${#names[@]} -gt 0 ] || names=(layout files)
 command -v clang >/dev/null ||
-  { echo "fuzz.sh: needs clang (apt-get install clang)" >&2; exit 1; }
+  { echo "fuzz.sh: needs clang and libFuzzer:" \
+    "apt-get install clang libclang-rt-dev" >&2; exit 1; }
 CC=clang cmake -S . -B build-fuzz -DRELAYOUT_FUZZ=ON >/dev/null
 for name in "${names[@]}"; do
   cmake --build build-fuzz -j"$(nproc)" --target "fuzz_$name" >/dev/null
