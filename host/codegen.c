@@ -3,7 +3,8 @@
  * The generated header defines RL_T (the moved type), RL_COUNT (destination
  * elements), RL_VEC, RL_TILE, RL_SPAN and RL_WIDE (CPU squares as tiles,
  * tiles across K and Q, or wide along P), RL_GROUP (CPU squares moved side
- * by side along K at once), RL_AHEAD (CPU squares' prefetch distance),
+ * by side along K at once), RL_AHEAD and RL_LEAD (CPU squares' prefetch
+ * distances along Q and P),
  * RL_TRANSFORM (the per-element hook: identity until casts arrive) and
  * rl_map(o, &s): 1 with the source element offset s when destination
  * element o holds data, 0 for padding.
@@ -421,6 +422,7 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
   if (p->stream) put(&t, "#define RL_STREAM %d\n", p->stream);
   if (p->p_first) put(&t, "#define RL_P_FIRST 1\n");
   if (p->ahead) put(&t, "#define RL_AHEAD %d\n", p->ahead);
+  if (p->lead) put(&t, "#define RL_LEAD %d\n", p->lead);
   put(&t, "static inline int rl_map(RL_I o, RL_I *s) {\n");
   if (p->affine)
     map_affine(&t, p, dst);

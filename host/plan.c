@@ -245,6 +245,21 @@ static void plan_box(rl_layout_plan *p, int size) {
         p->vec = v;
         break;
       }
+    /* rows off the line grid, longer than a box and 3 lines: each box
+     * asks for its rows' lines 3 lines on along P (lead). A box there
+     * reads 2 lines of each row, the second shared with the next box, and
+     * such transposes ran at about 0.6 of copy where rows on the grid ran
+     * at copy speed (NCHW -> NHWC f32 64x256, median GB/s against the copy
+     * kernel: 60x60 19.2 of 19.6, 58x58 11.4 of 20.4, 57x57 12.2 of 20.6);
+     * from the cache (2x256) 58x58 and 60x60 ran alike. The prefetch,
+     * alternating in one process over 2-3 rounds, gained f32 6-40% at
+     * 57x57, 58x58, 73x73, 147x147 and 35x35, f16 57x57 5-15%; int8 and
+     * rows on the grid (56x56) ran alike with it, and so did 14x14 and
+     * 7x7, whose rows are a few boxes long; 1 line on gained less, 6 and
+     * 12 lines less again (bench/README.md) */
+    if (p->vec > 1 && p->box[1].axis < 0 && k->sstride * size % 64 &&
+        p->axes[p->box[0].axis].extent > p->box[0].block + 3 * line)
+      p->lead = 3 * line;
   } else if (p->box[0].axis >= 0 && continues_rows(p)) {
     set_block(p, 1, (512 + row - 1) / row);
     set_block(p, 0, rows / p->box[1].block);

@@ -56,6 +56,8 @@ typedef struct rl_layout_plan {
   int p_first;        /* LINES: consecutive work-items step along P, not Q */
   int ahead;  /* LINES: squares prefetch the source of the Q step this many
                * steps ahead (0: none) */
+  int lead;   /* LINES: squares first prefetch each source row's line this
+               * many elements past the box along P (0: none) */
   int group;  /* LINES: squares side by side along K a box moves at once,
                * writing each row's pieces one after another (0 or 1: one
                * square at a time) */

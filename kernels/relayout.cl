@@ -256,7 +256,7 @@ static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
 
 /* Asks for the line at p ahead of its first read: a clang builtin (PoCL's
  * prefetch() does nothing). */
-#ifdef RL_AHEAD
+#if defined(RL_AHEAD) || defined(RL_LEAD)
 #ifdef __has_builtin
 #if __has_builtin(__builtin_prefetch)
 #define RL_PREFETCH(p) __builtin_prefetch(p)
@@ -360,6 +360,12 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
   /* K's data count is least at the box's last P and Q */
   if (n[0] >= mp && dq == mq &&
       n[2] - (mp - 1) * RL_CP - (mq - 1) * RL_CQ >= mk) {
+#ifdef RL_LEAD
+    /* rows off the line grid: each row's line RL_LEAD elements on */
+    if (p0 + mp - 1 + RL_LEAD < RL_EP)
+      for (RL_I k = 0; k < mk; k++)
+        RL_PREFETCH(src + k * RL_SK + mp - 1 + RL_LEAD);
+#endif
     if (stream) /* two copies, each with its stores fixed */
       rl_box_squares(src, dst, mp, mq, mk, 1);
     else

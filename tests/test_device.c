@@ -377,6 +377,15 @@ static int box_squares(const char *s) { /* transposed in registers; P or K
   return v > 1 &&
          (define_value(s, "RL_EP") % v || define_value(s, "RL_EK") % v);
 }
+static int box_lead(const char *s) { /* NCHW -> NHWC: rows off the line
+                                        grid and 3 lines longer than a
+                                        box prefetched 3 lines on; other
+                                        rows not */
+  long long size = element_size(s), lead = 192 / size;
+  int want = define_value(s, "RL_SK") * size % 64 &&
+             define_value(s, "RL_EP") > define_value(s, "RL_BP") + lead;
+  return define_value(s, "RL_LEAD") == (want ? lead : -1);
+}
 static int box_group(const char *s) { /* squares side by side along K:
                                         with rows of 16 bytes 4 (2 where
                                         8 rows tall) while K's extent
@@ -440,6 +449,8 @@ static void boxes(void) {
       {"cpu", 0, "nChw8c", "nChw16c", box_whole_q, {2, 24, 5, 7}, 1},
       {"cpu", 0, "NCHW", "NHWC", box_squares, {2, 24, 9, 15}, 1}, /* P's edge */
       {"cpu", 0, "NHWC", "NCHW", box_squares, {2, 40, 3, 7}, 1},  /* K's edge */
+      {"cpu", 0, "NCHW", "NHWC", box_lead, {2, 40, 9, 13}, 1},
+      {"cpu", 0, "NCHW", "NHWC", box_lead, {2, 40, 16, 33}, 1},
       {"cpu", 0, "NCHW", "NHWC", box_group, {2, 24, 9, 15}, 1},
       {"cpu", 0, "NCHW", "nChw16c", box_group, {2, 32, 5, 7}, 1},
       {"cpu", 0, "NCHW", "NC1HWC0", box_group, {2, 64, 5, 7}, 1},
