@@ -29,42 +29,45 @@ static void fail(const char *what, const char *text) {
 
 static int in_range(int64_t v) { return v >= 1 && v <= (int64_t)1 << 62; }
 
-static void shape(const char *text) {
+/* --dims (named) or --shape into letters and extents; -1 when rejected. */
+static int parse_extents(int named, const char *text, char *names,
+                         int64_t *ext) {
+  relayout_dim_value d[RELAYOUT_MAX_DIMS];
+  int n;
+  if (named ? cli_parse_dims(d, &n, text) : cli_parse_shape(ext, &n, text))
+    return -1;
+  for (int i = 0; named && i < n; i++) {
+    names[i] = d[i].name;
+    ext[i] = d[i].extent;
+  }
+  return n;
+}
+
+static void extents(int named, const char *text) {
+  char na[RELAYOUT_MAX_DIMS] = {0}, nb[RELAYOUT_MAX_DIMS] = {0};
   int64_t a[RELAYOUT_MAX_DIMS], b[RELAYOUT_MAX_DIMS];
-  int ra, rb;
-  if (cli_parse_shape(a, &ra, text)) return;
-  if (ra < 1 || ra > RELAYOUT_MAX_DIMS) fail("rank out of range", text);
+  int n = parse_extents(named, text, na, a);
+  if (n < 0) return;
+  if (n < 1 || n > RELAYOUT_MAX_DIMS) fail("count out of range", text);
   char again[512];
   size_t at = 0;
-  for (int i = 0; i < ra; i++) {
-    if (!in_range(a[i])) fail("extent out of range", text);
-    at += (size_t)snprintf(again + at, sizeof again - at, "%s%lld",
-                           i ? "x" : "", (long long)a[i]);
+  for (int i = 0; i < n; i++) {
+    if (!in_range(a[i]) || (named && (na[i] < 'A' || na[i] > 'Z')))
+      fail("dim out of range", text);
+    if (named)
+      at += (size_t)snprintf(again + at, sizeof again - at, "%s%c=%lld",
+                             i ? "," : "", na[i], (long long)a[i]);
+    else
+      at += (size_t)snprintf(again + at, sizeof again - at, "%s%lld",
+                             i ? "x" : "", (long long)a[i]);
   }
-  if (cli_parse_shape(b, &rb, again) || ra != rb ||
-      memcmp(a, b, (size_t)ra * sizeof a[0]))
+  if (parse_extents(named, again, nb, b) != n ||
+      memcmp(a, b, (size_t)n * sizeof a[0]) || memcmp(na, nb, sizeof na))
     fail("written back, parses differently", text);
 }
 
-static void dims(const char *text) {
-  relayout_dim_value a[RELAYOUT_MAX_DIMS], b[RELAYOUT_MAX_DIMS];
-  int na, nb;
-  if (cli_parse_dims(a, &na, text)) return;
-  if (na < 1 || na > RELAYOUT_MAX_DIMS) fail("count out of range", text);
-  char again[512];
-  size_t at = 0;
-  for (int i = 0; i < na; i++) {
-    if (a[i].name < 'A' || a[i].name > 'Z' || !in_range(a[i].extent))
-      fail("dim out of range", text);
-    at += (size_t)snprintf(again + at, sizeof again - at, "%s%c=%lld",
-                           i ? "," : "", a[i].name, (long long)a[i].extent);
-  }
-  if (cli_parse_dims(b, &nb, again) || na != nb)
-    fail("written back, parses differently", text);
-  for (int i = 0; i < na; i++)
-    if (a[i].name != b[i].name || a[i].extent != b[i].extent)
-      fail("written back, parses differently", text);
-}
+static void shape(const char *text) { extents(0, text); }
+static void dims(const char *text) { extents(1, text); }
 
 static void bytes(const char *text) {
   int64_t v;
