@@ -14,7 +14,8 @@
  * rows span that many steps along Q; RL_WIDE, where they are 4 rows along K
  * by 16 bytes along P (1-byte elements); RL_GROUP, how many squares side
  * by side along K rl_lines moves at once; RL_AHEAD, how many Q steps ahead
- * rl_lines' squares prefetch the source.
+ * rl_lines' squares prefetch the source; RL_LEAD, how many elements past
+ * its box along P a box of squares first prefetches each source row.
  * RL_KERNEL names the one kernel a plan compiles: 1 rl_gather, 2 rl_rows,
  * 3 rl_gather_nibbles, 4 rl_stage, 5 rl_lines. Each writes every destination
  * element once, padding as zero.
