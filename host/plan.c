@@ -272,6 +272,42 @@ static void plan_box(rl_layout_plan *p, int size) {
   }
 }
 
+/* CPU devices, squares with rows of 8 or 16 bytes: a square writes one
+ * piece of each of its rows, the rest of each row's line coming from other
+ * squares later along K, so the lines of all its rows stay open. Where
+ * K's block and extent allow, the box moves squares side by side along K
+ * at once (kernels/relayout.cl RL_GROUP): reads and transposes them all,
+ * then writes each row's pieces one after another. 4 squares of 4-byte
+ * elements write whole lines, in 16 vector registers; squares 8 rows tall
+ * (2-byte elements) and tiles (each row put together from 4 pieces) go 2
+ * at a time (4 squares of f16 spilled: NCHW -> NC1HWC0 f16 39.7 GB/s one
+ * at a time, 29.2 as 4). Alternating runs in one process on the 2-core
+ * machine, three rounds, median GB/s one at a time and grouped
+ * (bench/README.md): NHWC -> NCHW 64x56x56x256 f32 18.5/19.3, 23.1/25.4,
+ * 22.4/25.8; int8 (tiles) 18.5/22.7, 22.6/23.4, 24.5/26.2; NCHW ->
+ * FRACTAL_Z 512x512x3x3 f32 28.4/34.2, 24.1/27.9, 23.8/27.9; f16
+ * 30.1/31.3, 30.0/33.4, 28.3/30.2. NCHW -> NHWC at every width, NC1HWC0
+ * and nChw16c f32 and f16, FRACTAL_Z 2048x2048x3x3 f32: -2% to +16%,
+ * lower in 1 round of 27. Squares of 8-byte rows (1-byte elements) go 2
+ * at a time only where that writes each row whole: NCHW -> nChw16c int8
+ * 27.0/30.1, 24.2/26.3, 27.3/29.5, NCHW -> NHWC 64x16x112x112 int8
+ * 39.5/48.3, 48.5/54.5, 24.3/28.3; NC1HWC0 int8's rows of 32 bytes, half
+ * written, went from 27 to 24. */
+static int squares_group(const rl_layout_plan *p, int size) {
+  if (p->vec < 2 || p->wide || p->span) return 1;
+  const rl_box_axis *K = &p->box[2];
+  int side = p->tile ? p->tile : p->vec, row = p->tile ? 16 : p->vec * size,
+      g = 1;
+  if (row == 16)
+    g = p->tile || p->vec > 4 ? 2 : 4;
+  else if (row == 8 && K->block == 2 * side)
+    g = 2; /* each row written whole */
+  while (g > 1 &&
+         (K->block % (g * side) || p->axes[K->axis].extent % (g * side)))
+    g /= 2;
+  return g;
+}
+
 /* CPU devices: the elements per non-temporal store a box writes with (0:
  * plain stores only). Such a store sends its line to memory without first
  * reading it into the cache (on the 2-core development machine's PoCL, a
@@ -293,7 +329,15 @@ static void plan_box(rl_layout_plan *p, int size) {
  *   more (rows 2 KiB apart) ran at half its speed streamed
  *   (128x512x28x28: 7.0-7.8 GB/s, 16.4-17.2 with plain stores;
  *   256x2048x7x7: 6.0-6.5 and 11.9-12.5), int8 tiles at 7x7x2048 at a
- *   quarter;
+ *   quarter. Except a box of short runs (short_runs) whose groups of
+ *   squares write each row's line whole, one line after another along Q
+ *   (FRACTAL_Z from 3x3 f32 weights: 9 rows a multiple of 4 KiB apart
+ *   where N is a multiple of 64): NCHW -> FRACTAL_Z f32 2048x2048x3x3
+ *   and 1024x1024x3x3 streamed read 1% to 23% faster in 4 of 5 rounds
+ *   each, the fifth mixed (bench/README.md, "Short runs streamed").
+ *   NCHW -> NHWC f32, whose groups write whole lines too but in runs
+ *   along K, measured -6% to -14% streamed at 512 channels, +7% to +12%
+ *   at 2048, and stays plain.
  * - rows contiguous in the source, 16 bytes per store: K's block is whole
  *   stores, and the box writes runs of whole lines, 64 bytes or more (one
  *   run at a time: FRACTAL_NZ's runs 128 KiB apart gained too);
@@ -322,7 +366,8 @@ static int stream_stores(const rl_layout_plan *p, const relayout_desc *dst,
         (run * size < 1024 &&
          ((run * size < 256 && !lines) || apart % 4096 == 0)))
       return 0;
-    for (int j = 1; j < width; j++)
+    int whole = p->ahead && squares_group(p, size) * width * size == 64;
+    for (int j = 1; j < width && !whole; j++)
       if (j * spacing % 4096 == 0) return 0;
     if (p->tile) width = p->tile;
   } else {
@@ -441,42 +486,6 @@ static void plan_span(rl_layout_plan *p, int size) {
   p->span = (int)(16 / row);
 }
 
-/* CPU devices, squares with rows of 8 or 16 bytes: a square writes one
- * piece of each of its rows, the rest of each row's line coming from other
- * squares later along K, so the lines of all its rows stay open. Where
- * K's block and extent allow, the box moves squares side by side along K
- * at once (kernels/relayout.cl RL_GROUP): reads and transposes them all,
- * then writes each row's pieces one after another. 4 squares of 4-byte
- * elements write whole lines, in 16 vector registers; squares 8 rows tall
- * (2-byte elements) and tiles (each row put together from 4 pieces) go 2
- * at a time (4 squares of f16 spilled: NCHW -> NC1HWC0 f16 39.7 GB/s one
- * at a time, 29.2 as 4). Alternating runs in one process on the 2-core
- * machine, three rounds, median GB/s one at a time and grouped
- * (bench/README.md): NHWC -> NCHW 64x56x56x256 f32 18.5/19.3, 23.1/25.4,
- * 22.4/25.8; int8 (tiles) 18.5/22.7, 22.6/23.4, 24.5/26.2; NCHW ->
- * FRACTAL_Z 512x512x3x3 f32 28.4/34.2, 24.1/27.9, 23.8/27.9; f16
- * 30.1/31.3, 30.0/33.4, 28.3/30.2. NCHW -> NHWC at every width, NC1HWC0
- * and nChw16c f32 and f16, FRACTAL_Z 2048x2048x3x3 f32: -2% to +16%,
- * lower in 1 round of 27. Squares of 8-byte rows (1-byte elements) go 2
- * at a time only where that writes each row whole: NCHW -> nChw16c int8
- * 27.0/30.1, 24.2/26.3, 27.3/29.5, NCHW -> NHWC 64x16x112x112 int8
- * 39.5/48.3, 48.5/54.5, 24.3/28.3; NC1HWC0 int8's rows of 32 bytes, half
- * written, went from 27 to 24. */
-static void plan_group(rl_layout_plan *p, int size) {
-  if (p->vec < 2 || p->wide || p->span) return;
-  const rl_box_axis *K = &p->box[2];
-  int side = p->tile ? p->tile : p->vec, row = p->tile ? 16 : p->vec * size,
-      g = 1;
-  if (row == 16)
-    g = p->tile || p->vec > 4 ? 2 : 4;
-  else if (row == 8 && K->block == 2 * side)
-    g = 2; /* each row written whole */
-  while (g > 1 &&
-         (K->block % (g * side) || p->axes[K->axis].extent % (g * side)))
-    g /= 2;
-  p->group = g;
-}
-
 /* log2 of the least power of two >= n */
 static int ceil_log2(int64_t n) {
   int b = 0;
@@ -566,7 +575,7 @@ void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
       plan_tiles(&p, dst, bits / 8, stream_from);
       plan_wide(&p, bits / 8);
       plan_span(&p, bits / 8);
-      plan_group(&p, bits / 8);
+      p.group = squares_group(&p, bits / 8);
     } else {
       /* runs of 128 bytes or more on both sides: vector moves; otherwise
        * (a transpose, or short runs) through local memory */

@@ -486,7 +486,10 @@ static void boxes(void) {
  *   (f16), its last block shorter, 2 tiles side by side along K;
  * - squares whose rows are 2 or 4 KiB apart (NHWC with C = 512 at f32 and
  *   f64), which must not stream (4 KiB aliasing halved their speed), so
- *   plain stores throughout;
+ *   plain stores throughout; except short runs along Q whose groups of
+ *   squares write whole lines (FRACTAL_Z from 3x3 with N = 64 at f32:
+ *   rows 4 KiB apart, Q's last block ragged, C's last block partly
+ *   padding), which stream;
  * - rows contiguous in the source, 16 bytes per store: FRACTAL_NZ, with
  *   P and Q ragged and N's last rows partly padding (plain stores there);
  *   nChw8c -> nChw16c, C padded. */
@@ -498,6 +501,12 @@ static int box_streams(const char *s) {
 }
 static int box_squares_plain(const char *s) {
   return define_value(s, "RL_VEC") > 1 && define_value(s, "RL_STREAM") < 0;
+}
+static int box_streams_short(const char *s) {
+  return element_size(s) == 4
+             ? box_streams(s) && define_value(s, "RL_AHEAD") > 0 &&
+                   define_value(s, "RL_GROUP") == 4
+             : define_value(s, "RL_STREAM") < 0;
 }
 static int box_streams_tiles(const char *s) {
   return box_streams(s) && (element_size(s) > 2 ||
@@ -530,6 +539,7 @@ static void streams(void) {
       {0, "NCHW", "NHWC", box_streams_tiles, {2, 80, 9, 10}, 1},
       {0, "NHWC", "NCHW", box_streams_tiles_cut, {2, 10, 16, 256}, 1},
       {0, "NCHW", "NHWC", box_squares_plain, {2, 512, 5, 7}, 3},
+      {0, "NCHW", "FRACTAL_Z", box_streams_short, {64, 17, 3, 3}, 1},
       {2, "ND", "FRACTAL_NZ", box_streams, {2, 37, 70}, 1},
       {0, "nChw8c", "nChw16c", box_streams, {2, 24, 5, 7}, 2},
   };
