@@ -292,7 +292,10 @@ static void plan_box(rl_layout_plan *p, int size) {
  * at a time only where that writes each row whole: NCHW -> nChw16c int8
  * 27.0/30.1, 24.2/26.3, 27.3/29.5, NCHW -> NHWC 64x16x112x112 int8
  * 39.5/48.3, 48.5/54.5, 24.3/28.3; NC1HWC0 int8's rows of 32 bytes, half
- * written, went from 27 to 24. */
+ * written, went from 27 to 24. The group of the plan as it stands:
+ * stream_stores asks with the squares as planned so far (tiles, wide
+ * squares and spans come later, only to plans that do not stream yet,
+ * and plan_tiles asks again for its tiles), the planner at the end. */
 static int squares_group(const rl_layout_plan *p, int size) {
   if (p->vec < 2 || p->wide || p->span) return 1;
   const rl_box_axis *K = &p->box[2];
