@@ -38,6 +38,7 @@ static int64_t shape_bytes(int rank, const int64_t *shape, int64_t size) {
 static unsigned char *joined(const void *head, size_t hlen, const void *body,
                              size_t blen) {
   unsigned char *out = malloc(hlen + blen + 1);
+  if (!out) fail("(the check ran out of memory)");
   memcpy(out, head, hlen);
   if (blen) memcpy(out + hlen, body, blen);
   return out;
@@ -57,6 +58,7 @@ static void npy(const unsigned char *file, size_t size) {
   if (relayout_npy_header(NULL, &hlen, a.descr, a.rank, a.shape, &err))
     fail(err.message);
   char *head = malloc(hlen);
+  if (!head) fail("(the check ran out of memory)");
   if (relayout_npy_header(head, &hlen, a.descr, a.rank, a.shape, &err))
     fail(err.message);
   size_t n = (size_t)a.data_size;

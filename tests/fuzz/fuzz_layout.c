@@ -75,6 +75,7 @@ static void round_trip(const relayout_desc *s, const relayout_desc *d) {
     return;
   unsigned char *in = malloc((size_t)sb + 1), *mid = malloc((size_t)db + 1),
                 *back = malloc((size_t)sb + 1);
+  if (!in || !mid || !back) fail("out of memory for the round trip", sb);
   for (int64_t i = 0; i < sb; i++) in[i] = (unsigned char)(i * 131 + 7);
   memset(mid, 0xA5, (size_t)db);
   memset(back, 0x5A, (size_t)sb);
