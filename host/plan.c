@@ -274,28 +274,28 @@ static void plan_box(rl_layout_plan *p, int size) {
 
 /* CPU devices, squares with rows of 8 or 16 bytes: a square writes one
  * piece of each of its rows, the rest of each row's line coming from other
- * squares later along K, so the lines of all its rows stay open. Where
- * K's block and extent allow, the box moves squares side by side along K
- * at once (kernels/relayout.cl RL_GROUP): reads and transposes them all,
- * then writes each row's pieces one after another. 4 squares of 4-byte
- * elements write whole lines, in 16 vector registers; squares 8 rows tall
- * (2-byte elements) and tiles (each row put together from 4 pieces) go 2
- * at a time (4 squares of f16 spilled: NCHW -> NC1HWC0 f16 39.7 GB/s one
- * at a time, 29.2 as 4). Alternating runs in one process on the 2-core
- * machine, three rounds, median GB/s one at a time and grouped
- * (bench/README.md): NHWC -> NCHW 64x56x56x256 f32 18.5/19.3, 23.1/25.4,
- * 22.4/25.8; int8 (tiles) 18.5/22.7, 22.6/23.4, 24.5/26.2; NCHW ->
- * FRACTAL_Z 512x512x3x3 f32 28.4/34.2, 24.1/27.9, 23.8/27.9; f16
- * 30.1/31.3, 30.0/33.4, 28.3/30.2. NCHW -> NHWC at every width, NC1HWC0
- * and nChw16c f32 and f16, FRACTAL_Z 2048x2048x3x3 f32: -2% to +16%,
- * lower in 1 round of 27. Squares of 8-byte rows (1-byte elements) go 2
- * at a time only where that writes each row whole: NCHW -> nChw16c int8
- * 27.0/30.1, 24.2/26.3, 27.3/29.5, NCHW -> NHWC 64x16x112x112 int8
- * 39.5/48.3, 48.5/54.5, 24.3/28.3; NC1HWC0 int8's rows of 32 bytes, half
- * written, went from 27 to 24. The group of the plan as it stands:
- * stream_stores asks with the squares as planned so far (tiles, wide
- * squares and spans come later, only to plans that do not stream yet,
- * and plan_tiles asks again for its tiles), the planner at the end. */
+ * squares later along K, so the lines of all its rows stay open. Where K's
+ * block and extent allow, the box moves squares side by side along K at
+ * once (kernels/relayout.cl RL_GROUP): reads and transposes them all, then
+ * writes each row's pieces one after another. 4 squares of 4-byte elements
+ * write whole lines, in 16 vector registers; squares 8 rows tall (2-byte
+ * elements) or 16 (1-byte, plan_bytes16) and tiles (each row put together
+ * from 4 pieces) go 2 at a time (4 squares of f16 spilled: NCHW -> NC1HWC0
+ * f16 39.7 GB/s one at a time, 29.2 as 4). Alternating runs in one process
+ * on the 2-core machine, three rounds, median GB/s one at a time and
+ * grouped (bench/README.md): NHWC -> NCHW 64x56x56x256 f32 18.5/19.3,
+ * 23.1/25.4, 22.4/25.8; int8 (tiles) 18.5/22.7, 22.6/23.4, 24.5/26.2;
+ * NCHW -> FRACTAL_Z 512x512x3x3 f32 28.4/34.2, 24.1/27.9, 23.8/27.9; f16
+ * 30.1/31.3, 30.0/33.4, 28.3/30.2. NCHW -> NHWC at every width, NC1HWC0 and
+ * nChw16c f32 and f16, FRACTAL_Z 2048x2048x3x3 f32: -2% to +16%, lower in 1
+ * round of 27. Squares of 8-byte rows (1-byte elements) go 2 at a time only
+ * where that writes each row whole: NCHW -> nChw16c int8 27.0/30.1,
+ * 24.2/26.3, 27.3/29.5, NCHW -> NHWC 64x16x112x112 int8 39.5/48.3,
+ * 48.5/54.5, 24.3/28.3; NC1HWC0 int8's rows of 32 bytes, half written, went
+ * from 27 to 24. The group of the plan as it stands: stream_stores asks
+ * with the squares as planned so far (tiles, wide squares and spans come
+ * later, only to plans that do not stream yet; plan_bytes16 and plan_tiles
+ * ask again for their squares), the planner at the end. */
 static int squares_group(const rl_layout_plan *p, int size) {
   if (p->vec < 2 || p->wide || p->span) return 1;
   const rl_box_axis *K = &p->box[2];
@@ -320,12 +320,13 @@ static int squares_group(const rl_layout_plan *p, int size) {
  * - squares, one row per store: one square keeps at most 4 lines open at a
  *   time (8 open lines, as f16 and int8 squares 8 rows tall with rows a
  *   line or more apart write, fell to a fifth of their speed; plan_tiles
- *   makes such squares 4 rows tall where it can), and the box writes runs
- *   of 1 KiB or more, or of 256 bytes or more (tiles: any multiple of a
- *   line) whose starts are not a multiple of 4 KiB apart (FRACTAL_Z's
- *   192-byte runs 128 KiB apart, and NHWC -> NCHW's 256-byte runs 16 KiB
- *   apart at 64x64 pixels, lost speed; 12.5 KB apart at 56x56 they
- *   gained);
+ *   makes such squares 4 rows tall where it can; a group that writes its
+ *   rows whole, one after another, keeps one open: plan_bytes16), and the
+ *   box writes runs of 1 KiB or more, or of 256 bytes or more (tiles: any
+ *   multiple of a line) whose starts are not a multiple of 4 KiB apart
+ *   (FRACTAL_Z's 192-byte runs 128 KiB apart, and NHWC -> NCHW's 256-byte
+ *   runs 16 KiB apart at 64x64 pixels, lost speed; 12.5 KB apart at 56x56
+ *   they gained);
  * - no two rows a square writes at once are a multiple of 4 KiB apart
  *   (likely 4 KiB aliasing: the core tells pending accesses apart by their
  *   low 12 address bits first). NCHW -> NHWC f32 with 512 channels and
@@ -365,9 +366,14 @@ static int stream_stores(const rl_layout_plan *p, const relayout_desc *dst,
   if (width > 1) {
     int64_t spacing = p->axes[p->box[0].axis].dstride * size; /* its rows */
     int lines = p->tile && p->box[2].block * size % 64 == 0;
-    if ((spacing >= 64 ? width : (width * spacing + 63) / 64) > 4 ||
-        (run * size < 1024 &&
-         ((run * size < 256 && !lines) || apart % 4096 == 0)))
+    /* lines open at once: one where a group writes its rows whole and they
+     * follow one another */
+    int64_t row = squares_group(p, size) * (p->tile ? 16 : width * size),
+            open = row == spacing  ? 1
+                   : spacing >= 64 ? width
+                                   : (width * spacing + 63) / 64;
+    if (open > 4 || (run * size < 1024 &&
+                     ((run * size < 256 && !lines) || apart % 4096 == 0)))
       return 0;
     int whole = p->ahead && squares_group(p, size) * width * size == 64;
     for (int j = 1; j < width && !whole; j++)
@@ -439,6 +445,36 @@ static void plan_tiles(rl_layout_plan *p, const relayout_desc *dst, int size,
   }
   t.vec = 4;
   t.tile = 16 / size;
+  t.stream = stream_stores(&t, dst, size, stream_from);
+  if (t.stream) *p = t;
+}
+
+/* CPU devices, 1-byte elements: squares of 16 x 16 bytes instead of 8 x 8,
+ * where a group of them writes each row whole and the rows follow one
+ * another, so that they stream one line at a time (rows of 32 bytes,
+ * NCHW -> NC1HWC0 int8: 2 squares side by side; of 16, nChw16c: 1). A
+ * square is 16 loads and 16 non-temporal stores of 16 bytes and 4 rounds
+ * of interleaving; 8 x 8 squares move the same bytes in 4 times as many
+ * 8-byte loads and stores, each store from a general register.
+ * Alternating runs in one process on the 2-core machine, median GB/s
+ * before and after, copy kernel in brackets (bench/README.md): NCHW ->
+ * NC1HWC0 int8 64x256x56x56 16.8 and 21.6 (21.5), 15.7 and 21.1 (19.3),
+ * 17.9 and 23.7 (21.2); NCHW -> NHWC int8 64x32x112x112 12.0 and 21.1
+ * (22.4), 15.3 and 23.8 (24.8), 10.6 and 18.2 (15.8). Alike: nChw16c
+ * int8, and NC1HWC0 int8 at 28x28 and 14x14, whose rows are off the line
+ * grid. Where the group writes part of each row (NCHW -> NHWC at 256
+ * channels, 2 squares of 32 bytes), streaming them ran at half the
+ * speed of tiles; 4 squares ran alike, spilling registers. */
+static void plan_bytes16(rl_layout_plan *p, const relayout_desc *dst, int size,
+                         int64_t stream_from) {
+  const rl_box_axis *P = &p->box[0], *K = &p->box[2];
+  if (size != 1 || p->vec != 8 || p->ahead || P->block < 16 ||
+      p->axes[P->axis].dstride != K->block)
+    return;
+  rl_layout_plan t = *p;
+  t.vec = 16;
+  t.stream = 0;
+  if (squares_group(&t, size) * 16 != K->block) return;
   t.stream = stream_stores(&t, dst, size, stream_from);
   if (t.stream) *p = t;
 }
@@ -575,6 +611,7 @@ void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
       p.family = RL_FAMILY_LINES;
       plan_box(&p, bits / 8);
       p.stream = stream_stores(&p, dst, bits / 8, stream_from);
+      plan_bytes16(&p, dst, bits / 8, stream_from);
       plan_tiles(&p, dst, bits / 8, stream_from);
       plan_wide(&p, bits / 8);
       plan_span(&p, bits / 8);

@@ -209,6 +209,9 @@ static inline void rl_stream_row(__global const RL_T *restrict in,
 #elif RL_VEC == 8
 #define RL_ZIP s04152637
 #define RL_ROUNDS 3
+#elif RL_VEC == 16
+#define RL_ZIP s08192a3b4c5d6e7f
+#define RL_ROUNDS 4
 #endif
 
 /* Transposes the square in r: log2(RL_VEC) rounds, each interleaving row i

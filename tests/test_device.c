@@ -479,6 +479,8 @@ static void boxes(void) {
  * fall back to plain stores:
  * - squares, one row per store: runs contiguous through the box (NHWC,
  *   NC1HWC0) or 288-byte runs apart (NHWC -> NCHW), P ragged at the edge;
+ *   squares of 16 x 16 bytes where a group writes each row whole (NC1HWC0
+ *   int8, rows of 32 bytes: 2 side by side; nChw16c int8: 1), P ragged;
  * - tiles, squares 4 rows tall with rows of 16 bytes, for 1- and 2-byte
  *   elements (squares at the wider types): box rows one after another in
  *   the destination (NHWC with C = 80), P ragged at the edge; box rows
@@ -508,6 +510,13 @@ static int box_streams_short(const char *s) {
                    define_value(s, "RL_GROUP") == 4
              : define_value(s, "RL_STREAM") < 0;
 }
+static int box_streams_bytes16(const char *s) {
+  long long group = define_value(s, "RL_BK") == 32 ? 2 : 1;
+  return element_size(s) > 1
+             ? define_value(s, "RL_VEC") > 1
+             : box_streams(s) && define_value(s, "RL_VEC") == 16 &&
+                   define_value(s, "RL_GROUP") == group;
+}
 static int box_streams_tiles(const char *s) {
   return box_streams(s) && (element_size(s) > 2 ||
                             define_value(s, "RL_TILE") * element_size(s) == 16);
@@ -535,6 +544,8 @@ static void streams(void) {
   } cases[] = {
       {0, "NCHW", "NHWC", box_streams, {2, 64, 23, 23}, 3},
       {0, "NCHW", "NC1HWC0", box_streams, {2, 32, 9, 9}, 2},
+      {0, "NCHW", "NC1HWC0", box_streams_bytes16, {2, 64, 9, 9}, 1},
+      {0, "NCHW", "nChw16c", box_streams_bytes16, {2, 32, 9, 9}, 1},
       {0, "NHWC", "NCHW", box_streams, {2, 9, 8, 64}, 3},
       {0, "NCHW", "NHWC", box_streams_tiles, {2, 80, 9, 10}, 1},
       {0, "NHWC", "NCHW", box_streams_tiles_cut, {2, 10, 16, 256}, 1},
