@@ -366,8 +366,8 @@ static int stream_stores(const rl_layout_plan *p, const relayout_desc *dst,
   if (width > 1) {
     int64_t spacing = p->axes[p->box[0].axis].dstride * size; /* its rows */
     int lines = p->tile && p->box[2].block * size % 64 == 0;
-    /* lines open at once: one where a group writes its rows whole and they
-     * follow one another */
+    /* the bytes of each row a group writes; lines open at once: one where
+     * that is the whole row and the rows follow one another */
     int64_t row = squares_group(p, size) * (p->tile ? 16 : width * size),
             open = row == spacing  ? 1
                    : spacing >= 64 ? width
@@ -375,7 +375,7 @@ static int stream_stores(const rl_layout_plan *p, const relayout_desc *dst,
     if (open > 4 || (run * size < 1024 &&
                      ((run * size < 256 && !lines) || apart % 4096 == 0)))
       return 0;
-    int whole = p->ahead && squares_group(p, size) * width * size == 64;
+    int whole = p->ahead && row == 64;
     for (int j = 1; j < width && !whole; j++)
       if (j * spacing % 4096 == 0) return 0;
     if (p->tile) width = p->tile;
@@ -473,7 +473,6 @@ static void plan_bytes16(rl_layout_plan *p, const relayout_desc *dst, int size,
     return;
   rl_layout_plan t = *p;
   t.vec = 16;
-  t.stream = 0;
   if (squares_group(&t, size) * 16 != K->block) return;
   t.stream = stream_stores(&t, dst, size, stream_from);
   if (t.stream) *p = t;
