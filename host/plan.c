@@ -429,7 +429,16 @@ static int64_t cache_sets(int64_t stride) {
  * 14.5-16.2 and 19.0-20.3, f16 19.7-21.0 and 25.7-27.2; NHWC -> NCHW
  * 64x56x56x256 int8 11.5-11.7 and 18.6-18.7, f16 14.7 and 20.1-21.1.
  * Where squares stream already (NC1HWC0 int8: 15 as squares, 11 as
- * tiles), they stay. */
+ * tiles), they stay. 1-byte tiles whose K block's source rows span over
+ * 128 pages of 4 KiB per step along P (a 4-byte piece of each) take 64
+ * rows instead, one line of each destination row: alternating in one
+ * process, median GB/s as planned and cut, NCHW -> NHWC int8 with 256
+ * channels at 56x56 (196 pages) 17.5-18.0 and 20.5-21.1, 57x57 (203)
+ * 13.5-15.8 and 16.9-19.2, 60x60 (225) 7.9-8.4 and 9.1-10.2, 72x72 (324)
+ * 9.4-12.7 and 9.7-14.8; at 128 pages or fewer (112x112x128, 48x48x256,
+ * 40x40x256, 28x28x512, 14x14x1024, NHWC -> NCHW) a cut ran alike or
+ * lower, down to 0.6x, and so did f16 tiles cut to a line at 56x56
+ * (bench/README.md). */
 static void plan_tiles(rl_layout_plan *p, const relayout_desc *dst, int size,
                        int64_t stream_from) {
   const rl_box_axis *P = &p->box[0], *K = &p->box[2];
@@ -443,6 +452,9 @@ static void plan_tiles(rl_layout_plan *p, const relayout_desc *dst, int size,
     if (fit * size < 64) return;
     t.box[2].block = fit < K->block ? fit : K->block;
   }
+  /* 1-byte tiles whose K rows span over 128 pages: a line of each row */
+  int64_t page = stride < 4096 ? stride : 4096;
+  if (size == 1 && t.box[2].block * page > 128 * 4096) t.box[2].block = 64;
   t.vec = 4;
   t.tile = 16 / size;
   t.stream = stream_stores(&t, dst, size, stream_from);

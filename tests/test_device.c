@@ -485,7 +485,9 @@ static void boxes(void) {
  *   elements (squares at the wider types): box rows one after another in
  *   the destination (NHWC with C = 80), P ragged at the edge; box rows
  *   apart (NHWC -> NCHW, 160 pixels), K cut to 128 rows (int8) or 64
- *   (f16), its last block shorter, 2 tiles side by side along K;
+ *   (f16), its last block shorter, 2 tiles side by side along K; int8
+ *   tiles whose K rows span over 128 pages (NHWC, 256 channels of 57x57
+ *   pixels), K cut to 64 rows, one line of each destination row;
  * - squares whose rows are 2 or 4 KiB apart (NHWC with C = 512 at f32 and
  *   f64), which must not stream (4 KiB aliasing halved their speed), so
  *   plain stores throughout; except short runs along Q whose groups of
@@ -528,6 +530,13 @@ static int box_streams_tiles_cut(const char *s) {
            define_value(s, "RL_GROUP") == 2));
 }
 
+static int box_streams_tiles_pages(const char *s) {
+  long long size = element_size(s);
+  return size > 2 ? define_value(s, "RL_VEC") > 1
+                  : box_streams_tiles(s) &&
+                        define_value(s, "RL_BK") == (size == 1 ? 64 : 256);
+}
+
 static void streams(void) {
   cl_device_id dev;
   cl_device_type type = 0;
@@ -549,6 +558,7 @@ static void streams(void) {
       {0, "NHWC", "NCHW", box_streams, {2, 9, 8, 64}, 3},
       {0, "NCHW", "NHWC", box_streams_tiles, {2, 80, 9, 10}, 1},
       {0, "NHWC", "NCHW", box_streams_tiles_cut, {2, 10, 16, 256}, 1},
+      {0, "NCHW", "NHWC", box_streams_tiles_pages, {1, 256, 57, 57}, 1},
       {0, "NCHW", "NHWC", box_squares_plain, {2, 512, 5, 7}, 3},
       {0, "NCHW", "FRACTAL_Z", box_streams_short, {64, 17, 3, 3}, 1},
       {2, "ND", "FRACTAL_NZ", box_streams, {2, 37, 70}, 1},
