@@ -67,9 +67,12 @@ static const row rows_all[] = {
      "1:8197x8195"},
 };
 
-/* One row's totals over its shapes: seconds weighted by count. */
+/* One row's totals over its shapes: seconds weighted by count; with --json,
+ * each shape's own figures too (a row of many shapes, ResNet-50's weights,
+ * can lose on a few of them). */
 typedef struct totals {
   double conv, copy_kernel, copy_enqueue, bytes;
+  json_t *shapes;        /* NULL without --json */
   int same_as_reference; /* relayout's output on every shape */
   double peer[NPEERS];
   int peer_same[NPEERS], peer_runs[NPEERS];
@@ -101,6 +104,7 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
   unsigned char *in = NULL, *out = NULL, *ref = NULL;
   int n, rc = EXIT_WORK;
   bench_result r;
+  json_t *peers = NULL; /* this shape's peers, with --json */
   if (cli_parse_shape(ext, &n, shape) ||
       relayout_dtype_from_name(&dtype, w->dtype, &err) ||
       cli_layouts(&a, &b, w->from, w->to, NULL, "bench") ||
@@ -129,13 +133,27 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
             err.message);
     goto done;
   }
-  t->same_as_reference &= !memcmp(out, ref, (size_t)db);
+  double bytes = (double)(sb + db);
+  int same = !memcmp(out, ref, (size_t)db);
+  t->same_as_reference &= same;
   t->conv += (double)count * r.t_conv;
-  t->copy_kernel += (double)count * r.t_kernel * (double)(sb + db) /
-                    (2.0 * (double)r.copy_bytes);
-  t->copy_enqueue += (double)count * r.t_enq * (double)(sb + db) /
-                     (2.0 * (double)r.copy_bytes);
-  t->bytes += (double)count * (double)(sb + db);
+  t->copy_kernel +=
+      (double)count * r.t_kernel * bytes / (2.0 * (double)r.copy_bytes);
+  t->copy_enqueue +=
+      (double)count * r.t_enq * bytes / (2.0 * (double)r.copy_bytes);
+  t->bytes += (double)count * bytes;
+  if (t->shapes) {
+    json_t *one = json_pack("{s:s, s:I, s:f, s:f, s:f, s:b, s:{}}", "shape",
+                            shape, "count", (json_int_t)count, "bytes", bytes,
+                            "gbps", bytes / r.t_conv / 1e9, "copy_kernel_gbps",
+                            2.0 * (double)r.copy_bytes / r.t_kernel / 1e9,
+                            "same_as_reference", same, "peers");
+    if (json_array_append_new(t->shapes, one)) { /* frees one */
+      fprintf(stderr, "relayout bench: out of memory\n");
+      goto done;
+    }
+    peers = json_object_get(one, "peers");
+  }
   peer_result p;
   for (int k = 0; k < NPEERS; k++) {
     memset(&p, 0, sizeof p);
@@ -148,6 +166,15 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
     else
       continue;
     add_peer(t, k, &p, count);
+    if (peers && p.seconds > 0 &&
+        json_object_set_new(peers, peer_names[k],
+                            json_pack("{s:f, s:f, s:b}", "gbps",
+                                      bytes / p.seconds / 1e9, "speedup",
+                                      p.seconds / r.t_conv, "same_as_reference",
+                                      p.same))) {
+      fprintf(stderr, "relayout bench: out of memory\n");
+      goto done;
+    }
   }
   rc = 0;
 done:
@@ -184,6 +211,10 @@ static void print_row(const row *w, const totals *t, relayout_engine *e,
         "copy_kernel_gbps", copy, "copy_enqueue_gbps",
         t->bytes / t->copy_enqueue / 1e9, "ratio_copy_kernel", gbps / copy,
         "same_as_reference", t->same_as_reference, "peers", peers);
+    if (o && json_object_set(o, "shapes", t->shapes)) {
+      json_decref(o);
+      o = NULL;
+    }
     char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
     printf("%s\n", text ? text : "{\"error\": \"out of memory\"}");
     free(text);
@@ -235,7 +266,11 @@ int bench_suite(const char *device, const char *rows, int runs, int json) {
   for (size_t i = 0; i < sizeof rows_all / sizeof rows_all[0]; i++) {
     const row *w = &rows_all[i];
     if (rows && !wanted(rows, w->name)) continue;
-    totals t = {.same_as_reference = 1};
+    totals t = {.same_as_reference = 1, .shapes = json ? json_array() : NULL};
+    if (json && !t.shapes) {
+      rc = cli_error(EXIT_WORK, "bench", "out of memory");
+      break;
+    }
     for (int k = 0; k < NPEERS; k++) t.peer_same[k] = 1;
     char shapes[512];
     snprintf(shapes, sizeof shapes, "%s", w->shapes);
@@ -245,8 +280,9 @@ int bench_suite(const char *device, const char *rows, int runs, int json) {
       *colon = 0;
       rc = run_shape(&t, w, colon + 1, atoll(tok), e, runs, gpu);
     }
+    if (!rc) print_row(w, &t, e, json);
+    json_decref(t.shapes);
     if (rc) break;
-    print_row(w, &t, e, json);
     ran++;
   }
   if (!rc && !ran)

@@ -24,12 +24,31 @@ rows = [json.loads(line) for line in sys.stdin]
 passed = failed = 0
 ran = {}
 absent = ("not built with", "no python with")
+weights = {"resnet50": 53}  # rows of many shapes: how many weights in all
 for r in rows:
     if r["same_as_reference"]:
         passed += 1
     else:
         failed += 1
         print("FAILED: relayout differs from the reference on %s" % r["row"])
+    # each shape on its own (--json): all of them, agreeing with the row
+    shapes = r["shapes"]
+    count = sum(s["count"] for s in shapes)
+    want = weights.get(r["row"].split()[0], 1)
+    same = all(s["same_as_reference"] for s in shapes)
+    if count != want or same != r["same_as_reference"] or \
+            min(s["gbps"] for s in shapes) <= 0:
+        failed += 1
+        print("FAILED: %s: %d weights listed (want %d), same as reference %s"
+              % (r["row"], count, want, same))
+    for name, p in r["peers"].items():
+        if "gbps" in p and (
+                not all(name in s["peers"] for s in shapes) or
+                all(s["peers"][name]["same_as_reference"] for s in shapes)
+                != p["same_as_reference"]):
+            failed += 1
+            print("FAILED: %s per shape disagrees with its row on %s"
+                  % (name, r["row"]))
     for name, p in r["peers"].items():
         if "gbps" not in p:
             if p["note"].startswith(absent):
