@@ -5,7 +5,9 @@
 # compared byte for byte with the scalar reference's, and so are the outputs
 # of oneDNN's reorder and numpy's pad + reshape + transpose, which redo the
 # conversion from the layout descriptors alone (every buffer poisoned first,
-# padding included). A peer the build did not find is reported and skipped;
+# padding included). Each row's shapes, listed one by one in the JSON, must
+# add up to the row (ResNet-50: 53 weights) and agree with its verdicts.
+# A peer the build did not find is reported and skipped;
 # any other peer that does not run fails. scripts/deps.sh installs both, so
 # CI runs them.
 # usage: test_peers.sh PATH/TO/relayout
