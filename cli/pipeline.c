@@ -179,15 +179,9 @@ static void open_slots(pl_state *st, int njobs, uint64_t max_memory) {
   cl_device_id dev;
   cl_ulong max_alloc = 0;
   clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL);
-  cl_bool unified = CL_FALSE;
   clGetDeviceInfo(dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc,
                   &max_alloc, NULL);
-  clGetDeviceInfo(dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified,
-                  NULL);
-  /* RELAYOUT_UNIFIED=0 takes the upload/download path anyway: how tests on
-   * PoCL reach the path discrete GPUs take. */
-  const char *force = getenv("RELAYOUT_UNIFIED");
-  st->unified = unified == CL_TRUE && !(force && !strcmp(force, "0"));
+  st->unified = relayout_engine_host_memory(st->engine);
   /* Each slot holds a source, a destination and its pinned staging. */
   uint64_t cap = max_memory / (3 * SLOTS);
   if (cap > max_alloc) cap = max_alloc;

@@ -125,6 +125,11 @@ static relayout_status choose(int *index, const found *f, const char *spec,
 
 void rl_device_limits(relayout_engine *e) {
   cl_ulong alloc = 0, cache = 0;
+  cl_bool unified = CL_FALSE;
+  clGetDeviceInfo(e->device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified,
+                  &unified, NULL);
+  const char *force = getenv("RELAYOUT_UNIFIED");
+  e->host_memory = unified == CL_TRUE && !(force && !strcmp(force, "0"));
   clGetDeviceInfo(e->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof alloc, &alloc,
                   NULL);
   clGetDeviceInfo(e->device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache,

@@ -26,6 +26,8 @@ struct relayout_engine {
   size_t max_group;
   uint64_t cache; /* the device's global memory cache, bytes (0: unknown) */
   int is_gpu;
+  int host_memory; /* the device works in host memory: relayout_plan_run
+                      wraps the caller's arrays instead of copying them */
   rl_program *programs;
   int built_from_source, loaded_from_disk;
 };
@@ -56,8 +58,10 @@ relayout_status rl_run_split(relayout_plan *p, unsigned char *dst,
                              relayout_error *note, relayout_error *err);
 
 /* Reads the device's limits into e: largest allocation, work-group size,
- * cache. RELAYOUT_MAX_ALLOC (bytes) lowers the largest allocation: how tests
- * reach the slab path without gigabyte tensors. */
+ * cache, host memory. RELAYOUT_MAX_ALLOC (bytes) lowers the largest
+ * allocation: how tests reach the slab path without gigabyte tensors.
+ * RELAYOUT_UNIFIED=0 treats a device that works in host memory as one that
+ * does not: how tests on PoCL reach the copies a discrete GPU needs. */
 void rl_device_limits(relayout_engine *e);
 
 /* run.c: the work-group size for `items` work-items on e's device (the

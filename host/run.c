@@ -2,6 +2,7 @@
 #include "engine.h"
 #include "relayout_cl.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,51 @@ static cl_int enqueue(relayout_plan *p, cl_mem dst, size_t dst_off, cl_mem src,
                                 p->local, nwait, wait, done);
 }
 
+/* A device buffer for one of the caller's arrays. A device that works in
+ * host memory (PoCL's CPU device) is given the array itself when it is
+ * aligned to its element, as the kernels' accesses need (*wrapped = 1):
+ * no copy, and the kernel reads or writes the caller's memory in place. */
+static cl_mem host_buffer(const relayout_engine *e, cl_mem_flags flags,
+                          void *host, size_t size, size_t unit, int *wrapped,
+                          cl_int *rc) {
+  *wrapped = e->host_memory && (uintptr_t)host % unit == 0;
+  return clCreateBuffer(e->context,
+                        flags | (*wrapped ? CL_MEM_USE_HOST_PTR : 0), size,
+                        *wrapped ? host : NULL, rc);
+}
+
+/* One run on host memory within the largest allocation: an array the device
+ * cannot use in place is uploaded or downloaded; a wrapped dst is mapped
+ * once, which makes the kernel's results visible in it. */
+static cl_int run_buffers(relayout_plan *p, void *dst, size_t db,
+                          const void *src, size_t sb) {
+  const relayout_engine *e = p->engine;
+  int bits = relayout_dtype_bits(p->dst.dtype);
+  size_t unit = bits == 4 ? 1 : (size_t)bits / 8;
+  int in_place_src, in_place_dst;
+  cl_int rc = CL_SUCCESS;
+  cl_mem bs = host_buffer(e, CL_MEM_READ_ONLY, (void *)src, sb, unit,
+                          &in_place_src, &rc);
+  cl_mem bd = NULL;
+  if (rc == CL_SUCCESS)
+    bd = host_buffer(e, CL_MEM_WRITE_ONLY, dst, db, unit, &in_place_dst, &rc);
+  if (rc == CL_SUCCESS && !in_place_src)
+    rc =
+        clEnqueueWriteBuffer(e->queue, bs, CL_FALSE, 0, sb, src, 0, NULL, NULL);
+  if (rc == CL_SUCCESS) rc = enqueue(p, bd, 0, bs, 0, 0, NULL, NULL);
+  if (rc == CL_SUCCESS && in_place_dst) {
+    void *m = clEnqueueMapBuffer(e->queue, bd, CL_TRUE, CL_MAP_READ, 0, db, 0,
+                                 NULL, NULL, &rc);
+    if (rc == CL_SUCCESS)
+      rc = clEnqueueUnmapMemObject(e->queue, bd, m, 0, NULL, NULL);
+  } else if (rc == CL_SUCCESS)
+    rc = clEnqueueReadBuffer(e->queue, bd, CL_TRUE, 0, db, dst, 0, NULL, NULL);
+  if (rc != CL_SUCCESS) clFinish(e->queue);
+  if (bs) clReleaseMemObject(bs);
+  if (bd) clReleaseMemObject(bd);
+  return rc;
+}
+
 relayout_status relayout_plan_run(relayout_plan *p, void *dst, size_t dst_size,
                                   const void *src, size_t src_size,
                                   relayout_error *note, relayout_error *err) {
@@ -178,29 +224,14 @@ relayout_status relayout_plan_run(relayout_plan *p, void *dst, size_t dst_size,
   int64_t sb, db;
   relayout_desc_size_bytes(&sb, &p->src, NULL);
   relayout_desc_size_bytes(&db, &p->dst, NULL);
-  cl_int rc = CL_SUCCESS;
-  cl_mem bs = NULL, bd = NULL;
+  cl_int rc = CL_INVALID_BUFFER_SIZE;
   const relayout_engine *e = p->engine;
   if ((uint64_t)sb > e->max_alloc || (uint64_t)db > e->max_alloc) {
     int dim = rl_split_dim(&p->dst, &p->src);
     if (dim >= 0) return rl_run_split(p, dst, src, dim, note, err);
-    rc = CL_INVALID_BUFFER_SIZE;
-  } else {
-    bs = clCreateBuffer(e->context, CL_MEM_READ_ONLY, (size_t)sb, NULL, &rc);
-    if (rc == CL_SUCCESS)
-      bd = clCreateBuffer(e->context, CL_MEM_WRITE_ONLY, (size_t)db, NULL, &rc);
-    if (rc == CL_SUCCESS)
-      rc = clEnqueueWriteBuffer(e->queue, bs, CL_FALSE, 0, (size_t)sb, src, 0,
-                                NULL, NULL);
-    if (rc == CL_SUCCESS) rc = enqueue(p, bd, 0, bs, 0, 0, NULL, NULL);
-    if (rc == CL_SUCCESS)
-      rc = clEnqueueReadBuffer(e->queue, bd, CL_TRUE, 0, (size_t)db, dst, 0,
-                               NULL, NULL);
-  }
-  if (bs) clReleaseMemObject(bs);
-  if (bd) clReleaseMemObject(bd);
+  } else
+    rc = run_buffers(p, dst, (size_t)db, src, (size_t)sb);
   if (rc == CL_SUCCESS) return RELAYOUT_OK;
-  clFinish(e->queue);
   rl_fail(note, RELAYOUT_OK,
           "relayout: %s failed on %s (OpenCL error %d); the scalar reference "
           "did the work",
@@ -287,4 +318,8 @@ cl_command_queue relayout_engine_queue(const relayout_engine *e) {
 
 cl_context relayout_engine_context(const relayout_engine *e) {
   return e && !e->reference ? e->context : NULL;
+}
+
+int relayout_engine_host_memory(const relayout_engine *e) {
+  return e && !e->reference && e->host_memory;
 }

@@ -29,6 +29,14 @@ relayout_status relayout_engine_wrap(relayout_engine **out, cl_context context,
 /** The engine's queue and context (NULL for the reference). */
 cl_command_queue relayout_engine_queue(const relayout_engine *engine);
 cl_context relayout_engine_context(const relayout_engine *engine);
+/**
+ * 1 when the engine's device works in host memory
+ * (CL_DEVICE_HOST_UNIFIED_MEMORY, as PoCL's CPU device does): kernels can
+ * run on host arrays wrapped with CL_MEM_USE_HOST_PTR, as relayout_plan_run
+ * does, instead of copies. 0 otherwise, for the reference, and with
+ * RELAYOUT_UNIFIED=0 in the environment (how tests reach the copy path).
+ */
+int relayout_engine_host_memory(const relayout_engine *engine);
 
 /**
  * Enqueues a plan: reads src from byte src_offset, writes dst from byte

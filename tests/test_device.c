@@ -580,35 +580,82 @@ static void streams(void) {
   want_plan = NULL;
 }
 
-/* The host-memory path uploads, runs and downloads. */
-static void host_path(void) {
-  const family *f = &families[0];
-  const int64_t ext[4] = {4, 17, 5, 3};
+/* relayout_plan_run on host arrays. A device that works in host memory
+ * runs the kernel on them in place where an array is aligned to its
+ * element and copies one that is not; with RELAYOUT_UNIFIED=0 it copies
+ * both, as a discrete GPU does. Both ways, with the plan's stores streamed
+ * (their alignment is checked on the array's real address), each array at
+ * offsets 0 to 8 bytes past a page: the output, poisoned and fenced, equals
+ * the reference's. A destination one byte short is refused. */
+static void host_path(const char *device) {
+  const int64_t ext[4] = {2, 64, 9, 9};
   relayout_desc s, d;
-  CHECK(bind_pair(&s, &d, "NCHW", "NC1HWC0", RELAYOUT_F32, f, ext), "bind");
+  CHECK(bind_pair(&s, &d, "NCHW", "NC1HWC0", RELAYOUT_F32, &families[0], ext),
+        "bind");
   int64_t sb, db;
   relayout_desc_size_bytes(&sb, &s, NULL);
   relayout_desc_size_bytes(&db, &d, NULL);
-  unsigned char *in = malloc((size_t)sb);
-  fill(in, (size_t)sb);
-  guarded want = guarded_alloc((size_t)db, 0xA5),
-          got = guarded_alloc((size_t)db, 0xA5);
+  const size_t pad = 64, room = 4096;
+  unsigned char *in = aligned_alloc(4096, room + (size_t)sb);
+  unsigned char *out = aligned_alloc(4096, room + (size_t)db + pad);
+  unsigned char *src = malloc((size_t)sb);
+  fill(src, (size_t)sb);
+  guarded want = guarded_alloc((size_t)db, 0xA5);
   CHECK_OK(
-      relayout_convert_ref(&d, want.data, want.size, &s, in, (size_t)sb, &e_));
-  relayout_plan *plan;
-  CHECK_OK(relayout_plan_create(&plan, engine, &d, &s, &e_));
-  relayout_error note;
-  CHECK_OK(
-      relayout_plan_run(plan, got.data, got.size, in, (size_t)sb, &note, &e_));
-  CHECK(!memcmp(got.data, want.data, (size_t)db), "host path output differs");
-  CHECK(!*note.message, "no fallback: %s", note.message);
-  CHECK_FAILS(RELAYOUT_ERR_BUFFER, "destination buffer holds",
-              relayout_plan_run(plan, got.data, got.size - 1, in, (size_t)sb,
-                                &note, &e_));
-  relayout_plan_free(plan);
+      relayout_convert_ref(&d, want.data, want.size, &s, src, (size_t)sb, &e_));
+  cl_bool unified = CL_FALSE;
+  cl_device_id dev;
+  clGetCommandQueueInfo(relayout_engine_queue(engine), CL_QUEUE_DEVICE,
+                        sizeof dev, &dev, NULL);
+  cl_device_type type = 0;
+  clGetDeviceInfo(dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified,
+                  NULL);
+  clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  setenv("RELAYOUT_STREAM_BYTES", "1", 1); /* CPU devices */
+  setenv("RELAYOUT_FAMILIES", "cpu", 1);
+  for (int copies = 0; copies < 2; copies++) {
+    if (copies) setenv("RELAYOUT_UNIFIED", "0", 1);
+    relayout_engine *e;
+    CHECK_OK(relayout_engine_create(&e, device, NULL, &e_));
+    unsetenv("RELAYOUT_UNIFIED");
+    CHECK(relayout_engine_host_memory(e) == (!copies && unified),
+          "host memory %d: the device says %d, RELAYOUT_UNIFIED=0 %d",
+          relayout_engine_host_memory(e), unified, copies);
+    relayout_plan *plan;
+    CHECK_OK(relayout_plan_create(&plan, e, &d, &s, &e_));
+    CHECK(!(type & CL_DEVICE_TYPE_CPU) ||
+              box_streams(relayout_plan_source(plan)),
+          "the plan streams");
+    relayout_error note;
+    for (size_t so = 0; so <= 8; so++)
+      for (size_t dof = 0; dof <= 8; dof++) {
+        unsigned char *at_s = in + room - pad + so,
+                      *at_d = out + room - pad + dof;
+        memcpy(at_s, src, (size_t)sb);
+        memset(out, 0xA5, room + (size_t)db + pad);
+        CHECK_OK(relayout_plan_run(plan, at_d, (size_t)db, at_s, (size_t)sb,
+                                   &note, &e_));
+        CHECK(!memcmp(at_d, want.data, (size_t)db),
+              "copies %d, source +%zu, destination +%zu: output differs",
+              copies, so, dof);
+        int fence = !*note.message;
+        for (unsigned char *b = out; b < out + room + db + pad; b++)
+          fence &= (b >= at_d && b < at_d + db) || *b == 0xA5;
+        CHECK(fence, "copies %d, +%zu/+%zu: a note or a write outside: %s",
+              copies, so, dof, note.message);
+      }
+    CHECK_FAILS(RELAYOUT_ERR_BUFFER, "destination buffer holds",
+                relayout_plan_run(plan, out, (size_t)db - 1, in, (size_t)sb,
+                                  &note, &e_));
+    relayout_plan_free(plan);
+    relayout_engine_free(e);
+  }
+  unsetenv("RELAYOUT_STREAM_BYTES");
+  unsetenv("RELAYOUT_FAMILIES");
   free(in);
+  free(out);
+  free(src);
   guarded_free(&want);
-  guarded_free(&got);
 }
 
 int main(void) {
@@ -617,7 +664,7 @@ int main(void) {
   CHECK_OK(relayout_engine_create(&engine, dev ? dev : "cpu", &note, &e_));
   if (!engine) return check_summary();
   const char *shapes = getenv("RELAYOUT_TEST_SHAPES");
-  host_path();
+  host_path(dev ? dev : "cpu");
   boxes();
   streams();
   int nshapes = shapes ? atoi(shapes) : 2;
