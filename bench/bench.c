@@ -31,24 +31,26 @@ static const char usage[] =
     "           (oneDNN, numpy, PyTorch); --rows keeps the rows whose name\n"
     "           holds TEXT (or any of TEXT,TEXT,...)\n";
 
-static void report(const bench_result *r, const cli_opt *opts,
+static void report(const bench_result *r, double t_host, const cli_opt *opts,
                    relayout_engine *e, relayout_plan *plan, int runs,
                    int json) {
   double gb = (double)(r->src_bytes + r->dst_bytes) / 1e9,
          cgb = 2.0 * (double)r->copy_bytes / 1e9;
-  double conv = gb / r->t_conv, enq = cgb / r->t_enq, ker = cgb / r->t_kernel;
+  double conv = gb / r->t_conv, enq = cgb / r->t_enq, ker = cgb / r->t_kernel,
+         host = gb / t_host;
   const char *peer = relayout_engine_context(e) ? "copy" : "memcpy";
   if (json) {
     printf("{\"from\": \"%s\", \"to\": \"%s\", \"shape\": \"%s\", "
            "\"dtype\": \"%s\", \"device\": \"%s\", \"family\": \"%s\", "
            "\"runs\": %d, \"bytes\": %lld, \"gbps\": %.2f, "
            "\"copy_enqueue_gbps\": %.2f, \"copy_kernel_gbps\": %.2f, "
-           "\"ratio_copy_kernel\": %.3f, \"ratio_copy_enqueue\": %.3f}\n",
+           "\"ratio_copy_kernel\": %.3f, \"ratio_copy_enqueue\": %.3f, "
+           "\"host_gbps\": %.2f}\n",
            cli_get(opts, "from"), cli_get(opts, "to"), cli_get(opts, "shape"),
            cli_get(opts, "dtype") ? cli_get(opts, "dtype") : "f32",
            relayout_engine_device(e), relayout_plan_family(plan), runs,
            (long long)(r->src_bytes + r->dst_bytes), conv, enq, ker, conv / ker,
-           conv / enq);
+           conv / enq, host);
     return;
   }
   printf("%s -> %s, %s %s, on %s (%s kernel)\n", cli_get(opts, "from"),
@@ -64,6 +66,9 @@ static void report(const bench_result *r, const cli_opt *opts,
     printf("  ratio           %9.3f of the copy kernel, %.3f of the enqueued "
            "copy\n",
            conv / ker, conv / enq);
+    printf("  host arrays     %9.2f GB/s  (relayout_plan_run: %s)\n", host,
+           relayout_engine_host_memory(e) ? "in place"
+                                          : "upload, run, download");
   } else {
     printf("  %-15s %9.2f GB/s\n  ratio           %9.3f\n", peer, enq,
            conv / enq);
@@ -132,18 +137,22 @@ int cmd_bench(int argc, char **argv) {
     fprintf(stderr, "relayout bench: %s\n", relayout_plan_note(plan));
   int64_t sb;
   relayout_desc_size_bytes(&sb, &s, NULL);
-  if (!(in = malloc((size_t)sb))) {
+  if (!(in = cli_alloc_aligned((size_t)sb))) {
     rc = cli_error(EXIT_WORK, "bench", "out of memory");
     goto done;
   }
   bench_fill(in, sb);
-  if (bench_measure(&r, e, plan, &s, &d, in, NULL, (int)runs)) {
+  double t_host = -1;
+  if (bench_measure(&r, e, plan, &s, &d, in, NULL, (int)runs) ||
+      (t_host = relayout_engine_context(e)
+                    ? bench_host_run(plan, &s, &d, in, (int)runs)
+                    : r.t_conv) < 0) {
     rc = cli_error(EXIT_WORK, "bench",
                    "the runs failed on %s (buffers too large for it?)",
                    relayout_engine_device(e));
     goto done;
   }
-  report(&r, opts, e, plan, (int)runs, cli_get(opts, "json") != NULL);
+  report(&r, t_host, opts, e, plan, (int)runs, cli_get(opts, "json") != NULL);
 done:
   free(in);
   relayout_plan_free(plan);

@@ -37,7 +37,7 @@ double bench_median(int (*run)(void *), void *ctx, int runs) {
 
 /* What is timed: a closure over the run's buffers. */
 typedef struct job {
-  enum { CONVERT, ENQUEUE_COPY, COPY_KERNEL, REFERENCE, MEMCPY } kind;
+  enum { CONVERT, ENQUEUE_COPY, COPY_KERNEL, REFERENCE, MEMCPY, HOST_RUN } kind;
   relayout_plan *plan;
   relayout_engine *engine;
   cl_mem src, dst;
@@ -74,6 +74,14 @@ static int run_once(void *ctx) {
                ? -1
                : 0;
   case MEMCPY: memcpy(j->hd, j->hs, j->copy_bytes); return 0;
+  case HOST_RUN: {
+    relayout_error note;
+    return relayout_plan_run(j->plan, j->hd, j->hd_size, j->hs, j->hs_size,
+                             &note, &err) ||
+                   *note.message
+               ? -1
+               : 0;
+  }
   }
   return rc == CL_SUCCESS && clFinish(q) == CL_SUCCESS ? 0 : -1;
 }
@@ -193,4 +201,21 @@ int bench_measure(bench_result *r, relayout_engine *e, relayout_plan *plan,
   if (j.src) clReleaseMemObject(j.src);
   if (j.dst) clReleaseMemObject(j.dst);
   return rc;
+}
+
+double bench_host_run(relayout_plan *plan, const relayout_desc *s,
+                      const relayout_desc *d, const unsigned char *in,
+                      int runs) {
+  int64_t sb, db;
+  relayout_desc_size_bytes(&sb, s, NULL);
+  relayout_desc_size_bytes(&db, d, NULL);
+  job j = {.kind = HOST_RUN,
+           .plan = plan,
+           .hs = in,
+           .hs_size = (size_t)sb,
+           .hd_size = (size_t)db};
+  if (!(j.hd = cli_alloc_aligned(j.hd_size))) return -1;
+  double t = bench_median(run_once, &j, runs);
+  free(j.hd);
+  return t;
 }

@@ -32,4 +32,13 @@ int bench_measure(bench_result *r, relayout_engine *e, relayout_plan *plan,
                   const relayout_desc *s, const relayout_desc *d,
                   const unsigned char *in, unsigned char *out, int runs);
 
+/* Times relayout_plan_run from host arrays, `in` (s's bytes) into a
+ * buffer of its own: the API's host path end to end, transfers included
+ * (none where the device works in host memory and runs in place). Returns
+ * the median seconds, or -1 when a run failed or fell back to the
+ * reference. */
+double bench_host_run(relayout_plan *plan, const relayout_desc *s,
+                      const relayout_desc *d, const unsigned char *in,
+                      int runs);
+
 #endif /* RELAYOUT_BENCH_MEASURE_H */

@@ -129,7 +129,8 @@ static int run(const input *x, const char *out, relayout_layout *from,
                      relayout_layout_text(to), err.message);
   if (x->fortran && s.compact) to_fortran(&s);
   unsigned char *dst = NULL;
-  if ((uint64_t)dst_bytes > SIZE_MAX || !(dst = malloc((size_t)dst_bytes)))
+  if ((uint64_t)dst_bytes > SIZE_MAX ||
+      !(dst = cli_alloc_aligned((size_t)dst_bytes)))
     return cli_error(EXIT_WORK, cmd, "cannot allocate the %lld-byte output",
                      (long long)dst_bytes);
   int rank;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,12 @@ static relayout_status io_fail(relayout_error *err, const char *what,
   return RELAYOUT_ERR_IO;
 }
 
+void *cli_alloc_aligned(size_t n) {
+  const size_t page = 4096;
+  if (n > SIZE_MAX - page) return NULL;
+  return aligned_alloc(page, (n + page - 1) / page * page + (n ? 0 : page));
+}
+
 relayout_status cli_read_file(unsigned char **data, size_t *size,
                               const char *path, relayout_error *err) {
   int fd = open(path, O_RDONLY);
@@ -28,7 +35,7 @@ relayout_status cli_read_file(unsigned char **data, size_t *size,
     return RELAYOUT_ERR_IO;
   }
   size_t n = (size_t)st.st_size;
-  unsigned char *buf = malloc(n ? n : 1);
+  unsigned char *buf = cli_alloc_aligned(n);
   if (!buf) {
     close(fd);
     snprintf(err->message, sizeof err->message,

@@ -70,7 +70,7 @@ static int group_size(const pl_state *st, int first, int njobs) {
 
 static relayout_status run_alone(pl_state *st, pl_job *j, relayout_error *err) {
   double t0 = cli_now();
-  unsigned char *buf = malloc(j->dst_size ? j->dst_size : 1);
+  unsigned char *buf = cli_alloc_aligned(j->dst_size);
   if (!buf)
     return cli_fail(err, RELAYOUT_ERR_NOMEM,
                     "cannot allocate %zu bytes for one tensor's result",

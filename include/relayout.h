@@ -334,8 +334,9 @@ const char *relayout_plan_source(const relayout_plan *plan);
  * Runs a plan on host memory and returns when dst holds the result. On a
  * device that works in host memory (PoCL's CPU device) the kernel reads src
  * and writes dst in place, each array aligned to its element (a misaligned
- * one is copied); other devices upload src and download into dst. Buffers
- * must not overlap. The sizes are checked as in relayout_convert_ref. Buffers
+ * one is copied), at full speed where both start on a cache line (64
+ * bytes); other devices upload src and download into dst. Buffers must not
+ * overlap. The sizes are checked as in relayout_convert_ref. Buffers
  * beyond the device's largest allocation run in slabs of a dim outermost in
  * both layouts. If the device fails (out of memory, say), or no such dim
  * exists, the reference does the work and *note says why.

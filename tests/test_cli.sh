@@ -108,9 +108,13 @@ expect_fail "device index" 2 "device 7 does not exist" "$R" convert --device 7 -
 expect_ok "bench" "$R" bench --device cpu --from NCHW --to NHWC --shape 2x16x8x8 --runs 3
 has "bench copy kernel" "copy (kernel)" out.txt
 has "bench ratio" "of the copy kernel" out.txt
+has "bench host path in place" "(relayout_plan_run: in place)" out.txt
+RELAYOUT_UNIFIED=0 expect_ok "bench through copies" "$R" bench --device cpu --from NCHW --to NHWC --shape 2x16x8x8 --runs 3
+has "bench host path copies" "(relayout_plan_run: upload, run, download)" out.txt
 expect_ok "bench json" "$R" bench --device ref --from ND --to FRACTAL_NZ --shape 40x70 --dtype f16 --runs 2 --json
 has "bench json ratio" '"ratio_copy_kernel": ' out.txt
 has "bench json family" '"family": "reference"' out.txt
+has "bench json host path" '"host_gbps": ' out.txt
 expect_fail "bench shape" 2 "has dims NCHW, but 3 extents were given" "$R" bench --from NCHW --to NHWC --shape 2x3x4
 expect_fail "bench runs" 2 "--runs takes 1 to 1000" "$R" bench --from NCHW --to NHWC --shape 2x3x4x5 --runs 0
 
