@@ -42,10 +42,12 @@ static relayout_status cl_fail(relayout_error *err, const char *what,
                   what, rc);
 }
 
-/* Jobs that do not go through the slots: on the reference, or too large. */
+/* Jobs that do not go through the slots: on the reference, too large, or
+ * a source in host memory off its element's alignment. */
 static int alone(const pl_state *st, const pl_job *j) {
   return !strcmp(relayout_plan_family(j->plan), "reference") ||
-         j->src_size > st->cap_src || j->dst_size > st->cap_dst;
+         j->src_size > st->cap_src || j->dst_size > st->cap_dst ||
+         (st->unified && (uintptr_t)j->src % j->unit);
 }
 
 /* How many jobs from first form one group: consecutive, each source at a

@@ -8,7 +8,9 @@
  * in host memory (CL_DEVICE_HOST_UNIFIED_MEMORY, as PoCL's CPU device) the
  * kernels read the mapped input in place and the results are mapped, not
  * copied. A tensor larger than a slot, or a plan on the reference, runs
- * alone through relayout_plan_run.
+ * alone through relayout_plan_run; so does, there, a tensor the file does
+ * not store aligned to its element (OpenCL lets kernels assume that of a
+ * host array they run on, and relayout_plan_run copies it instead).
  */
 #ifndef RELAYOUT_PIPELINE_H
 #define RELAYOUT_PIPELINE_H
@@ -22,6 +24,7 @@ typedef struct pl_job {
   relayout_plan *plan;
   const unsigned char *src; /* in the mapped input */
   size_t src_size, dst_size;
+  size_t unit;       /* the element's bytes (1 for 4-bit types) */
   uint64_t dst_at;   /* byte offset in the output file */
   double seconds;    /* filled: from submission to bytes back on the host */
   const char *where; /* filled: "device" (grouped) or relayout_plan_family */

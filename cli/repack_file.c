@@ -344,10 +344,12 @@ static relayout_status write_out(rp_options *o, const st_file *f,
   for (int i = 0; i < f->ntensors && !s; i++) {
     rp_item *it = &items[i];
     if (it->convert) {
+      int bits = relayout_dtype_bits(it->src.dtype);
       jobs[njobs++] = (pl_job){.plan = it->plan,
                                .src = f->data + it->t->begin,
                                .src_size = it->t->end - it->t->begin,
                                .dst_size = it->out_size,
+                               .unit = bits < 8 ? 1 : (size_t)bits / 8,
                                .dst_at = head_len + it->out_at};
       continue;
     }
