@@ -342,6 +342,22 @@ static int squares_group(const rl_layout_plan *p, int size) {
  *   NCHW -> NHWC f32, whose groups write whole lines too but in runs
  *   along K, measured -6% to -14% streamed at 512 channels, +7% to +12%
  *   at 2048, and stays plain.
+ * - a square that writes its rows a 16-byte piece at a time (no group: K's
+ *   extent holds no 2 squares' worth) streams only where its rows start
+ *   on the line grid or lie less than 4 lines apart. Otherwise each row's
+ *   run in a box begins and ends in lines that other boxes, or this one
+ *   much later, finish, and such partial lines went to memory piece by
+ *   piece. Conversions into NCHW of 14x14, 18x18 and 30x30 pixels (rows
+ *   784, 1296 and 3600 bytes apart at f32) ran at 5-7 GB/s streamed and
+ *   10-14 with plain stores; alternating in one process, 2 rounds each,
+ *   new/old: from NHWC f32 1.69-2.23x, int8 (28x28) 1.19-1.29x; from
+ *   NC1HWC0 f32 1.71-2.16x, int8 0.83-1.11x (4 rounds); from nChw16c f32
+ *   1.67-2.24x, int8 1.14-1.16x; from nChw8c f32 2.06-2.37x, int8
+ *   1.45-1.62x; NCHW -> NHWC int8 with 400 channels 0.96-1.16x (4
+ *   rounds). Rows closer (NCHW -> NHWC int8, 112 and 208 channels) ran
+ *   5-25% slower plain, and so did groups of 2, which write 32 bytes of a
+ *   row one after another (NHWC -> NCHW f32 at 10x20 and 20x22 pixels,
+ *   f64 at 14x14 and 18x18: 13-27%);
  * - rows contiguous in the source, 16 bytes per store: K's block is whole
  *   stores, and the box writes runs of whole lines, 64 bytes or more (one
  *   run at a time: FRACTAL_NZ's runs 128 KiB apart gained too);
@@ -375,6 +391,7 @@ static int stream_stores(const rl_layout_plan *p, const relayout_desc *dst,
     if (open > 4 || (run * size < 1024 &&
                      ((run * size < 256 && !lines) || apart % 4096 == 0)))
       return 0;
+    if (row <= 16 && spacing >= 256 && spacing % 64) return 0;
     int whole = p->ahead && row == 64;
     for (int j = 1; j < width && !whole; j++)
       if (j * spacing % 4096 == 0) return 0;

@@ -490,7 +490,10 @@ static void boxes(void) {
  *   pixels), K cut to 64 rows, one line of each destination row;
  * - squares whose rows are 2 or 4 KiB apart (NHWC with C = 512 at f32 and
  *   f64), which must not stream (4 KiB aliasing halved their speed), so
- *   plain stores throughout; except short runs along Q whose groups of
+ *   plain stores throughout; squares whose rows are off the line grid
+ *   (NHWC -> NCHW at 14x14 pixels, rows 784 bytes apart at f32): one at a
+ *   time (f32) plain, 2 side by side (f64) streamed; except short runs
+ *   along Q whose groups of
  *   squares write whole lines (FRACTAL_Z from 3x3 with N = 64 at f32:
  *   rows 4 KiB apart, Q's last block ragged, C's last block partly
  *   padding), which stream;
@@ -505,6 +508,9 @@ static int box_streams(const char *s) {
 }
 static int box_squares_plain(const char *s) {
   return define_value(s, "RL_VEC") > 1 && define_value(s, "RL_STREAM") < 0;
+}
+static int box_streams_grid(const char *s) {
+  return element_size(s) == 4 ? box_squares_plain(s) : box_streams(s);
 }
 static int box_streams_short(const char *s) {
   return element_size(s) == 4
@@ -560,6 +566,7 @@ static void streams(void) {
       {0, "NHWC", "NCHW", box_streams_tiles_cut, {2, 10, 16, 256}, 1},
       {0, "NCHW", "NHWC", box_streams_tiles_pages, {1, 256, 57, 57}, 1},
       {0, "NCHW", "NHWC", box_squares_plain, {2, 512, 5, 7}, 3},
+      {0, "NHWC", "NCHW", box_streams_grid, {2, 14, 14, 256}, 3},
       {0, "NCHW", "FRACTAL_Z", box_streams_short, {64, 17, 3, 3}, 1},
       {2, "ND", "FRACTAL_NZ", box_streams, {2, 37, 70}, 1},
       {0, "nChw8c", "nChw16c", box_streams, {2, 24, 5, 7}, 2},
