@@ -218,12 +218,29 @@ static void plan_box(rl_layout_plan *p, int size) {
     /* P's run in bytes: a cache line; with Q in the box, where a thread
      * steps through all of Q's source runs before P moves on (CHWN4's N),
      * 1 KiB at a time (K's rows up to 16 KiB), long enough for the hardware
-     * prefetcher to follow each run */
-    int64_t run = 64;
+     * prefetcher to follow each run. Without Q, where K's source rows
+     * follow one another and are 512 bytes to 1 KiB of 4- or 8-byte
+     * elements (NHWC -> NCHW with 128 or 256 channels of f32), the whole
+     * row: the box then reads one contiguous run. That needs the box to
+     * stay within 128 KiB and its rows to lie apart in the destination
+     * (NCHW -> NC1HWC0 at 14x14, whose box rows follow one another, ran
+     * 3-6% slower). Alternating in one process, whole rows against a line,
+     * median GB/s ratio per round: NHWC -> NCHW f32 64x56x56x256 1.17-1.38
+     * (12 rounds), 64x57x57x128 1.10-1.22 (4), 32x112x112x128 1.13-1.15,
+     * 256x28x28x256 0.97-1.11 (5), 512x14x14x256 0.97-1.02 (5); f64
+     * 64x112x112x64 1.12-1.24 (4), 64x57x57x128 0.99-1.02, 64x35x35x96
+     * 1.00-1.04. f16 and int8 rows, and f32 rows of 256 or 384 bytes,
+     * ran alike or slower (f16 64x56x56x256 0.87-1.18 over 6 rounds, f32
+     * 64x112x112x64 0.91-0.97). */
+    int64_t run = 64, whole = P >= 0 ? p->axes[P].extent * size : 0;
     if (p->box[1].axis >= 0) {
       run = 16384 / (p->box[2].block * size);
       run = run < 64 ? 64 : run > 1024 ? 1024 : run;
-    }
+    } else if (size >= 4 && whole >= 512 && whole <= 1024 &&
+               p->axes[P].extent == k->sstride &&
+               whole * p->box[2].block <= 131072 &&
+               p->axes[P].dstride != p->box[2].block)
+      run = whole;
     set_block(p, 0, run / size);
     /* Q: the rest of 2 KiB of rows, and where Q continues K's rows in the
      * destination (CHWN4's N), at least a line of them, so that one

@@ -371,6 +371,14 @@ static int box_whole_q(const char *s) { /* nChw8c -> nChw16c: both halves
          define_value(s, "RL_DQ") == define_value(s, "RL_BK") &&
          define_value(s, "RL_BQ") > 1;
 }
+static int box_whole_p(const char *s) { /* NHWC -> NCHW, 128 channels: P
+                                          takes each source row whole where
+                                          it is 512 bytes to 1 KiB of 4- or
+                                          8-byte elements, else a line */
+  long long size = element_size(s);
+  int whole = define_value(s, "RL_BP") == define_value(s, "RL_EP");
+  return size >= 4 ? whole : !whole && define_value(s, "RL_BP") * size == 64;
+}
 static int box_squares(const char *s) { /* transposed in registers; P or K
                                            leaves part of a square */
   long long v = define_value(s, "RL_VEC");
@@ -449,6 +457,7 @@ static void boxes(void) {
       {"cpu", 0, "nChw8c", "nChw16c", box_whole_q, {2, 24, 5, 7}, 1},
       {"cpu", 0, "NCHW", "NHWC", box_squares, {2, 24, 9, 15}, 1}, /* P's edge */
       {"cpu", 0, "NHWC", "NCHW", box_squares, {2, 40, 3, 7}, 1},  /* K's edge */
+      {"cpu", 0, "NHWC", "NCHW", box_whole_p, {2, 17, 17, 128}, 1},
       {"cpu", 0, "NCHW", "NHWC", box_lead, {2, 40, 9, 13}, 1},
       {"cpu", 0, "NCHW", "NHWC", box_lead, {2, 40, 16, 33}, 1},
       {"cpu", 0, "NCHW", "NHWC", box_group, {2, 24, 9, 15}, 1},
