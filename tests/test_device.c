@@ -379,6 +379,16 @@ static int box_whole_p(const char *s) { /* NHWC -> NCHW, 128 channels: P
   int whole = define_value(s, "RL_BP") == define_value(s, "RL_EP");
   return size >= 4 ? whole : !whole && define_value(s, "RL_BP") * size == 64;
 }
+static int box_q_runs(const char *s) { /* FRACTAL_Z -> NCHW: K's outer
+                                         neighbour in the destination is P
+                                         (C0), so Q is N, which continues
+                                         P's run in the source, 1 KiB of it */
+  long long bq = 1024 / (define_value(s, "RL_BP") * element_size(s));
+  return define_value(s, "RL_SQ") ==
+             define_value(s, "RL_EP") * define_value(s, "RL_SP") &&
+         define_value(s, "RL_BQ") ==
+             (bq < define_value(s, "RL_EQ") ? bq : define_value(s, "RL_EQ"));
+}
 static int box_squares(const char *s) { /* transposed in registers; P or K
                                            leaves part of a square */
   long long v = define_value(s, "RL_VEC");
@@ -458,6 +468,7 @@ static void boxes(void) {
       {"cpu", 0, "NCHW", "NHWC", box_squares, {2, 24, 9, 15}, 1}, /* P's edge */
       {"cpu", 0, "NHWC", "NCHW", box_squares, {2, 40, 3, 7}, 1},  /* K's edge */
       {"cpu", 0, "NHWC", "NCHW", box_whole_p, {2, 17, 17, 128}, 1},
+      {"cpu", 0, "FRACTAL_Z", "NCHW", box_q_runs, {64, 64, 3, 3}, 1},
       {"cpu", 0, "NCHW", "NHWC", box_lead, {2, 40, 9, 13}, 1},
       {"cpu", 0, "NCHW", "NHWC", box_lead, {2, 40, 16, 33}, 1},
       {"cpu", 0, "NCHW", "NHWC", box_group, {2, 24, 9, 15}, 1},
