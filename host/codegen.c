@@ -231,7 +231,12 @@ static void stage_phase(text *t, const rl_layout_plan *p,
         put(t, " && y%d + %lld < %lld", d, (long long)y,
             (long long)dst->dims[d]);
       }
-    if (store)
+    if (store && p->skip)
+      put(t,
+          ";\n    if (data) g[go + %lld] = RL_TRANSFORM(box[lo + %lld]);\n  "
+          "}\n",
+          (long long)g0, (long long)l0);
+    else if (store)
       put(t,
           ";\n    g[go + %lld] = data ? RL_TRANSFORM(box[lo + %lld]) "
           ": (RL_T)0;\n  }\n",
@@ -422,6 +427,7 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
   if (p->p_first) put(&t, "#define RL_P_FIRST 1\n");
   if (p->ahead) put(&t, "#define RL_AHEAD %d\n", p->ahead);
   if (p->lead) put(&t, "#define RL_LEAD %d\n", p->lead);
+  if (p->skip) put(&t, "#define RL_SKIP 1\n");
   put(&t, "static inline int rl_map(RL_I o, RL_I *s) {\n");
   if (p->affine)
     map_affine(&t, p, dst);

@@ -31,9 +31,14 @@ static int src_axis_for(const relayout_desc *src, int dim, int64_t lo,
 }
 
 /* Splits destination axis a at the source weights inside its range and maps
- * each piece to a source stride; 0 when a piece has no affine source. */
+ * each piece to a source stride; 0 when a piece has no affine source. For a
+ * dim in `beyond` (a bit per dim), the outermost piece may end inside a
+ * source block (C = 17 into NCHW from C0 blocks of 16): it runs on to the
+ * block's end, and the pieces carry the dim's check, past which there is
+ * no destination element (the plan's `skip`). */
 static int refine(rl_layout_plan *p, const relayout_desc *dst,
-                  const relayout_desc *src, const relayout_axis *a) {
+                  const relayout_desc *src, const relayout_axis *a,
+                  unsigned beyond) {
   int64_t cuts[RELAYOUT_MAX_AXES * 2 + 2];
   int ncuts = 0;
   int64_t top = a->weight * a->extent;
@@ -61,10 +66,12 @@ static int refine(rl_layout_plan *p, const relayout_desc *dst,
   for (int i = 0; i < ncuts; i++)
     if (!n || cuts[n - 1] != cuts[i]) cuts[n++] = cuts[i];
   cuts[n] = top;
-  int check = dst->padded[a->dim] > dst->dims[a->dim] ? a->dim : -1;
+  int past = beyond >> a->dim & 1,
+      check = dst->padded[a->dim] > dst->dims[a->dim] || past ? a->dim : -1;
   /* outermost piece first */
   for (int i = n - 1; i >= 0; i--) {
     int64_t lo = cuts[i], hi = cuts[i + 1];
+    if (hi % lo && past && i == n - 1) hi += lo - hi % lo;
     if (hi % lo) return 0;
     int b = src_axis_for(src, a->dim, lo, hi);
     if (b < 0) return 0;
@@ -105,17 +112,47 @@ static void merge(rl_layout_plan *p) {
   p->naxes = n;
 }
 
+/* The destination's axes refined with `beyond` (refine); 0 when one has no
+ * affine source. */
+static int refine_all(rl_layout_plan *p, const relayout_desc *dst,
+                      const relayout_desc *src, unsigned beyond) {
+  p->naxes = 0;
+  for (int i = 0; i < dst->naxes; i++)
+    if (dst->axes[i].extent > 1 && !refine(p, dst, src, &dst->axes[i], beyond))
+      return 0;
+  return 1;
+}
+
+/* The map is affine when every destination axis refines. Where the
+ * destination has no padding (unpacking: NC1HWC0 -> NCHW with C = 17,
+ * FRACTAL_NZ -> ND with M and N off the fractal grid), the dims whose
+ * extent ends inside a source block may run on to the block's end: the
+ * plan then skips what lies past them instead of zero-filling it. */
 static void affine(rl_layout_plan *p, const relayout_desc *dst,
                    const relayout_desc *src) {
   p->naxes = 0;
   if (dst->groups.groups || src->groups.groups || !dst->compact) return;
-  for (int d = 0; d < dst->nvdims; d++)
+  int padded = 0;
+  for (int d = 0; d < dst->nvdims; d++) {
     if (dst->pad_before[d] || src->pad_before[d]) return;
-  for (int i = 0; i < dst->naxes; i++)
-    if (dst->axes[i].extent > 1 && !refine(p, dst, src, &dst->axes[i])) {
+    padded |= dst->padded[d] > dst->dims[d];
+  }
+  if (!refine_all(p, dst, src, 0)) {
+    unsigned beyond = 0; /* the dims whose axes refine only so */
+    for (int i = 0; !padded && i < dst->naxes; i++) {
+      rl_layout_plan one = {0};
+      unsigned bit = 1u << dst->axes[i].dim;
+      int fails =
+          dst->axes[i].extent > 1 && !refine(&one, dst, src, &dst->axes[i], 0);
+      one.naxes = 0;
+      if (fails && refine(&one, dst, src, &dst->axes[i], bit)) beyond |= bit;
+    }
+    if (!beyond || !refine_all(p, dst, src, beyond)) {
       p->naxes = 0;
       return;
     }
+    p->skip = 1;
+  }
   merge(p);
   p->affine = 1;
 }

@@ -397,7 +397,9 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
         continue;
       }
       for (; k < data; k++) out[k] = RL_TRANSFORM(in[k * RL_SK]);
+#ifndef RL_SKIP /* past the data: padding, or no element at all */
       for (; k < mk; k++) out[k] = (RL_T)0;
+#endif
     }
   }
 }

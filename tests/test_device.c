@@ -133,25 +133,25 @@ static void one_pair(const char *src, const char *dst, relayout_dtype t,
   families_seen[plan_family_index(relayout_plan_family(plan))]++;
   CHECK(!*relayout_plan_note(plan), "%s -> %s: %s", src, dst,
         relayout_plan_note(plan));
-  /* Buffers with 64 bytes before and after: offsets, and a poisoned tail. */
+  /* Buffers with 64 bytes before and after: offsets, and a poisoned tail;
+   * the destination's tail as long again as the destination, so that a
+   * plan that runs past a dim's extent (unpacking) and wrote there shows */
   cl_context ctx = relayout_engine_context(engine);
   cl_command_queue q = relayout_engine_queue(engine);
   cl_int rc;
-  size_t pad = 64;
+  size_t pad = 64, total = 2 * (size_t)db + 2 * pad;
   cl_mem bs =
       clCreateBuffer(ctx, CL_MEM_READ_ONLY, (size_t)sb + 2 * pad, NULL, &rc);
-  cl_mem bd =
-      clCreateBuffer(ctx, CL_MEM_READ_WRITE, (size_t)db + 2 * pad, NULL, &rc);
+  cl_mem bd = clCreateBuffer(ctx, CL_MEM_READ_WRITE, total, NULL, &rc);
   unsigned char poison = 0xA5;
-  clEnqueueFillBuffer(q, bd, &poison, 1, 0, (size_t)db + 2 * pad, 0, NULL,
-                      NULL);
+  clEnqueueFillBuffer(q, bd, &poison, 1, 0, total, 0, NULL, NULL);
   clEnqueueWriteBuffer(q, bs, CL_FALSE, pad, (size_t)sb, in, 0, NULL, NULL);
   cl_event done = NULL;
   size_t at = pad + dst_skew; /* the destination's offset */
   CHECK_OK(relayout_plan_enqueue(plan, bd, at, bs, pad, 0, NULL, &done, &e_));
-  unsigned char *got = malloc((size_t)db + 2 * pad);
-  clEnqueueReadBuffer(q, bd, CL_TRUE, 0, (size_t)db + 2 * pad, got,
-                      done ? 1 : 0, done ? &done : NULL, NULL);
+  unsigned char *got = malloc(total);
+  clEnqueueReadBuffer(q, bd, CL_TRUE, 0, total, got, done ? 1 : 0,
+                      done ? &done : NULL, NULL);
   if (done) clReleaseEvent(done);
   int same = !memcmp(got + at, want.data, (size_t)db);
   int64_t first = -1;
@@ -162,8 +162,7 @@ static void one_pair(const char *src, const char *dst, relayout_dtype t,
         (long long)first, (long long)db);
   int fence = 1;
   for (size_t i = 0; i < at; i++) fence &= got[i] == 0xA5;
-  for (size_t i = at + (size_t)db; i < (size_t)db + 2 * pad; i++)
-    fence &= got[i] == 0xA5;
+  for (size_t i = at + (size_t)db; i < total; i++) fence &= got[i] == 0xA5;
   CHECK(fence, "%s -> %s %s: wrote outside its buffer", src, dst,
         relayout_dtype_name(t));
   pairs_run++;
@@ -389,6 +388,12 @@ static int box_q_runs(const char *s) { /* FRACTAL_Z -> NCHW: K's outer
          define_value(s, "RL_BQ") ==
              (bq < define_value(s, "RL_EQ") ? bq : define_value(s, "RL_EQ"));
 }
+static int box_skips(const char *s) { /* unpacking (C = 40 from blocks of
+                                        16, M and N off the fractal grid):
+                                        an affine box that runs on past the
+                                        extent and skips what lies there */
+  return define_value(s, "RL_KERNEL") == 5 && define_value(s, "RL_SKIP") == 1;
+}
 static int box_squares(const char *s) { /* transposed in registers; P or K
                                            leaves part of a square */
   long long v = define_value(s, "RL_VEC");
@@ -428,6 +433,10 @@ static int stage_partial(const char *s) { /* a block the extent cuts */
 }
 static int stage_data(const char *s) { /* padding inside the box */
   return stage_partial(s) && strstr(s, "int data = 1 &&");
+}
+static int stage_skips(const char *s) { /* unpacking C = 40 from blocks of
+                                          16 or 32: past C, nothing to write */
+  return stage_partial(s) && strstr(s, "if (data) g[");
 }
 static int stage_small(const char *s) { /* fewer elements than work-items */
   return strstr(s, "rl_stage_start") && strstr(s, "&& lid < ");
@@ -469,6 +478,10 @@ static void boxes(void) {
       {"cpu", 0, "NHWC", "NCHW", box_squares, {2, 40, 3, 7}, 1},  /* K's edge */
       {"cpu", 0, "NHWC", "NCHW", box_whole_p, {2, 17, 17, 128}, 1},
       {"cpu", 0, "FRACTAL_Z", "NCHW", box_q_runs, {64, 64, 3, 3}, 1},
+      {"cpu", 0, "NC1HWC0", "NCHW", box_skips, {2, 40, 5, 7}, 1},
+      {"cpu", 0, "nChw8c", "NHWC", box_skips, {2, 17, 5, 7}, 1},
+      {"cpu", 0, "FRACTAL_Z", "NCHW", box_skips, {70, 17, 3, 3}, 1},
+      {"cpu", 2, "FRACTAL_NZ", "ND", box_skips, {2, 37, 70}, 1},
       {"cpu", 0, "NCHW", "NHWC", box_lead, {2, 40, 9, 13}, 1},
       {"cpu", 0, "NCHW", "NHWC", box_lead, {2, 40, 16, 33}, 1},
       {"cpu", 0, "NCHW", "NHWC", box_group, {2, 24, 9, 15}, 1},
@@ -480,6 +493,7 @@ static void boxes(void) {
       {"gpu", 0, "NCHW", "FRACTAL_Z", stage_data, {33, 17, 2, 3}, 1},
       {"gpu", 0, "NCHW", "CHWN4", stage_partial, {3, 10, 37, 41}, 1},
       {"gpu", 0, "NHWC", "NCHW", stage_small, {1, 3, 2, 5}, 1},
+      {"gpu", 0, "NC1HWC0", "NCHW", stage_skips, {2, 40, 5, 7}, 1},
       {"gpu", 0, "NCHW", "2N", stage_fits, {4, 64, 16, 16}, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -623,8 +637,11 @@ static void host_path(const char *device) {
   relayout_desc_size_bytes(&sb, &s, NULL);
   relayout_desc_size_bytes(&db, &d, NULL);
   const size_t pad = 64, room = 4096;
-  unsigned char *in = aligned_alloc(4096, room + (size_t)sb);
-  unsigned char *out = aligned_alloc(4096, room + (size_t)db + pad);
+  /* aligned_alloc takes whole pages */
+  unsigned char *in =
+      aligned_alloc(4096, (room + (size_t)sb + 4095) & ~(size_t)4095);
+  unsigned char *out =
+      aligned_alloc(4096, (room + (size_t)db + pad + 4095) & ~(size_t)4095);
   unsigned char *src = malloc((size_t)sb);
   fill(src, (size_t)sb);
   guarded want = guarded_alloc((size_t)db, 0xA5);
