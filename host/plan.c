@@ -659,8 +659,10 @@ static void stage_run(rl_layout_plan *p, const int *order, int n,
  * 2-byte elements took ND -> FRACTAL_NZ f16 8197x8195 from 0.77 of copy (1024)
  * to 0.89, while 2048 and 4096 gave 0.51-0.53. */
 static void plan_stage(rl_layout_plan *p, int size) {
-  int n = p->naxes, dorder[RELAYOUT_MAX_AXES * 2], *sorder = p->stage_sorder;
-  int64_t dstride[RELAYOUT_MAX_AXES * 2], sstride[RELAYOUT_MAX_AXES * 2];
+  int n = p->naxes, dorder[RELAYOUT_MAX_AXES * 2] = {0},
+      *sorder = p->stage_sorder;
+  int64_t dstride[RELAYOUT_MAX_AXES * 2] = {0},
+                                      sstride[RELAYOUT_MAX_AXES * 2] = {0};
   for (int i = 0; i < n; i++) {
     dorder[i] = n - 1 - i;
     sorder[i] = i;
