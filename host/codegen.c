@@ -108,6 +108,25 @@ static void step_from_g(text *t, const rl_iter_axis *a, int64_t block,
         (long long)a->weight);
 }
 
+/* Whether axis a (or NULL) bounds one of the plan's skipped dims. */
+static int skipped(const rl_layout_plan *p, const rl_iter_axis *a) {
+  return a && a->check >= 0 && p->skip >> a->check & 1;
+}
+
+/* n[i] = how many indices of box axis x (a, its axis; NULL when
+ * unbounded or not in the box) from its start lie below limit[] along the
+ * dim a bounds: all of its block where a shares that bound with K (K's
+ * count then drops along it). */
+static void count(text *t, const rl_iter_axis *a, const rl_box_axis *x, int i,
+                  char name, const int64_t *limit) {
+  if (!a || a->check < 0 || x->step)
+    put(t, "  n[%d] = RL_B%c;\n", i, name);
+  else
+    put(t, "  n[%d] = (%lld - x%d + %lld) / %lld;\n", i,
+        (long long)limit[a->check], a->check, (long long)a->weight - 1,
+        (long long)a->weight);
+}
+
 /* Whether axis k of a LINES plan is one of its box's axes. */
 static int in_box(const rl_layout_plan *p, int k) {
   for (int b = 0; b < 3; b++)
@@ -121,7 +140,9 @@ static int in_box(const rl_layout_plan *p, int k) {
  * axes (innermost fastest), and in n[] how many indices from p0, q0, k0 on
  * hold data along each box axis (data comes first along every axis); K's
  * count drops by RL_CP and RL_CQ per step along P and Q. It returns 0 when
- * the other axes put the whole box in padding. */
+ * the other axes put the whole box in padding. With RL_SKIP, n[3..5] count
+ * the indices before the destination's end instead (K's count dropping by
+ * RL_WP and RL_WQ), n[3] 0 where the other axes put the box past it. */
 static void map_box(text *t, const rl_layout_plan *p,
                     const relayout_desc *dst) {
   static const char names[3] = {'P', 'Q', 'K'};
@@ -158,16 +179,38 @@ static void map_box(text *t, const rl_layout_plan *p,
       put(t, "  x%d += %c0 * %lld;\n", a->check, starts[b],
           (long long)a->weight);
     }
-    if (!a || a->check < 0 || x->step)
-      put(t, "  n[%d] = RL_B%c;\n", b, names[b]);
-    else
-      put(t, "  n[%d] = (%lld - x%d + %lld) / %lld;\n", b,
-          (long long)dst->dims[a->check], a->check, (long long)a->weight - 1,
-          (long long)a->weight);
+    count(t, a, x, b, names[b], dst->dims);
+    if (p->skip)
+      count(t, skipped(p, a) ? a : NULL, x, b + 3, names[b], dst->padded);
   }
+  for (int d = 0; d < RELAYOUT_MAX_DIMS; d++) /* the box past the end */
+    if (p->skip >> d & 1 && checked(p, d) && d != except[0] && d != except[1] &&
+        d != except[2])
+      put(t, "  if (x%d >= %lld) n[3] = 0;\n", d, (long long)dst->padded[d]);
   put(t, "  return 1");
   bounds(t, p, dst, except);
   put(t, ";\n}\n#define RL_NREST %lld\n", (long long)rest);
+  if (p->skip) { /* K's write count drops along P and Q as its data count */
+    int k = skipped(p, p->box[2].axis >= 0 ? &p->axes[p->box[2].axis] : NULL);
+    put(t, "#define RL_WP %lld\n#define RL_WQ %lld\n",
+        (long long)(k ? p->box[0].step : 0),
+        (long long)(k ? p->box[1].step : 0));
+  }
+}
+
+/* " && y<d> + y < limit[d]" for each bounded dim d in `dims` (a bit per
+ * dim), y being the coordinate the box step c adds to it. */
+static void step_bounds(text *t, const rl_layout_plan *p, const int *order,
+                        int n, const int64_t *c, unsigned dims,
+                        const int64_t *limit) {
+  for (int d = 0; d < RELAYOUT_MAX_DIMS; d++)
+    if (dims >> d & 1 && checked(p, d)) {
+      int64_t y = 0;
+      for (int i = 0; i < n; i++)
+        if (p->axes[order[i]].check == d)
+          y += c[order[i]] * p->axes[order[i]].weight;
+      put(t, " && y%d + %lld < %lld", d, (long long)y, (long long)limit[d]);
+    }
 }
 
 /* One phase of a STAGE plan (order: the box's axes, innermost first, in
@@ -176,7 +219,8 @@ static void map_box(text *t, const rl_layout_plan *p,
  * `go` by the strides `gs`, local `lo` by `ls`) and the coordinate of each
  * bounded dim; then one statement per step with the step's constant
  * offsets, for the elements that lie inside the tensor. The load moves
- * only those that hold data; the store writes zero for the others. */
+ * only those that hold data; the store writes zero for the others, and
+ * nothing past the destination's end along the plan's skipped dims. */
 static void stage_phase(text *t, const rl_layout_plan *p,
                         const relayout_desc *dst, const int *order, int n,
                         const int64_t *gs, const int64_t *ls, int store) {
@@ -221,27 +265,20 @@ static void stage_phase(text *t, const rl_layout_plan *p,
       if (p->axes[k].extent % ((int64_t)1 << p->stage_bits[k]))
         put(t, " && i%d + %lld < m[%d]", k, (long long)c[k], k);
     }
-    if (store) put(t, ") {\n    int data = 1");
-    for (int d = 0; d < dst->ndims; d++)
-      if (checked(p, d)) {
-        int64_t y = 0;
-        for (int i = 0; i < n; i++)
-          if (p->axes[order[i]].check == d)
-            y += c[order[i]] * p->axes[order[i]].weight;
-        put(t, " && y%d + %lld < %lld", d, (long long)y,
-            (long long)dst->dims[d]);
+    if (store) {
+      put(t, ") {\n    int data = 1");
+      step_bounds(t, p, order, n, c, ~0u, dst->dims);
+      put(t, ";\n");
+      if (p->skip) { /* past the destination's end: no element to write */
+        put(t, "    if (1");
+        step_bounds(t, p, order, n, c, p->skip, dst->padded);
+        put(t, ")\n  ");
       }
-    if (store && p->skip)
       put(t,
-          ";\n    if (data) g[go + %lld] = RL_TRANSFORM(box[lo + %lld]);\n  "
-          "}\n",
-          (long long)g0, (long long)l0);
-    else if (store)
-      put(t,
-          ";\n    g[go + %lld] = data ? RL_TRANSFORM(box[lo + %lld]) "
+          "    g[go + %lld] = data ? RL_TRANSFORM(box[lo + %lld]) "
           ": (RL_T)0;\n  }\n",
           (long long)g0, (long long)l0);
-    else
+    } else
       put(t, ")\n    box[lo + %lld] = g[go + %lld];\n", (long long)l0,
           (long long)g0);
   }

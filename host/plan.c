@@ -34,8 +34,8 @@ static int src_axis_for(const relayout_desc *src, int dim, int64_t lo,
  * each piece to a source stride; 0 when a piece has no affine source. For a
  * dim in `beyond` (a bit per dim), the outermost piece may end inside a
  * source block (C = 17 into NCHW from C0 blocks of 16): it runs on to the
- * block's end, and the pieces carry the dim's check, past which there is
- * no destination element (the plan's `skip`). */
+ * block's end, and the pieces carry the dim's check, past whose padded
+ * extent there is no destination element (the plan's `skip`). */
 static int refine(rl_layout_plan *p, const relayout_desc *dst,
                   const relayout_desc *src, const relayout_axis *a,
                   unsigned beyond) {
@@ -123,23 +123,21 @@ static int refine_all(rl_layout_plan *p, const relayout_desc *dst,
   return 1;
 }
 
-/* The map is affine when every destination axis refines. Where the
- * destination has no padding (unpacking: NC1HWC0 -> NCHW with C = 17,
- * FRACTAL_NZ -> ND with M and N off the fractal grid), the dims whose
- * extent ends inside a source block may run on to the block's end: the
- * plan then skips what lies past them instead of zero-filling it. */
+/* The map is affine when every destination axis refines. The dims whose
+ * destination extent, padded or not, ends inside a source block
+ * (unpacking: NC1HWC0 -> NCHW with C = 17, FRACTAL_NZ -> ND off the
+ * fractal grid; nChw16c -> nChw8c with C = 17, whose 24 padded channels
+ * end inside the second block of 16) may run on to the block's end: the
+ * plan then skips what lies past the destination's end (`skip`). */
 static void affine(rl_layout_plan *p, const relayout_desc *dst,
                    const relayout_desc *src) {
   p->naxes = 0;
   if (dst->groups.groups || src->groups.groups || !dst->compact) return;
-  int padded = 0;
-  for (int d = 0; d < dst->nvdims; d++) {
+  for (int d = 0; d < dst->nvdims; d++)
     if (dst->pad_before[d] || src->pad_before[d]) return;
-    padded |= dst->padded[d] > dst->dims[d];
-  }
   if (!refine_all(p, dst, src, 0)) {
     unsigned beyond = 0; /* the dims whose axes refine only so */
-    for (int i = 0; !padded && i < dst->naxes; i++) {
+    for (int i = 0; i < dst->naxes; i++) {
       rl_layout_plan one = {0};
       unsigned bit = 1u << dst->axes[i].dim;
       int fails =
@@ -151,7 +149,7 @@ static void affine(rl_layout_plan *p, const relayout_desc *dst,
       p->naxes = 0;
       return;
     }
-    p->skip = 1;
+    p->skip = beyond;
   }
   merge(p);
   p->affine = 1;

@@ -35,10 +35,11 @@ typedef struct rl_box_axis {
 
 typedef struct rl_layout_plan {
   rl_family family;
-  int affine; /* source offset = sum of index * sstride over the axes */
-  int skip;   /* affine: axes run past dims the destination does not pad,
-               * and what lies past them is skipped, not zero-filled */
-  int naxes;  /* affine: merged axes, outermost first */
+  int affine;    /* source offset = sum of index * sstride over the axes */
+  unsigned skip; /* affine: the dims (a bit each) whose last piece runs on
+                  * past the destination's end along them, to the end of a
+                  * source block; what lies past that end is skipped */
+  int naxes;     /* affine: merged axes, outermost first */
   rl_iter_axis axes[RELAYOUT_MAX_AXES * 2];
   int stage_bits[RELAYOUT_MAX_AXES * 2];   /* STAGE: log2 of each axis' block
                                             * in the box (0: not in it) */

@@ -326,7 +326,8 @@ static inline void rl_box_squares(__global const RL_T *restrict src,
  * stay in the first-level cache. The box spans RL_BP x RL_BQ rows of RL_BK
  * elements over axes P, Q and K (K innermost in the destination, source
  * stride RL_SK); rl_box gives its offsets and how far data reaches along
- * each axis, the rest is zero. Reads along K are strided when the box is a
+ * each axis, the rest is zero (with RL_SKIP, up to the destination's end
+ * only: a box may run past it, to the end of a source block). Reads along K are strided when the box is a
  * transpose, but every source line the box touches is read whole from the
  * cache as P advances; with RL_VEC > 1 such a box, when all data, moves as
  * squares transposed in registers. */
@@ -348,13 +349,17 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
   id /= np;
 #endif
   if (id >= RL_NREST) return;
-  RL_I d, s, n[3];
+  RL_I d, s, n[6];
   if (!rl_box(id, p0, q0, k0, &d, &s, n)) n[0] = 0;
   src += src_off + s;
   dst += dst_off + d;
   RL_I mp = min((RL_I)RL_BP, (RL_I)(RL_EP - p0));
   RL_I mq = min((RL_I)RL_BQ, (RL_I)(RL_EQ - q0));
   RL_I mk = min((RL_I)RL_BK, (RL_I)(RL_EK - k0));
+#ifdef RL_SKIP /* past the destination's end: nothing to write */
+  mp = clamp(n[3], (RL_I)0, mp);
+  mq = clamp(n[4], (RL_I)0, mq);
+#endif
   RL_I dq = clamp(n[1], (RL_I)0, mq);
   int stream = 0;
 #ifdef RL_STREAM
@@ -396,10 +401,14 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
         for (int j = 0; j < RL_BK; j++) out[j] = RL_TRANSFORM(in[j * RL_SK]);
         continue;
       }
-      for (; k < data; k++) out[k] = RL_TRANSFORM(in[k * RL_SK]);
-#ifndef RL_SKIP /* past the data: padding, or no element at all */
-      for (; k < mk; k++) out[k] = (RL_T)0;
+#ifdef RL_SKIP
+      RL_I write =
+          clamp((RL_I)(n[5] - p * RL_WP - q * RL_WQ), (RL_I)0, mk);
+#else
+      RL_I write = mk;
 #endif
+      for (; k < data; k++) out[k] = RL_TRANSFORM(in[k * RL_SK]);
+      for (; k < write; k++) out[k] = (RL_T)0; /* padding */
     }
   }
 }

@@ -389,9 +389,11 @@ static int box_q_runs(const char *s) { /* FRACTAL_Z -> NCHW: K's outer
              (bq < define_value(s, "RL_EQ") ? bq : define_value(s, "RL_EQ"));
 }
 static int box_skips(const char *s) { /* unpacking (C = 40 from blocks of
-                                        16, M and N off the fractal grid):
-                                        an affine box that runs on past the
-                                        extent and skips what lies there */
+                                        16, M and N off the fractal grid),
+                                        or into smaller blocks (C = 17 from
+                                        16 into 8): an affine box that runs
+                                        on past the destination's end and
+                                        skips what lies there */
   return define_value(s, "RL_KERNEL") == 5 && define_value(s, "RL_SKIP") == 1;
 }
 static int box_squares(const char *s) { /* transposed in registers; P or K
@@ -434,9 +436,10 @@ static int stage_partial(const char *s) { /* a block the extent cuts */
 static int stage_data(const char *s) { /* padding inside the box */
   return stage_partial(s) && strstr(s, "int data = 1 &&");
 }
-static int stage_skips(const char *s) { /* unpacking C = 40 from blocks of
-                                          16 or 32: past C, nothing to write */
-  return stage_partial(s) && strstr(s, "if (data) g[");
+static int stage_skips(const char *s) { /* C = 40 from blocks of 16 or 32
+                                          into NCHW, C = 17 into nChw8c:
+                                          past the end, nothing to write */
+  return stage_data(s) && define_value(s, "RL_SKIP") == 1;
 }
 static int stage_small(const char *s) { /* fewer elements than work-items */
   return strstr(s, "rl_stage_start") && strstr(s, "&& lid < ");
@@ -482,6 +485,8 @@ static void boxes(void) {
       {"cpu", 0, "nChw8c", "NHWC", box_skips, {2, 17, 5, 7}, 1},
       {"cpu", 0, "FRACTAL_Z", "NCHW", box_skips, {70, 17, 3, 3}, 1},
       {"cpu", 2, "FRACTAL_NZ", "ND", box_skips, {2, 37, 70}, 1},
+      {"cpu", 0, "nChw16c", "nChw8c", box_skips, {2, 17, 5, 7}, 1},
+      {"cpu", 0, "FRACTAL_Z", "NC1HWC0", box_skips, {33, 20, 3, 3}, 1},
       {"cpu", 0, "NCHW", "NHWC", box_lead, {2, 40, 9, 13}, 1},
       {"cpu", 0, "NCHW", "NHWC", box_lead, {2, 40, 16, 33}, 1},
       {"cpu", 0, "NCHW", "NHWC", box_group, {2, 24, 9, 15}, 1},
@@ -494,6 +499,7 @@ static void boxes(void) {
       {"gpu", 0, "NCHW", "CHWN4", stage_partial, {3, 10, 37, 41}, 1},
       {"gpu", 0, "NHWC", "NCHW", stage_small, {1, 3, 2, 5}, 1},
       {"gpu", 0, "NC1HWC0", "NCHW", stage_skips, {2, 40, 5, 7}, 1},
+      {"gpu", 0, "nChw16c", "nChw8c", stage_skips, {2, 17, 5, 7}, 1},
       {"gpu", 0, "NCHW", "2N", stage_fits, {4, 64, 16, 16}, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
