@@ -327,9 +327,9 @@ static inline void rl_box_squares(__global const RL_T *restrict src,
  * elements over axes P, Q and K (K innermost in the destination, source
  * stride RL_SK); rl_box gives its offsets and how far data reaches along
  * each axis, the rest is zero (with RL_SKIP, up to the destination's end
- * only: a box may run past it, to the end of a source block). Reads along K are strided when the box is a
- * transpose, but every source line the box touches is read whole from the
- * cache as P advances; with RL_VEC > 1 such a box, when all data, moves as
+ * only: a box may run past it, to the end of a source block). Reads along
+ * K are strided when the box is a transpose, but every source line the box
+ * touches is read whole from the cache as P advances; with RL_VEC > 1 such a box, when all data, moves as
  * squares transposed in registers. */
 __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
                        __global RL_T *restrict dst, long dst_off) {

@@ -533,10 +533,9 @@ static void boxes(void) {
  *   plain stores throughout; squares whose rows are off the line grid
  *   (NHWC -> NCHW at 14x14 pixels, rows 784 bytes apart at f32): one at a
  *   time (f32) plain, 2 side by side (f64) streamed; except short runs
- *   along Q whose groups of
- *   squares write whole lines (FRACTAL_Z from 3x3 with N = 64 at f32:
- *   rows 4 KiB apart, Q's last block ragged, C's last block partly
- *   padding), which stream;
+ *   along Q whose groups of squares write whole lines (FRACTAL_Z from 3x3
+ *   with N = 64 at f32: rows 4 KiB apart, Q's last block ragged, C's last
+ *   block partly padding), which stream;
  * - rows contiguous in the source, 16 bytes per store: FRACTAL_NZ, with
  *   P and Q ragged and N's last rows partly padding (plain stores there);
  *   nChw8c -> nChw16c, C padded. */
@@ -627,6 +626,11 @@ static void streams(void) {
   want_plan = NULL;
 }
 
+/* n bytes starting on a page (aligned_alloc takes whole pages). */
+static unsigned char *page_alloc(size_t n) {
+  return aligned_alloc(4096, (n + 4095) & ~(size_t)4095);
+}
+
 /* relayout_plan_run on host arrays. A device that works in host memory
  * runs the kernel on them in place where an array is aligned to its
  * element and copies one that is not; with RELAYOUT_UNIFIED=0 it copies
@@ -643,12 +647,16 @@ static void host_path(const char *device) {
   relayout_desc_size_bytes(&sb, &s, NULL);
   relayout_desc_size_bytes(&db, &d, NULL);
   const size_t pad = 64, room = 4096;
-  /* aligned_alloc takes whole pages */
-  unsigned char *in =
-      aligned_alloc(4096, (room + (size_t)sb + 4095) & ~(size_t)4095);
-  unsigned char *out =
-      aligned_alloc(4096, (room + (size_t)db + pad + 4095) & ~(size_t)4095);
-  unsigned char *src = malloc((size_t)sb);
+  unsigned char *in = page_alloc(room + (size_t)sb),
+                *out = page_alloc(room + (size_t)db + pad),
+                *src = malloc((size_t)sb);
+  CHECK(in && out && src, "out of memory");
+  if (!in || !out || !src) {
+    free(in);
+    free(out);
+    free(src);
+    return;
+  }
   fill(src, (size_t)sb);
   guarded want = guarded_alloc((size_t)db, 0xA5);
   CHECK_OK(
