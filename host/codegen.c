@@ -278,9 +278,11 @@ static void stage_phase(text *t, const rl_layout_plan *p,
           "    g[go + %lld] = data ? RL_TRANSFORM(box[lo + %lld]) "
           ": (RL_T)0;\n  }\n",
           (long long)g0, (long long)l0);
-    } else
+    } else { /* only data: past it the source may end */
+      step_bounds(t, p, order, n, c, ~0u, dst->dims);
       put(t, ")\n    box[lo + %lld] = g[go + %lld];\n", (long long)l0,
           (long long)g0);
+    }
   }
 }
 
