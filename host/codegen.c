@@ -466,6 +466,7 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
   if (p->p_first) put(&t, "#define RL_P_FIRST 1\n");
   if (p->ahead) put(&t, "#define RL_AHEAD %d\n", p->ahead);
   if (p->lead) put(&t, "#define RL_LEAD %d\n", p->lead);
+  if (p->staged) put(&t, "#define RL_STAGED %d\n", p->staged);
   if (p->skip) put(&t, "#define RL_SKIP 1\n");
   put(&t, "static inline int rl_map(RL_I o, RL_I *s) {\n");
   if (p->affine)

@@ -609,8 +609,9 @@ static void plan_wide(rl_layout_plan *p, int size) {
  * 1.9-2.0 and 5.7-6.2. Nor did 4 tiles side by side along Q, each
  * destination line written whole, streamed or not, beat it (12.1-12.2
  * against 12.0-12.5): at 64x256x56x56 N's source rows are a multiple of
- * 4 KiB apart, and the 16 a line needs crowd one cache set. Not with the
- * prefetch (short_runs), which works one Q step at a time. */
+ * 4 KiB apart, and the 16 a line needs crowd one cache set (plan_staged
+ * does, for destinations larger than the cache). Not with the prefetch
+ * (short_runs), which works one Q step at a time. */
 static void plan_span(rl_layout_plan *p, int size) {
   const rl_box_axis *Q = &p->box[1], *K = &p->box[2];
   int64_t row = K->block * size;
@@ -621,6 +622,53 @@ static void plan_span(rl_layout_plan *p, int size) {
   p->vec = 4;
   p->tile = 16 / size;
   p->span = (int)(16 / row);
+}
+
+/* CPU devices, K one block of up to 16 bytes, strided in the source, with
+ * Q continuing its rows and P's rows following one another (NCHW -> CHWN4:
+ * 4 channels, N, then the pixels): a box of P x all of Q x K is one run of
+ * whole destination rows. Each destination line takes 16 (int8) N's source
+ * rows, which at 64x256x56x56 lie a multiple of 4 KiB apart and crowd one
+ * cache set, so no box order both reads each source line once and writes
+ * each destination line whole (plan_span). A staged box does both: its
+ * squares, 16 bytes per row (K's block at each of `span` steps along Q),
+ * go to a private buffer of up to 16 KiB, Q step by Q step, each step
+ * reading whole lines of its rows; then the buffer goes out in order, with
+ * non-temporal stores. Each Q step first asks for its rows' lines 3 lines
+ * past the box (lead): the next boxes along P continue the same runs, too
+ * many for the core's prefetchers to follow. A hand-written kernel of that
+ * shape, alternating in one process with the plan before it, NCHW -> CHWN4
+ * 64x256x56x56 int8: 1.63-1.68x (work-groups of 1 and 4), 1.19-1.28x in
+ * groups of 16; without the prefetch 1.12-1.22x; without the buffer, its
+ * lines written in place, 0.83-0.99x. As planned, alternating likewise
+ * with the tiles of plan_span: 64x256x56x56 int8 1.49-1.57x, f16 1.55x,
+ * f32 1.27x; int8 128x128x28x28 1.30x, 32x256x56x56 1.11x, 256x64x56x56
+ * 1.26x, 128x128x56x56 1.44x, 64x64x112x112 1.78x, 64x512x14x14 1.12x.
+ * Every row's prefetch at the box's start instead of each Q step's:
+ * 0.64-0.78x. */
+static void plan_staged(rl_layout_plan *p, const relayout_desc *dst, int size,
+                        int64_t stream_from) {
+  const rl_box_axis *P = &p->box[0], *Q = &p->box[1], *K = &p->box[2];
+  int64_t bytes, width = 16 / size, line = 64 / size;
+  if (stream_from <= 0 || relayout_desc_size_bytes(&bytes, dst, NULL) ||
+      bytes < stream_from || p->vec < 2 || !continues_rows(p))
+    return;
+  const rl_iter_axis *a = &p->axes[P->axis], *q = &p->axes[Q->axis],
+                     *k = &p->axes[K->axis];
+  int64_t row = k->extent * size, run = a->dstride * size;
+  if (K->block != k->extent || a->check >= 0 || q->check >= 0 || 16 % row ||
+      a->dstride != q->extent * q->dstride || q->extent % (16 / row) ||
+      run * width > 16384 || a->extent < width)
+    return;
+  p->vec = (int)width;
+  p->tile = p->wide = 0;
+  p->span = row < 16 ? (int)(16 / row) : 0;
+  p->box[1].block = q->extent;
+  int64_t rows = 16384 / run / width * width;
+  set_block(p, 0, rows < a->extent ? rows : a->extent / width * width);
+  p->staged = (int)(p->box[0].block * run / 16);
+  p->stream = (int)width;
+  p->lead = a->extent > p->box[0].block + 3 * line ? (int)(3 * line) : 0;
 }
 
 /* log2 of the least power of two >= n */
@@ -711,6 +759,7 @@ void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
       p.family = RL_FAMILY_LINES;
       plan_box(&p, bits / 8);
       p.stream = stream_stores(&p, dst, bits / 8, stream_from);
+      plan_staged(&p, dst, bits / 8, stream_from);
       plan_bytes16(&p, dst, bits / 8, stream_from);
       plan_tiles(&p, dst, bits / 8, stream_from);
       plan_wide(&p, bits / 8);

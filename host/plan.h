@@ -51,8 +51,8 @@ typedef struct rl_layout_plan {
   int tile; /* LINES: 0, or 16 bytes' worth of elements: the squares are
              * tiles of vec rows of that many elements (1- and 2-byte types,
              * 4 rows of 16 bytes) */
-  int span; /* LINES: 0, or the steps along Q a tile's rows span, K's
-             * whole block at each (K's block under 16 bytes) */
+  int span; /* LINES: 0, or the steps along Q a square's or tile's rows
+             * span, K's whole block at each (K's block under 16 bytes) */
   int wide; /* LINES: 1-byte squares of 4 rows along K by 16 bytes along P
              * (K's block 4, the rows it writes following one another) */
   rl_box_axis box[3]; /* LINES: P, Q, then K, the innermost axis */
@@ -65,6 +65,9 @@ typedef struct rl_layout_plan {
                * writing each row's pieces one after another (0 or 1: one
                * square at a time) */
   int stream; /* LINES: elements per non-temporal store (0: plain stores) */
+  int staged; /* LINES: 0, or the 16-byte rows of a private buffer that
+               * holds a box's destination (one run of whole rows) before
+               * it is written out */
 } rl_layout_plan;
 
 /* Analyses dst <- src (same logical dims) for a GPU (the families that

@@ -15,7 +15,9 @@
  * by 16 bytes along P (1-byte elements); RL_GROUP, how many squares side
  * by side along K rl_lines moves at once; RL_AHEAD, how many Q steps ahead
  * rl_lines' squares prefetch the source; RL_LEAD, how many elements past
- * its box along P a box of squares first prefetches each source row.
+ * its box along P a box of squares first prefetches each source row;
+ * RL_STAGED, the 16-byte rows of a private buffer that holds a box's
+ * destination, one run of whole rows, before rl_lines writes it out.
  * RL_KERNEL names the one kernel a plan compiles: 1 rl_gather, 2 rl_rows,
  * 3 rl_gather_nibbles, 4 rl_stage, 5 rl_lines. Each writes every destination
  * element once, padding as zero.
@@ -185,7 +187,7 @@ static inline void rl_stream_row(__global const RL_T *restrict in,
 #define RL_AS_ROW(x) RL_BYTE_SQUARE(as_uchar16(x))
 #else
 #define RL_ST RL_VT
-#define RL_SIDE_K RL_VEC
+#define RL_SIDE_K (RL_VEC / RL_SIDE_Q)
 #define RL_AS_ROW(x) (x)
 #endif
 /* RL_SIDE_P: a square's side along P; RL_ROW_P: where along P its row j
@@ -275,19 +277,28 @@ static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
  * as RL_VEC rows along P, transposed in registers and written as RL_VEC rows
  * along K, RL_GROUP of them along K at a time, each row's pieces one after
  * another; element by element where P, K or Q (RL_SIDE_Q) leaves less than
- * a group. With RL_AHEAD (K's rows follow one another in the source, so
- * each Q step reads one short run, far from the last), each Q step first
- * prefetches the run of the step that many steps on, line by line: the
- * core's own prefetchers have no run to follow. */
+ * a group. With `stage` (RL_STAGED: whole squares only), the rows go there,
+ * at their place in the box's destination run, instead. With RL_AHEAD (K's
+ * rows follow one another in the source, so each Q step reads one short
+ * run, far from the last), each Q step first prefetches the run of the step
+ * that many steps on, line by line: the core's own prefetchers have no run
+ * to follow. With RL_LEAD and `lead`, each Q step first asks for the line
+ * RL_LEAD elements past the box's last along P of each row it reads. */
 static inline void rl_box_squares(__global const RL_T *restrict src,
                                   __global RL_T *restrict dst, RL_I mp,
-                                  RL_I mq, RL_I mk, int stream) {
+                                  RL_I mq, RL_I mk, int stream, int lead,
+                                  RL_VT *stage) {
   RL_I sp = mp - mp % RL_SIDE_P, sk = mk - mk % (RL_SIDE_K * RL_GROUP),
        sq = mq - mq % RL_SIDE_Q;
   for (RL_I q = 0; q < mq; q += RL_SIDE_Q) {
     __global const RL_T *in = src + q * RL_SQ;
     __global RL_T *out = dst + q * RL_DQ;
     RL_I ep = q < sq ? sp : 0; /* squares end, elements follow, here */
+#ifdef RL_LEAD
+    for (RL_I j = 0; lead && j < RL_SIDE_Q && q + j < mq; j++)
+      for (RL_I k = 0; k < mk; k++)
+        RL_PREFETCH(in + j * RL_SQ + k * RL_SK + mp - 1 + RL_LEAD);
+#endif
 #ifdef RL_AHEAD
     if (q + RL_AHEAD < mq) {
       __global const RL_T *next = in + RL_AHEAD * RL_SQ;
@@ -309,9 +320,14 @@ static inline void rl_box_squares(__global const RL_T *restrict src,
 #pragma unroll
         for (int j = 0; j < RL_VEC; j++)
 #pragma unroll
-          for (int g = 0; g < RL_GROUP; g++)
-            rl_put_row(out + (p + j * RL_ROW_P) * RL_DP + k + g * RL_SIDE_K,
-                       RL_TRANSFORM(RL_AS_ROW(r[g][j])), stream);
+          for (int g = 0; g < RL_GROUP; g++) {
+            RL_I o = (p + j * RL_ROW_P) * RL_DP + k + g * RL_SIDE_K;
+            RL_VT v = RL_TRANSFORM(RL_AS_ROW(r[g][j]));
+            if (stage)
+              stage[(q * RL_DQ + o) / vec_step(RL_VT)] = v;
+            else
+              rl_put_row(out + o, v, stream);
+          }
       }
     for (RL_I j = 0; j < RL_SIDE_Q && q + j < mq; j++)
       for (RL_I p = sk < mk ? 0 : ep; p < mp; p++)
@@ -369,16 +385,26 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
   /* K's data count is least at the box's last P and Q */
   if (n[0] >= mp && dq == mq &&
       n[2] - (mp - 1) * RL_CP - (mq - 1) * RL_CQ >= mk) {
+    int lead = 0;
 #ifdef RL_LEAD
-    /* rows off the line grid: each row's line RL_LEAD elements on */
-    if (p0 + mp - 1 + RL_LEAD < RL_EP)
-      for (RL_I k = 0; k < mk; k++)
-        RL_PREFETCH(src + k * RL_SK + mp - 1 + RL_LEAD);
+    lead = p0 + mp - 1 + RL_LEAD < RL_EP;
+#endif
+#ifdef RL_STAGED
+    /* whole squares: the box's destination, one run of whole rows, through
+     * a private buffer, then written in order */
+    if (mp % RL_SIDE_P == 0 && mq % RL_SIDE_Q == 0 &&
+        mk % (RL_SIDE_K * RL_GROUP) == 0) {
+      RL_VT stage[RL_STAGED];
+      rl_box_squares(src, dst, mp, mq, mk, 0, lead, stage);
+      for (RL_I i = 0; i < mp * RL_DP / vec_step(RL_VT); i++)
+        rl_put_row(dst + i * vec_step(RL_VT), stage[i], stream);
+      return;
+    }
 #endif
     if (stream) /* two copies, each with its stores fixed */
-      rl_box_squares(src, dst, mp, mq, mk, 1);
+      rl_box_squares(src, dst, mp, mq, mk, 1, lead, 0);
     else
-      rl_box_squares(src, dst, mp, mq, mk, 0);
+      rl_box_squares(src, dst, mp, mq, mk, 0, lead, 0);
     return;
   }
 #endif

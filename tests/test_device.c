@@ -538,7 +538,11 @@ static void boxes(void) {
  *   block partly padding), which stream;
  * - rows contiguous in the source, 16 bytes per store: FRACTAL_NZ, with
  *   P and Q ragged and N's last rows partly padding (plain stores there);
- *   nChw8c -> nChw16c, C padded. */
+ *   nChw8c -> nChw16c, C padded;
+ * - staged boxes (NCHW -> CHWN4 but f64, whose 4 channels are 32 bytes):
+ *   squares across K and Q through a private buffer, with the lead's
+ *   prefetch; P's last block ragged, written without the buffer; C
+ *   padded. */
 static int box_streams(const char *s) {
   long long v = define_value(s, "RL_VEC"), tile = define_value(s, "RL_TILE");
   return v > 1 ? define_value(s, "RL_STREAM") == (tile > 0 ? tile : v)
@@ -581,6 +585,14 @@ static int box_streams_tiles_pages(const char *s) {
                   : box_streams_tiles(s) &&
                         define_value(s, "RL_BK") == (size == 1 ? 64 : 256);
 }
+static int box_staged(const char *s) {
+  long long size = element_size(s), staged = define_value(s, "RL_STAGED"),
+            bp = define_value(s, "RL_BP");
+  if (size > 4) return staged < 0;
+  return staged == bp * define_value(s, "RL_DP") * size / 16 &&
+         define_value(s, "RL_LEAD") > 0 &&
+         define_value(s, "RL_EP") % bp % (16 / size) > 0;
+}
 
 static void streams(void) {
   cl_device_id dev;
@@ -609,6 +621,7 @@ static void streams(void) {
       {0, "NCHW", "FRACTAL_Z", box_streams_short, {64, 17, 3, 3}, 1},
       {2, "ND", "FRACTAL_NZ", box_streams, {2, 37, 70}, 1},
       {0, "nChw8c", "nChw16c", box_streams, {2, 24, 5, 7}, 2},
+      {0, "NCHW", "CHWN4", box_staged, {16, 10, 21, 23}, 1},
   };
   setenv("RELAYOUT_STREAM_BYTES", "1", 1);
   force_families = "cpu";
