@@ -345,8 +345,8 @@ static inline void rl_box_squares(__global const RL_T *restrict src,
  * each axis, the rest is zero (with RL_SKIP, up to the destination's end
  * only: a box may run past it, to the end of a source block). Reads along
  * K are strided when the box is a transpose, but every source line the box
- * touches is read whole from the cache as P advances; with RL_VEC > 1 such a box, when all data, moves as
- * squares transposed in registers. */
+ * touches is read whole from the cache as P advances; with RL_VEC > 1 such
+ * a box, when all data, moves as squares transposed in registers. */
 __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
                        __global RL_T *restrict dst, long dst_off) {
   RL_I id = (RL_I)get_global_id(0);
