@@ -431,9 +431,9 @@ static const char *moved_type(int bits) {
 
 /* The kernel of kernels/relayout.cl a plan runs, as RL_KERNEL numbers it. */
 static int kernel_number(const rl_layout_plan *p, const relayout_desc *dst) {
+  if (p->family == RL_FAMILY_LINES) return 5;
   if (relayout_dtype_bits(dst->dtype) == 4) return 3;
   if (p->family == RL_FAMILY_STAGE) return 4;
-  if (p->family == RL_FAMILY_LINES) return 5;
   return p->family == RL_FAMILY_ROWS ? 2 : 1;
 }
 
@@ -468,6 +468,7 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
   if (p->lead) put(&t, "#define RL_LEAD %d\n", p->lead);
   if (p->staged) put(&t, "#define RL_STAGED %d\n", p->staged);
   if (p->skip) put(&t, "#define RL_SKIP 1\n");
+  if (bits == 4) put(&t, "#define RL_NIBBLES 1\n");
   put(&t, "static inline int rl_map(RL_I o, RL_I *s) {\n");
   if (p->affine)
     map_affine(&t, p, dst);

@@ -35,6 +35,8 @@ struct relayout_engine {
 struct relayout_plan {
   relayout_engine *engine;
   relayout_desc dst, src;
+  relayout_desc moved; /* the destination as the kernel moves it: dst, or
+                        * its byte view (rl_nibble_bytes) */
   rl_layout_plan layout;
   char *source;
   cl_kernel kernel;

@@ -741,6 +741,20 @@ static void plan_stage(rl_layout_plan *p, int size) {
   }
 }
 
+/* 4-bit on CPU devices: boxes of rows that start on whole bytes (K's
+ * extent and every other destination stride even, nothing skipped), so
+ * that each work-item writes whole bytes of its own. They move element by
+ * element, two nibbles to a byte (kernels/relayout.cl RL_NIBBLES); the rest
+ * gathers nibble by nibble. */
+static int nibble_rows(const rl_layout_plan *p) {
+  if (!p->naxes || p->skip || p->axes[p->naxes - 1].dstride != 1 ||
+      p->axes[p->naxes - 1].extent % 2)
+    return 0;
+  for (int i = 0; i + 1 < p->naxes; i++)
+    if (p->axes[i].dstride % 2) return 0;
+  return 1;
+}
+
 void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
                      const relayout_desc *src, int for_cpu,
                      int64_t stream_from) {
@@ -776,6 +790,11 @@ void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
       p.family = p.vec > 1 ? RL_FAMILY_ROWS : RL_FAMILY_STAGE;
       if (p.vec == 1) plan_stage(&p, bits / 8);
     }
+  } else if (p.affine && for_cpu && nibble_rows(&p)) {
+    p.family = RL_FAMILY_LINES;
+    plan_box(&p, 1);
+    p.vec = 1; /* no squares, nor their prefetches */
+    p.ahead = p.lead = 0;
   }
   *out = p;
 }

@@ -78,6 +78,13 @@ void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
                      const relayout_desc *src, int for_cpu,
                      int64_t stream_from);
 
+/* A 4-bit conversion whose elements move in pairs (both layouts keep one
+ * dim innermost, contiguous, in whole bytes): the same conversion in bytes,
+ * in dst8 and src8, which the planner and kernels then take instead. 0 when
+ * it is not such a conversion. */
+int rl_nibble_bytes(relayout_desc *dst8, relayout_desc *src8,
+                    const relayout_desc *dst, const relayout_desc *src);
+
 /* The kernel source for a plan: a generated header, then kernels/relayout.cl.
  * Returns a malloc'ed string, or NULL when out of memory. */
 char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,

@@ -44,11 +44,12 @@ static void sizes(relayout_plan *p) {
     p->global[0] = (size_t)boxes * 256;
     return;
   }
-  int64_t items = p->dst.span;
-  if (relayout_dtype_bits(p->dst.dtype) == 4)
-    items = (items + 1) / 2;
-  else if (l->family == RL_FAMILY_ROWS)
+  int64_t items = p->moved.span;
+  if (l->family == RL_FAMILY_ROWS)
     items /= l->vec;
+  else if (l->family == RL_FAMILY_GATHER &&
+           relayout_dtype_bits(p->moved.dtype) == 4)
+    items = (items + 1) / 2;
   else if (l->family == RL_FAMILY_LINES) { /* one box per work-item */
     items = 1;
     for (int k = 0; k < l->naxes; k++) {
@@ -93,6 +94,9 @@ relayout_status relayout_plan_create(relayout_plan **out,
   p->engine = engine;
   p->dst = *dst;
   p->src = *src;
+  relayout_desc dst8, src8; /* 4-bit layouts that move as bytes */
+  if (rl_nibble_bytes(&dst8, &src8, dst, src)) dst = &dst8, src = &src8;
+  p->moved = *dst;
   /* RELAYOUT_FAMILIES=gpu|cpu picks the other kind's kernels (for tests and
    * tuning); by default the device's type decides. */
   const char *fam = getenv("RELAYOUT_FAMILIES");

@@ -17,7 +17,8 @@
  * rl_lines' squares prefetch the source; RL_LEAD, how many elements past
  * its box along P a box of squares first prefetches each source row;
  * RL_STAGED, the 16-byte rows of a private buffer that holds a box's
- * destination, one run of whole rows, before rl_lines writes it out.
+ * destination, one run of whole rows, before rl_lines writes it out;
+ * RL_NIBBLES, rl_lines moves 4-bit elements (RL_T bytes, two to one).
  * RL_KERNEL names the one kernel a plan compiles: 1 rl_gather, 2 rl_rows,
  * 3 rl_gather_nibbles, 4 rl_stage, 5 rl_lines. Each writes every destination
  * element once, padding as zero.
@@ -338,6 +339,27 @@ static inline void rl_box_squares(__global const RL_T *restrict src,
 }
 #endif
 
+/* Row elements moved one at a time: RL_PUT(out, src, i, k, data) writes the
+ * destination row `out`'s element k from the source element at offset
+ * i + k * RL_SK. With RL_NIBBLES (4-bit elements, two to a byte, low nibble
+ * first), offsets count elements from the source's first byte, and each
+ * call writes a byte of the row (which starts on one): elements k and k + 1,
+ * the second zero when it is past the row's `data`. */
+#ifdef RL_NIBBLES
+#define RL_EL 2
+#define RL_NIBBLE(src, i) (((src)[(i) >> 1] >> (((i)&1) * 4)) & 0xF)
+#define RL_PUT(out, src, i, k, data)                                         \
+  ((out)[(k) / 2] =                                                          \
+       (RL_T)(RL_NIBBLE(src, (i) + (k)*RL_SK) |                              \
+              ((k) + 1 < (data) ? RL_NIBBLE(src, (i) + ((k) + 1) * RL_SK)    \
+                                      << 4                                   \
+                                : 0)))
+#else
+#define RL_EL 1
+#define RL_PUT(out, src, i, k, data)                                         \
+  ((out)[k] = RL_TRANSFORM((src)[(i) + (k)*RL_SK]))
+#endif
+
 /* For CPU devices: a box of whole destination rows per work-item, sized to
  * stay in the first-level cache. The box spans RL_BP x RL_BQ rows of RL_BK
  * elements over axes P, Q and K (K innermost in the destination, source
@@ -367,8 +389,14 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
   if (id >= RL_NREST) return;
   RL_I d, s, n[6];
   if (!rl_box(id, p0, q0, k0, &d, &s, n)) n[0] = 0;
+#ifdef RL_NIBBLES
+  src += src_off; /* s counts elements from here */
+  dst += dst_off + d / 2;
+#else
   src += src_off + s;
+  s = 0;
   dst += dst_off + d;
+#endif
   RL_I mp = min((RL_I)RL_BP, (RL_I)(RL_EP - p0));
   RL_I mq = min((RL_I)RL_BQ, (RL_I)(RL_EQ - q0));
   RL_I mk = min((RL_I)RL_BK, (RL_I)(RL_EK - k0));
@@ -411,8 +439,8 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
   for (RL_I p = 0; p < mp; p++) {
     RL_I data_q = p < n[0] ? dq : 0;
     for (RL_I q = 0; q < mq; q++) {
-      __global const RL_T *in = src + p * RL_SP + q * RL_SQ;
-      __global RL_T *out = dst + p * RL_DP + q * RL_DQ;
+      RL_I in = s + p * RL_SP + q * RL_SQ;
+      __global RL_T *out = dst + (p * RL_DP + q * RL_DQ) / RL_EL;
       RL_I data = q < data_q ? clamp((RL_I)(n[2] - p * RL_CP - q * RL_CQ),
                                      (RL_I)0, mk)
                              : 0,
@@ -420,11 +448,11 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
       if (data == RL_BK) { /* a whole row: a fixed count, unrolled */
 #if RL_VEC == 1 && defined(RL_STREAM)
         if (stream) {
-          rl_stream_row(in, out);
+          rl_stream_row(src + in, out);
           continue;
         }
 #endif
-        for (int j = 0; j < RL_BK; j++) out[j] = RL_TRANSFORM(in[j * RL_SK]);
+        for (int j = 0; j < RL_BK; j += RL_EL) RL_PUT(out, src, in, j, RL_BK);
         continue;
       }
 #ifdef RL_SKIP
@@ -433,8 +461,8 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
 #else
       RL_I write = mk;
 #endif
-      for (; k < data; k++) out[k] = RL_TRANSFORM(in[k * RL_SK]);
-      for (; k < write; k++) out[k] = (RL_T)0; /* padding */
+      for (; k < data; k += RL_EL) RL_PUT(out, src, in, k, data);
+      for (; k < write; k += RL_EL) out[k / RL_EL] = (RL_T)0; /* padding */
     }
   }
 }

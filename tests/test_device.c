@@ -639,6 +639,53 @@ static void streams(void) {
   want_plan = NULL;
 }
 
+/* 4-bit conversions, each with both kinds' families: where both layouts
+ * keep one dim innermost, contiguous and in whole bytes, the kernel moves
+ * bytes; otherwise, on CPU devices, boxes of destination rows that start
+ * on whole bytes move nibbles two to a byte (rows of even length, every
+ * other destination stride even, nothing skipped), and the rest (and every
+ * such conversion on GPUs) gathers nibbles. */
+static int moves_bytes(const char *s) {
+  return define_value(s, "RL_KERNEL") != 3 &&
+         !strstr(s, "#define RL_NIBBLES 1");
+}
+static int nibble_boxes(const char *s) {
+  return define_value(s, "RL_KERNEL") == 5 && strstr(s, "#define RL_NIBBLES 1");
+}
+static int gathers_nibbles(const char *s) {
+  return define_value(s, "RL_KERNEL") == 3;
+}
+static void nibbles(void) {
+  static const struct {
+    int family;
+    const char *src, *dst;
+    int (*want_cpu)(const char *), (*want_gpu)(const char *);
+    int64_t shape[4];
+  } cases[] = {
+      {2, "ND", "FRACTAL_NZ", moves_bytes, moves_bytes, {3, 33, 128}},
+      {2, "ND", "FRACTAL_NZ", moves_bytes, moves_bytes, {2, 17, 70}},
+      {2, "FRACTAL_NZ", "ND", moves_bytes, moves_bytes, {2, 37, 70}},
+      {2, "NZ", "NZ(c0=8)", moves_bytes, moves_bytes, {1, 20, 30}},
+      {0, "NHWC", "NC1HWC0", moves_bytes, moves_bytes, {2, 3, 5, 70}},
+      {0, "NC1HWC0", "NHWC", moves_bytes, moves_bytes, {2, 70, 3, 5}},
+      {2, "ND", "FRACTAL_NZ", nibble_boxes, gathers_nibbles, {2, 17, 71}},
+      {2, "ND", "FRACTAL_ZN", nibble_boxes, gathers_nibbles, {2, 17, 70}},
+      {0, "NCHW", "NC1HWC0", nibble_boxes, gathers_nibbles, {2, 70, 3, 6}},
+      {0, "NCHW", "FRACTAL_Z", nibble_boxes, gathers_nibbles, {33, 17, 3, 3}},
+      {0, "NHWC", "NCHW", gathers_nibbles, gathers_nibbles, {2, 3, 5, 70}},
+      {2, "FRACTAL_NZ", "ND", gathers_nibbles, gathers_nibbles, {2, 37, 71}},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (int gpu = 0; gpu < 2; gpu++) {
+      force_families = gpu ? "gpu" : "cpu";
+      want_plan = gpu ? cases[i].want_gpu : cases[i].want_cpu;
+      one_pair(cases[i].src, cases[i].dst, RELAYOUT_I4,
+               &families[cases[i].family], cases[i].shape);
+    }
+  force_families = NULL;
+  want_plan = NULL;
+}
+
 /* n bytes starting on a page (aligned_alloc takes whole pages). */
 static unsigned char *page_alloc(size_t n) {
   return aligned_alloc(4096, (n + 4095) & ~(size_t)4095);
@@ -738,6 +785,7 @@ int main(void) {
   host_path(dev ? dev : "cpu");
   boxes();
   streams();
+  nibbles();
   int nshapes = shapes ? atoi(shapes) : 2;
   matrix(nshapes);
   random_layouts(60 * nshapes);
