@@ -6,7 +6,8 @@
  * byte's, low nibble first in both, or both padding. Such a conversion is
  * a conversion of bytes: the same layouts with that dim's extents, weights
  * and every stride halved, which the 1-byte kernels move at their speed
- * instead of one nibble at a time.
+ * instead of one nibble at a time. For moves only: a per-element transform
+ * (a cast) needs each element on its own.
  */
 #include "plan.h"
 
