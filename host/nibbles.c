@@ -12,7 +12,9 @@
 #include "plan.h"
 
 /* The dim whose weight-1 axis is d's one axis of stride 1, with an even
- * extent, every other axis lying on whole bytes; -1 when there is none. */
+ * extent (so the dim's other axes have even weights, multiples of it),
+ * every other axis lying on whole bytes, and the dim's valid extent even
+ * and starting at 0; -1 when there is none. */
 static int pair_dim(const relayout_desc *d) {
   int dim = -1;
   for (int i = 0; i < d->naxes; i++) {
@@ -24,13 +26,7 @@ static int pair_dim(const relayout_desc *d) {
       return -1;
     }
   }
-  if (dim < 0 || d->vdims[dim] % 2 || d->padded[dim] % 2 ||
-      d->pad_before[dim] % 2 || d->span % 2)
-    return -1;
-  for (int i = 0; i < d->naxes; i++)
-    if (d->axes[i].dim == dim && d->axes[i].weight > 1 && d->axes[i].weight % 2)
-      return -1;
-  return dim;
+  return dim >= 0 && d->vdims[dim] % 2 == 0 && !d->pad_before[dim] ? dim : -1;
 }
 
 /* d with dim `dim` counted in pairs and its strides in bytes. */
@@ -39,7 +35,6 @@ static void halve(relayout_desc *d, int dim) {
   if (dim < d->ndims) d->dims[dim] /= 2;
   d->vdims[dim] /= 2;
   d->padded[dim] /= 2;
-  d->pad_before[dim] /= 2;
   for (int i = 0; i < d->naxes; i++) {
     relayout_axis *a = &d->axes[i];
     if (a->stride == 1 && a->extent > 1)

@@ -669,6 +669,7 @@ static void nibbles(void) {
       {0, "NHWC", "NC1HWC0", moves_bytes, moves_bytes, {2, 3, 5, 70}},
       {0, "NC1HWC0", "NHWC", moves_bytes, moves_bytes, {2, 70, 3, 5}},
       {2, "ND", "FRACTAL_NZ", nibble_boxes, gathers_nibbles, {2, 17, 71}},
+      {0, "NC1HWC0", "nChw16c", nibble_boxes, gathers_nibbles, {2, 17, 3, 5}},
       {2, "ND", "FRACTAL_ZN", nibble_boxes, gathers_nibbles, {2, 17, 70}},
       {0, "NCHW", "NC1HWC0", nibble_boxes, gathers_nibbles, {2, 70, 3, 6}},
       {0, "NCHW", "FRACTAL_Z", nibble_boxes, gathers_nibbles, {33, 17, 3, 3}},
