@@ -781,9 +781,11 @@ void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
       p.group = squares_group(&p, bits / 8);
     } else {
       /* runs of 128 bytes or more on both sides: vector moves; otherwise
-       * (a transpose, or short runs) through local memory */
+       * (a transpose, short runs, or a skip plan, whose innermost axis may
+       * run past the destination's rows: NCHW32 -> ...C with C = 33) through
+       * local memory */
       p.vec = 1;
-      if (inner->sstride == 1 && inner->extent * bits >= 128 * 8)
+      if (inner->sstride == 1 && inner->extent * bits >= 128 * 8 && !p.skip)
         while (p.vec < 16 && (p.vec * 2) * bits <= 128 &&
                inner->extent % (p.vec * 2) == 0)
           p.vec *= 2;

@@ -500,6 +500,8 @@ static void boxes(void) {
       {"gpu", 0, "NHWC", "NCHW", stage_small, {1, 3, 2, 5}, 1},
       {"gpu", 0, "NC1HWC0", "NCHW", stage_skips, {2, 40, 5, 7}, 1},
       {"gpu", 0, "nChw16c", "nChw8c", stage_skips, {2, 17, 5, 7}, 1},
+      /* 32 channels contiguous in both, C = 33 off the block: not rows */
+      {"gpu", 0, "NCHW32", "NHWC", stage_skips, {2, 33, 33, 1}, 3},
       {"gpu", 0, "NCHW", "2N", stage_fits, {4, 64, 16, 16}, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
