@@ -468,6 +468,7 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
   if (p->ahead) put(&t, "#define RL_AHEAD %d\n", p->ahead);
   if (p->lead) put(&t, "#define RL_LEAD %d\n", p->lead);
   if (p->staged) put(&t, "#define RL_STAGED %d\n", p->staged);
+  if (p->shift) put(&t, "#define RL_SHIFT 1\n");
   if (p->skip) put(&t, "#define RL_SKIP 1\n");
   if (bits == 4) put(&t, "#define RL_NIBBLES 1\n");
   put(&t, "static inline int rl_map(RL_I o, RL_I *s) {\n");

@@ -381,6 +381,14 @@ static int squares_group(const rl_layout_plan *p, int size) {
   return g;
 }
 
+/* Whether a destination is too big for the cache: stream_from bytes or
+ * more (stream_from 0: never). */
+static int too_big(const relayout_desc *dst, int64_t stream_from) {
+  int64_t bytes;
+  return stream_from > 0 && !relayout_desc_size_bytes(&bytes, dst, NULL) &&
+         bytes >= stream_from;
+}
+
 /* CPU devices: the elements per non-temporal store a box writes with (0:
  * plain stores only). Such a store sends its line to memory without first
  * reading it into the cache (on the 2-core development machine's PoCL, a
@@ -436,10 +444,8 @@ static int squares_group(const rl_layout_plan *p, int size) {
  *   box's start, and writes a misaligned box with plain stores). */
 static int stream_stores(const rl_layout_plan *p, const relayout_desc *dst,
                          int size, int64_t stream_from) {
-  int64_t bytes, run = p->box[2].block, apart = 0;
-  if (stream_from <= 0 || relayout_desc_size_bytes(&bytes, dst, NULL) ||
-      bytes < stream_from)
-    return 0;
+  int64_t run = p->box[2].block, apart = 0;
+  if (!too_big(dst, stream_from)) return 0;
   for (int b = 1; b >= 0 && !apart; b--) /* Q, then P, continue the run */
     if (p->box[b].axis >= 0) {
       int64_t stride = p->axes[p->box[b].axis].dstride;
@@ -649,10 +655,8 @@ static void plan_span(rl_layout_plan *p, int size) {
 static void plan_staged(rl_layout_plan *p, const relayout_desc *dst, int size,
                         int64_t stream_from) {
   const rl_box_axis *P = &p->box[0], *Q = &p->box[1], *K = &p->box[2];
-  int64_t bytes, width = 16 / size, line = 64 / size;
-  if (stream_from <= 0 || relayout_desc_size_bytes(&bytes, dst, NULL) ||
-      bytes < stream_from || p->vec < 2 || !continues_rows(p))
-    return;
+  int64_t width = 16 / size, line = 64 / size;
+  if (!too_big(dst, stream_from) || p->vec < 2 || !continues_rows(p)) return;
   const rl_iter_axis *a = &p->axes[P->axis], *q = &p->axes[Q->axis],
                      *k = &p->axes[K->axis];
   int64_t row = k->extent * size, run = a->dstride * size;
@@ -669,6 +673,39 @@ static void plan_staged(rl_layout_plan *p, const relayout_desc *dst, int size,
   p->staged = (int)(p->box[0].block * run / 16);
   p->stream = (int)width;
   p->lead = a->extent > p->box[0].block + 3 * line ? (int)(3 * line) : 0;
+}
+
+/* CPU devices, rows contiguous in the source whose runs in the
+ * destination start off the 16-byte grid (FRACTAL_NZ -> ND with N odd:
+ * each row of N elements starts where the one before ends), which
+ * stream_stores leaves plain: each of the box's rows, Q's pieces of K's
+ * block one after another in the destination, goes through a private
+ * buffer shifted by the row's offset from the grid, then out in aligned
+ * non-temporal stores, the last completed from the next box's first
+ * piece (kernels/relayout.cl rl_shift_row). Only where Q's extent holds 4
+ * boxes or more: a row's last box, whose last piece is partly padding,
+ * writes plain, and a line written partly plain and partly streamed is
+ * slow. Alternating runs in one process on the 2-core machine, median
+ * GB/s plain and shifted: FRACTAL_NZ -> ND 8197x8195 f16 6.3 and 11.6
+ * (6.9 and 13.9 in another round), f32 5.9 and 10.9, int8 6.2 and 12.1,
+ * f64 5.0 and 7.7; 4096x11001 f16 7.4 and 13.5; 1001x4097 f16 8.0 and
+ * 12.9; 4096x1001 f32 7.1 and 8.1; NC1HWC0 -> NHWC 64x1001x28x28 f32
+ * 14.7 and 17.4, f64 14.4 and 19.3; NCHW32 -> NHWC the same, f32 14.8
+ * and 16.4. Ends written plain instead (4 of every 9 lines of a 512-byte
+ * run mixed plain and streamed): 1.1x; rows of 2 boxes (NC1HWC0 -> NHWC
+ * f32 with 255 channels, 16 pieces of 16): 0.83-0.92x. */
+static void plan_shift(rl_layout_plan *p, const relayout_desc *dst, int size,
+                       int64_t stream_from) {
+  const rl_box_axis *P = &p->box[0], *K = &p->box[2];
+  int64_t width = 16 / size;
+  if (p->vec > 1 || p->stream || !too_big(dst, stream_from) ||
+      !continues_rows(p) || P->axis < 0 || p->axes[K->axis].sstride != 1 ||
+      K->block % width || p->axes[P->axis].dstride % width == 0 ||
+      p->axes[p->box[1].axis].extent < 4 * p->box[1].block ||
+      K->block * p->box[1].block * size < 64)
+    return;
+  p->stream = (int)width;
+  p->shift = 1;
 }
 
 /* log2 of the least power of two >= n */
@@ -774,6 +811,7 @@ void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
       plan_box(&p, bits / 8);
       p.stream = stream_stores(&p, dst, bits / 8, stream_from);
       plan_staged(&p, dst, bits / 8, stream_from);
+      plan_shift(&p, dst, bits / 8, stream_from);
       plan_bytes16(&p, dst, bits / 8, stream_from);
       plan_tiles(&p, dst, bits / 8, stream_from);
       plan_wide(&p, bits / 8);

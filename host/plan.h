@@ -68,6 +68,9 @@ typedef struct rl_layout_plan {
   int staged; /* LINES: 0, or the 16-byte rows of a private buffer that
                * holds a box's destination (one run of whole rows) before
                * it is written out */
+  int shift;  /* LINES: each row of the box (Q's pieces of K's block, one
+               * run in the destination that starts off the 16-byte grid)
+               * goes through a private buffer, to stream from that grid on */
 } rl_layout_plan;
 
 /* Analyses dst <- src (same logical dims) for a GPU (the families that

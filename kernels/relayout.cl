@@ -18,7 +18,9 @@
  * its box along P a box of squares first prefetches each source row;
  * RL_STAGED, the 16-byte rows of a private buffer that holds a box's
  * destination, one run of whole rows, before rl_lines writes it out;
- * RL_NIBBLES, rl_lines moves 4-bit elements (RL_T bytes, two to one).
+ * RL_SHIFT, rl_lines streams each row of its box through a private buffer
+ * (rows off the store grid); RL_NIBBLES, rl_lines moves 4-bit elements
+ * (RL_T bytes, two to one).
  * RL_KERNEL names the one kernel a plan compiles: 1 rl_gather, 2 rl_rows,
  * 3 rl_gather_nibbles, 4 rl_stage, 5 rl_lines. Each writes every destination
  * element once, padding as zero.
@@ -154,6 +156,45 @@ static inline void rl_stream_row(__global const RL_T *restrict in,
 #pragma unroll
   for (int j = 0; j < RL_BK; j += RL_STREAM)
     rl_put_row(out + j, RL_TRANSFORM(RL_AT(in + j)), 1);
+}
+#endif
+
+#ifdef RL_SHIFT
+/* Rows of a box whose steps along Q, each RL_BK elements contiguous in the
+ * source, follow one another in the destination and start off the store
+ * grid. Each store on the grid belongs to the box where it starts: a row
+ * that is data throughout writes its stores non-temporal, the last one
+ * completed from the row's next piece where that is data too (`ext`); the
+ * next box then leaves its row's first elements, up to the grid, alone
+ * (rl_shift_head). The ends that no store covers are plain. */
+static inline RL_I rl_shift_head(__global RL_T *out) {
+  return (RL_I)((RL_STREAM - (ulong)out / sizeof(RL_T) % RL_STREAM) %
+                RL_STREAM);
+}
+
+/* Such a row of mq steps from `in` to `out`, gathered into a private buffer
+ * at out's offset from the grid; `head`: whether its first elements up to
+ * the grid are this box's to write (the box is the row's first). */
+static inline void rl_shift_row(__global const RL_T *restrict in,
+                                __global RL_T *restrict out, RL_I mq,
+                                int head, int ext) {
+  union {
+    RL_VT v[RL_BQ * RL_BK / RL_STREAM + 2];
+    RL_T e[(RL_BQ * RL_BK / RL_STREAM + 2) * RL_STREAM];
+  } buf;
+  RL_I i = rl_shift_head(out), off = (RL_STREAM - i) % RL_STREAM,
+       n = mq * RL_BK;
+  for (RL_I q = 0; q < mq; q++)
+#pragma unroll
+    for (int j = 0; j < RL_BK; j += RL_STREAM)
+      ((rl_row_at *)(buf.e + off + q * RL_BK + j))->v =
+          RL_TRANSFORM(RL_AT(in + q * RL_SQ + j));
+  if (ext)
+    ((rl_row_at *)(buf.e + off + n))->v = RL_TRANSFORM(RL_AT(in + mq * RL_SQ));
+  for (RL_I k = 0; head && k < i; k++) out[k] = buf.e[off + k];
+  for (; i + RL_STREAM <= n || (ext && i < n); i += RL_STREAM)
+    rl_put_row(out + i, buf.v[(off + i) / RL_STREAM], 1);
+  for (; i < n; i++) out[i] = buf.e[off + i];
 }
 #endif
 
@@ -436,16 +477,32 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
     return;
   }
 #endif
+#ifdef RL_SHIFT
+  stream = 0; /* rows start off the grid: rl_shift_row streams them */
+#endif
   for (RL_I p = 0; p < mp; p++) {
-    RL_I data_q = p < n[0] ? dq : 0;
+    RL_I data_q = p < n[0] ? dq : 0, head = 0;
+#ifdef RL_SHIFT
+    RL_I first = n[2] - p * RL_CP; /* data in the row's first step */
+    if (mk == RL_BK && data_q > 0 && first >= RL_BK) {
+      if (q0 > 0) /* the box before wrote the row's first elements */
+        head = rl_shift_head(dst + p * RL_DP);
+      if (data_q == mq && first - (mq - 1) * RL_CQ >= RL_BK) {
+        rl_shift_row(src + s + p * RL_SP, dst + p * RL_DP, mq, q0 == 0,
+                     mq == RL_BQ && q0 + mq < RL_EQ &&
+                         first - mq * RL_CQ >= RL_BK);
+        continue;
+      }
+    }
+#endif
     for (RL_I q = 0; q < mq; q++) {
       RL_I in = s + p * RL_SP + q * RL_SQ;
       __global RL_T *out = dst + (p * RL_DP + q * RL_DQ) / RL_EL;
       RL_I data = q < data_q ? clamp((RL_I)(n[2] - p * RL_CP - q * RL_CQ),
                                      (RL_I)0, mk)
                              : 0,
-           k = 0;
-      if (data == RL_BK) { /* a whole row: a fixed count, unrolled */
+           k = q ? 0 : head;
+      if (data == RL_BK && !k) { /* a whole row: a fixed count, unrolled */
 #if RL_VEC == 1 && defined(RL_STREAM)
         if (stream) {
           rl_stream_row(src + in, out);

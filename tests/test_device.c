@@ -544,7 +544,14 @@ static void boxes(void) {
  * - staged boxes (NCHW -> CHWN4 but f64, whose 4 channels are 32 bytes):
  *   squares across K and Q through a private buffer, with the lead's
  *   prefetch; P's last block ragged, written without the buffer; C
- *   padded. */
+ *   padded;
+ * - rows contiguous in the source whose destination rows start off the
+ *   store grid (FRACTAL_NZ -> ND with N odd, NC1HWC0 -> NHWC with C odd):
+ *   each box row streamed through a private buffer, its last store
+ *   completed from the next box's first piece, which that box then leaves
+ *   alone; N = 2101 puts whole pieces and the partial last one in the
+ *   last box along N (written element by element), N = 2049 the partial
+ *   piece alone, of 1 element. */
 static int box_streams(const char *s) {
   long long v = define_value(s, "RL_VEC"), tile = define_value(s, "RL_TILE");
   return v > 1 ? define_value(s, "RL_STREAM") == (tile > 0 ? tile : v)
@@ -596,6 +603,10 @@ static int box_staged(const char *s) {
          define_value(s, "RL_EP") % bp % (16 / size) > 0;
 }
 
+static int box_shifts(const char *s) {
+  return define_value(s, "RL_SHIFT") == 1 && box_streams(s);
+}
+
 static void streams(void) {
   cl_device_id dev;
   cl_device_type type = 0;
@@ -624,6 +635,9 @@ static void streams(void) {
       {2, "ND", "FRACTAL_NZ", box_streams, {2, 37, 70}, 1},
       {0, "nChw8c", "nChw16c", box_streams, {2, 24, 5, 7}, 2},
       {0, "NCHW", "CHWN4", box_staged, {16, 10, 21, 23}, 1},
+      {2, "FRACTAL_NZ", "ND", box_shifts, {2, 7, 2101}, 1},
+      {2, "FRACTAL_NZ", "ND", box_shifts, {1, 9, 2049}, 1},
+      {0, "NC1HWC0", "NHWC", box_shifts, {2, 1001, 3, 2}, 3},
   };
   setenv("RELAYOUT_STREAM_BYTES", "1", 1);
   force_families = "cpu";
