@@ -8,6 +8,9 @@
  * CPU device tests both. The device is
  * RELAYOUT_TEST_DEVICE, else "cpu" (PoCL); RELAYOUT_TEST_SHAPES shapes per
  * family (default 2), and 60 times that many pairs of random grammar layouts.
+ * The shapes and layouts are the same each run unless RELAYOUT_TEST_SEED
+ * gives another seed (a number; the run prints the one it used, so a
+ * failure found that way can be run again).
  */
 #include "check.h"
 #include "relayout_cl.h"
@@ -798,7 +801,14 @@ int main(void) {
   relayout_error note;
   CHECK_OK(relayout_engine_create(&engine, dev ? dev : "cpu", &note, &e_));
   if (!engine) return check_summary();
-  const char *shapes = getenv("RELAYOUT_TEST_SHAPES");
+  const char *shapes = getenv("RELAYOUT_TEST_SHAPES"),
+             *seed = getenv("RELAYOUT_TEST_SEED");
+  if (seed) {
+    char *end;
+    rng_state = strtoull(seed, &end, 0);
+    CHECK(*seed && !*end, "RELAYOUT_TEST_SEED=%s is not a number", seed);
+  }
+  printf("seed %llu (RELAYOUT_TEST_SEED)\n", (unsigned long long)rng_state);
   host_path(dev ? dev : "cpu");
   boxes();
   streams();
