@@ -444,6 +444,31 @@ const char *rl_kernel_name(const rl_layout_plan *p, const relayout_desc *dst) {
   return names[kernel_number(p, dst)];
 }
 
+/* RL_MIX(x, r): vector r of the `planes` vectors of w elements, x[0] to
+ * x[planes - 1], interleaved (element j of the result, counted from r * w,
+ * is element j / planes of vector j % planes), as a chain of shuffles that
+ * takes in one more vector each: undefined lanes (-1) where the element
+ * comes from a vector not yet taken in. */
+static void mix_planes(text *t, int planes, int w) {
+  put(t, "#define RL_PLANES %d\n#define RL_PLANE_W %d\n", planes, w);
+  put(t, "#define RL_MIX(x, r) (");
+  for (int r = 0; r < planes; r++) {
+    put(t, "%s", r ? " : " : "");
+    if (r < planes - 1) put(t, "(r) == %d ? ", r);
+    for (int c = 1; c < planes; c++) put(t, "__builtin_shufflevector(");
+    put(t, "x[0]");
+    for (int c = 1; c < planes; c++) {
+      put(t, ", x[%d]", c);
+      for (int j = 0; j < w; j++) {
+        int g = r * w + j, from = g % planes, at = g / planes;
+        put(t, ", %d", from < c ? (c == 1 ? at : j) : from == c ? w + at : -1);
+      }
+      put(t, ")");
+    }
+  }
+  put(t, ")\n");
+}
+
 char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
                  const relayout_desc *src) {
   text t = {0};
@@ -469,6 +494,7 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
   if (p->lead) put(&t, "#define RL_LEAD %d\n", p->lead);
   if (p->staged) put(&t, "#define RL_STAGED %d\n", p->staged);
   if (p->shift) put(&t, "#define RL_SHIFT 1\n");
+  if (p->planes) mix_planes(&t, p->planes, 128 / bits);
   if (p->skip) put(&t, "#define RL_SKIP 1\n");
   if (bits == 4) put(&t, "#define RL_NIBBLES 1\n");
   put(&t, "static inline int rl_map(RL_I o, RL_I *s) {\n");

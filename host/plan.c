@@ -591,7 +591,8 @@ static void plan_bytes16(rl_layout_plan *p, const relayout_desc *dst, int size,
  * one process on the 2-core machine, median GB/s before and after
  * (bench/README.md): NCHW -> 4N int8 64x256x56x56 11.5-12.0 and
  * 13.4-14.0, NCHW -> NCHW4 9.8-9.9 and 11.7-11.8. Non-temporal stores on
- * top measured within the noise. */
+ * top measured within the noise. Where N or C is not padded, plan_planes
+ * replaces them since (1.3-1.5x). */
 static void plan_wide(rl_layout_plan *p, int size) {
   const rl_box_axis *P = &p->box[0], *K = &p->box[2];
   if (size == 1 && p->vec == 4 && !p->stream && K->block == 4 &&
@@ -708,6 +709,42 @@ static void plan_shift(rl_layout_plan *p, const relayout_desc *dst, int size,
   p->shift = 1;
 }
 
+/* CPU devices, K a few planes (2 to 8 elements, strided in the source)
+ * interleaved into pixels that follow one another in the destination
+ * (NCHW -> NHWC with 3 channels, NCHW -> 4N): a box of 1 KiB of each
+ * plane reads 16 bytes of each at a time and builds the K 16-byte vectors
+ * they interleave into with shuffles (kernels/relayout.cl rl_planes,
+ * host/codegen.c mix_planes). Before, such boxes moved squares 2 to 4
+ * elements wide (K's extent), or element by element. Alternating runs in
+ * one process on the 2-core machine, median GB/s before and after: NCHW
+ * -> NHWC 64xCx224x224 int8 C = 2 9.6 and 30.0, 3 2.6 and 18.9 (5.1 and
+ * 29.6 in another round), 4 19.2 and 26.7, 5 9.0 and 22.2, 6 9.1 and
+ * 22.6, 7 7.5 and 17.6; f16 C = 2 10.7 and 20.3, 3 11.3 and 24.5, 4 13.5
+ * and 22.3, 6 14.9 and 24.4, 7 14.2 and 24.6, 8 19.2 and 24.7; f32 C = 2
+ * 14.9 and 19.4, 3 17.3 and 25.5, 4 17.1 and 26.4, 8 19.8 and 28.0; f64 C
+ * = 3 17.7 and 27.4; 64x256x56x56 int8 NCHW -> 4N 17.3 and 26.0, NCHW4
+ * 14.9 and 19.4; NCHW -> nChw8c f16 17.1 and 23.1, f32 18.7 and 28.0. Not
+ * for 1-byte elements with 8 planes, whose 8 x 8 squares ran alike
+ * (0.66-1.46x over 7 rounds, NCHW -> NHWC and nChw8c), nor for 16 planes
+ * (0.52-1.0x, nChw16c). */
+static void plan_planes(rl_layout_plan *p, const relayout_desc *dst, int size,
+                        int64_t stream_from) {
+  const rl_box_axis *P = &p->box[0], *K = &p->box[2];
+  int64_t width = 16 / size, k = p->axes[K->axis].extent;
+  if (P->axis < 0 || p->box[1].axis >= 0 || p->skip || K->block != k || k < 2 ||
+      k > (size == 1 ? RL_MAX_PLANES - 1 : RL_MAX_PLANES) ||
+      p->axes[K->axis].check >= 0 || p->axes[P->axis].sstride != 1 ||
+      p->axes[P->axis].dstride != k || p->axes[P->axis].extent < width)
+    return;
+  rl_layout_plan t = *p;
+  set_block(&t, 0, 1024 / size);
+  t.vec = 1;
+  t.tile = t.wide = t.span = t.ahead = t.lead = 0;
+  t.planes = (int)k;
+  t.stream = too_big(dst, stream_from) ? (int)width : 0;
+  *p = t;
+}
+
 /* log2 of the least power of two >= n */
 static int ceil_log2(int64_t n) {
   int b = 0;
@@ -816,6 +853,7 @@ void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
       plan_tiles(&p, dst, bits / 8, stream_from);
       plan_wide(&p, bits / 8);
       plan_span(&p, bits / 8);
+      plan_planes(&p, dst, bits / 8, stream_from);
       p.group = squares_group(&p, bits / 8);
     } else {
       /* runs of 128 bytes or more on both sides: vector moves; otherwise

@@ -71,7 +71,13 @@ typedef struct rl_layout_plan {
   int shift;  /* LINES: each row of the box (Q's pieces of K's block, one
                * run in the destination that starts off the 16-byte grid)
                * goes through a private buffer, to stream from that grid on */
+  int planes; /* LINES: 0, or K's extent, the planes a box interleaves 16
+               * bytes of each at a time (rows of K elements, strided in
+               * the source, that follow one another in the destination) */
 } rl_layout_plan;
+
+/* The most planes a plan interleaves with shuffles. */
+#define RL_MAX_PLANES 8
 
 /* Analyses dst <- src (same logical dims) for a GPU (the families that
  * coalesce) or a CPU device (whole rows per work-item); a CPU plan whose

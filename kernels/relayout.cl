@@ -19,7 +19,9 @@
  * RL_STAGED, the 16-byte rows of a private buffer that holds a box's
  * destination, one run of whole rows, before rl_lines writes it out;
  * RL_SHIFT, rl_lines streams each row of its box through a private buffer
- * (rows off the store grid); RL_NIBBLES, rl_lines moves 4-bit elements
+ * (rows off the store grid); RL_PLANES, the planes rl_lines interleaves,
+ * RL_PLANE_W elements of each at a time, into RL_PLANES vectors RL_MIX(x, r)
+ * (clang's shuffles: CPU devices only); RL_NIBBLES, rl_lines moves 4-bit elements
  * (RL_T bytes, two to one).
  * RL_KERNEL names the one kernel a plan compiles: 1 rl_gather, 2 rl_rows,
  * 3 rl_gather_nibbles, 4 rl_stage, 5 rl_lines. Each writes every destination
@@ -115,6 +117,8 @@ rl_stage(__global const RL_T *restrict src, long src_off,
 #define RL_VT RL_CAT(RL_T, RL_VEC)
 #elif defined(RL_STREAM)
 #define RL_VT RL_CAT(RL_T, RL_STREAM)
+#elif defined(RL_PLANES)
+#define RL_VT RL_CAT(RL_T, RL_PLANE_W)
 #endif
 #ifdef RL_VT
 typedef struct __attribute__((packed)) rl_row_at {
@@ -195,6 +199,31 @@ static inline void rl_shift_row(__global const RL_T *restrict in,
   for (; i + RL_STREAM <= n || (ext && i < n); i += RL_STREAM)
     rl_put_row(out + i, buf.v[(off + i) / RL_STREAM], 1);
   for (; i < n; i++) out[i] = buf.e[off + i];
+}
+#endif
+
+#ifdef RL_PLANES
+/* A box's mp pixels of RL_PLANES elements, one after another in the
+ * destination, from as many planes RL_SK apart in the source: a vector of
+ * each plane at a time, interleaved into RL_PLANES vectors by the host's
+ * shuffles (RL_MIX); the last pixels, under a vector's worth, one element
+ * at a time. */
+static inline void rl_planes(__global const RL_T *restrict in,
+                             __global RL_T *restrict out, RL_I mp,
+                             int stream) {
+  RL_I p = 0;
+  for (; p + RL_PLANE_W <= mp; p += RL_PLANE_W) {
+    RL_VT x[RL_PLANES];
+#pragma unroll
+    for (int k = 0; k < RL_PLANES; k++) x[k] = RL_AT(in + k * RL_SK + p);
+#pragma unroll
+    for (int r = 0; r < RL_PLANES; r++)
+      rl_put_row(out + p * RL_PLANES + r * RL_PLANE_W,
+                 RL_TRANSFORM(RL_MIX(x, r)), stream);
+  }
+  for (; p < mp; p++)
+    for (int k = 0; k < RL_PLANES; k++)
+      out[p * RL_PLANES + k] = RL_TRANSFORM(in[k * RL_SK + p]);
 }
 #endif
 
@@ -474,6 +503,12 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
       rl_box_squares(src, dst, mp, mq, mk, 1, lead, 0);
     else
       rl_box_squares(src, dst, mp, mq, mk, 0, lead, 0);
+    return;
+  }
+#endif
+#ifdef RL_PLANES
+  if (n[0] >= mp && n[2] >= RL_BK) {
+    rl_planes(src, dst, mp, stream);
     return;
   }
 #endif

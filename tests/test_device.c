@@ -329,7 +329,8 @@ static int box_ahead(const char *s) { /* FRACTAL_Z from 2x3: Q's short
   return strstr(s, "#define RL_AHEAD ") &&
          define_value(s, "RL_BQ") > define_value(s, "RL_AHEAD");
 }
-static int box_wide(const char *s) { /* 4N, NCHW4: 1-byte squares 16
+static int box_wide(const char *s) { /* 4N, NCHW4 with N or C padded
+                                       (not planes): 1-byte squares 16
                                        bytes along P, P ragged; squares
                                        at the wider types */
   int wide = strstr(s, "#define RL_WIDE ") != NULL;
@@ -432,6 +433,11 @@ static int box_group(const char *s) { /* squares side by side along K:
   return v > 1 && define_value(s, "RL_GROUP") == want;
 }
 
+static int box_planes(const char *s) { /* NHWC, 4N: K's few planes
+                                        * interleaved by shuffles */
+  return define_value(s, "RL_PLANES") == define_value(s, "RL_EK");
+}
+
 /* The GPU kernel's boxes (rl_stage), likewise: */
 static int stage_partial(const char *s) { /* a block the extent cuts */
   return strstr(s, "rl_stage_start") && strstr(s, " < m[");
@@ -473,8 +479,8 @@ static void boxes(void) {
       {"cpu", 0, "NCHW", "NC1HWC0", box_counts_k, {2, 17, 5, 7}, 1},
       {"cpu", 0, "NCHW", "FRACTAL_Z", box_has_q, {33, 17, 2, 3}, 1},
       {"cpu", 0, "NCHW", "FRACTAL_Z", box_ahead, {70, 17, 2, 3}, 1},
-      {"cpu", 0, "NCHW", "4N", box_wide, {8, 3, 5, 7}, 1},
-      {"cpu", 0, "NCHW", "NCHW4", box_wide, {2, 8, 5, 7}, 1},
+      {"cpu", 0, "NCHW", "4N", box_wide, {6, 3, 5, 7}, 1},
+      {"cpu", 0, "NCHW", "NCHW4", box_wide, {2, 6, 5, 7}, 1},
       {"cpu", 0, "NCHW", "CHWN4", box_span_q, {7, 8, 9, 11}, 1},
       {"cpu", 0, "NCHW", "NCHW16c8n", box_span, {9, 20, 3, 5}, 1},
       {"cpu", 0, "NCHW", "CHWN4", box_long_p, {3, 10, 37, 41}, 1},
@@ -506,6 +512,9 @@ static void boxes(void) {
       /* 32 channels contiguous in both, C = 33 off the block: not rows */
       {"gpu", 0, "NCHW32", "NHWC", stage_skips, {2, 33, 33, 1}, 3},
       {"gpu", 0, "NCHW", "2N", stage_fits, {4, 64, 16, 16}, 1},
+      {"cpu", 0, "NCHW", "NHWC", box_planes, {2, 3, 9, 7}, 1},
+      {"cpu", 0, "NCHW", "4N", box_planes, {8, 3, 5, 7}, 1},
+      {"cpu", 0, "NCHW", "NCHW4", box_planes, {2, 8, 5, 7}, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     force_families = cases[i].families;
@@ -554,7 +563,9 @@ static void boxes(void) {
  *   completed from the next box's first piece, which that box then leaves
  *   alone; N = 2101 puts whole pieces and the partial last one in the
  *   last box along N (written element by element), N = 2049 the partial
- *   piece alone, of 1 element. */
+ *   piece alone, of 1 element;
+ * - 7 planes interleaved into pixels by shuffles (NCHW -> NHWC with
+ *   C = 7), the last pixels under a vector's worth element by element. */
 static int box_streams(const char *s) {
   long long v = define_value(s, "RL_VEC"), tile = define_value(s, "RL_TILE");
   return v > 1 ? define_value(s, "RL_STREAM") == (tile > 0 ? tile : v)
@@ -606,6 +617,9 @@ static int box_staged(const char *s) {
          define_value(s, "RL_EP") % bp % (16 / size) > 0;
 }
 
+static int box_streams_planes(const char *s) {
+  return box_planes(s) && define_value(s, "RL_STREAM") * element_size(s) == 16;
+}
 static int box_shifts(const char *s) {
   return define_value(s, "RL_SHIFT") == 1 && box_streams(s);
 }
@@ -641,6 +655,7 @@ static void streams(void) {
       {2, "FRACTAL_NZ", "ND", box_shifts, {2, 7, 2101}, 1},
       {2, "FRACTAL_NZ", "ND", box_shifts, {1, 9, 2049}, 1},
       {0, "NC1HWC0", "NHWC", box_shifts, {2, 1001, 3, 2}, 3},
+      {0, "NCHW", "NHWC", box_streams_planes, {2, 7, 30, 11}, 1},
   };
   setenv("RELAYOUT_STREAM_BYTES", "1", 1);
   force_families = "cpu";
