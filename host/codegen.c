@@ -4,7 +4,10 @@
  * elements), RL_VEC, RL_TILE, RL_SPAN and RL_WIDE (CPU squares as tiles,
  * tiles across K and Q, or wide along P), RL_GROUP (CPU squares moved side
  * by side along K at once), RL_AHEAD and RL_LEAD (CPU squares' prefetch
- * distances along Q and P), RL_NIBBLES (CPU boxes of 4-bit elements),
+ * distances along Q and P), RL_STAGED, RL_SHIFT and RL_PLANES (CPU boxes
+ * through a private buffer: squares, rows off the store grid, or planes
+ * interleaved by RL_MIX's shuffles), RL_NIBBLES (CPU boxes of 4-bit
+ * elements),
  * RL_TRANSFORM (the per-element hook: identity until casts arrive; 4-bit
  * moves leave it out) and rl_map(o, &s): 1 with the source element offset s
  * when destination element o holds data, 0 for padding.

@@ -76,9 +76,6 @@ typedef struct rl_layout_plan {
                * the source, that follow one another in the destination) */
 } rl_layout_plan;
 
-/* The most planes a plan interleaves with shuffles. */
-#define RL_MAX_PLANES 8
-
 /* Analyses dst <- src (same logical dims) for a GPU (the families that
  * coalesce) or a CPU device (whole rows per work-item); a CPU plan whose
  * destination has stream_from bytes or more streams its stores where it can

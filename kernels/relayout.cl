@@ -20,9 +20,9 @@
  * destination, one run of whole rows, before rl_lines writes it out;
  * RL_SHIFT, rl_lines streams each row of its box through a private buffer
  * (rows off the store grid); RL_PLANES, the planes rl_lines interleaves,
- * RL_PLANE_W elements of each at a time, into RL_PLANES vectors RL_MIX(x, r)
- * (clang's shuffles: CPU devices only); RL_NIBBLES, rl_lines moves 4-bit elements
- * (RL_T bytes, two to one).
+ * RL_PLANE_W elements of each at a time, into RL_PLANES vectors
+ * RL_MIX(x, r) (clang's shuffles: CPU devices only); RL_NIBBLES, rl_lines
+ * moves 4-bit elements (RL_T bytes, two to one).
  * RL_KERNEL names the one kernel a plan compiles: 1 rl_gather, 2 rl_rows,
  * 3 rl_gather_nibbles, 4 rl_stage, 5 rl_lines. Each writes every destination
  * element once, padding as zero.
