@@ -447,13 +447,16 @@ const char *rl_kernel_name(const rl_layout_plan *p, const relayout_desc *dst) {
   return names[kernel_number(p, dst)];
 }
 
-/* RL_MIX(x, r): vector r of the `planes` vectors of w elements, x[0] to
- * x[planes - 1], interleaved (element j of the result, counted from r * w,
- * is element j / planes of vector j % planes), as a chain of shuffles that
- * takes in one more vector each: undefined lanes (-1) where the element
- * comes from a vector not yet taken in. */
-static void mix_planes(text *t, int planes, int w) {
+/* RL_MIX(x, r): vector r of the `planes` vectors of w elements x[0] to
+ * x[planes - 1] interleaved (element j of the result, counted from r * w,
+ * is element j / planes of vector j % planes), or with `split` the other
+ * way, vector r of the planes they hold interleaved (element j is element
+ * j * planes + r of them all): a chain of shuffles that takes in one more
+ * vector each, with undefined lanes (-1) where the element comes from a
+ * vector not yet taken in. */
+static void mix_planes(text *t, int planes, int w, int split) {
   put(t, "#define RL_PLANES %d\n#define RL_PLANE_W %d\n", planes, w);
+  if (split) put(t, "#define RL_SPLIT 1\n");
   put(t, "#define RL_MIX(x, r) (");
   for (int r = 0; r < planes; r++) {
     put(t, "%s", r ? " : " : "");
@@ -463,7 +466,8 @@ static void mix_planes(text *t, int planes, int w) {
     for (int c = 1; c < planes; c++) {
       put(t, ", x[%d]", c);
       for (int j = 0; j < w; j++) {
-        int g = r * w + j, from = g % planes, at = g / planes;
+        int g = split ? j * planes + r : r * w + j,
+            from = split ? g / w : g % planes, at = split ? g % w : g / planes;
         put(t, ", %d", from < c ? (c == 1 ? at : j) : from == c ? w + at : -1);
       }
       put(t, ")");
@@ -497,7 +501,7 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
   if (p->lead) put(&t, "#define RL_LEAD %d\n", p->lead);
   if (p->staged) put(&t, "#define RL_STAGED %d\n", p->staged);
   if (p->shift) put(&t, "#define RL_SHIFT 1\n");
-  if (p->planes) mix_planes(&t, p->planes, 128 / bits);
+  if (p->planes) mix_planes(&t, p->planes, 128 / bits, p->split);
   if (p->skip) put(&t, "#define RL_SKIP 1\n");
   if (bits == 4) put(&t, "#define RL_NIBBLES 1\n");
   put(&t, "static inline int rl_map(RL_I o, RL_I *s) {\n");

@@ -726,23 +726,56 @@ static void plan_shift(rl_layout_plan *p, const relayout_desc *dst, int size,
  * 14.9 and 19.4; NCHW -> nChw8c f16 17.1 and 23.1, f32 18.7 and 28.0. Not
  * for 1-byte elements with 8 planes, whose 8 x 8 squares ran alike
  * (0.66-1.46x over 7 rounds, NCHW -> NHWC and nChw8c), nor for 16 planes
- * (0.52-1.0x, nChw16c). */
+ * (0.52-1.0x, nChw16c).
+ * Split, the other way: P a few planes (2 to 7 elements of 1 byte, 2 to 5
+ * wider ones), each pixel's elements one after another in the source, into
+ * planes in the destination (NHWC -> NCHW with 3 channels, 4N, 2N and
+ * NCHW4 -> NCHW): 1 KiB of pixels per box, 16 bytes of the source at a
+ * time shuffled into a vector of each plane, 4 such steps at once so that
+ * each plane's stores fill a line one after another (one step at a time,
+ * streamed f16 and f32 with 4 to 8 planes fell to 5 GB/s, 0.3 of the
+ * squares before; 4N -> NCHW int8, planes 784 KiB apart, to 0.36).
+ * Before, squares 2 to 4 elements wide, or element by element. Alternating
+ * runs, median GB/s before and after, two rounds: NHWC -> NCHW
+ * 64x224x224xC int8 C = 2 4.9 and 17.9, 4.9 and 15.9; 3 6.5 and 14.8, 6.4
+ * and 15.7; 4 11.7 and 13.5, 10.7 and 13.7; 5 10.4 and 13.3, 14.8 and 18.7;
+ * 7 11.8 and 13.8, 11.6 and 13.4; f16 C = 2 11.5 and 17.8, 13.5 and 24.7;
+ * 3 11.2 and 14.7, 13.8 and 15.3; 5 17.8 and 20.1, 16.7 and 20.3; f32 C = 3
+ * 17.7 and 23.8, 17.3 and 23.9; 5 19.0 and 24.3, 17.0 and 21.9; f64 C = 3
+ * (32 images) 18.6 and 25.4, 17.9 and 24.8; 64x256x56x56 -> NCHW: 4N
+ * int8 17.5 and 22.6, 16.2 and 20.7, f32 18.5 and 24.7, 17.8 and 19.9; 2N
+ * int8 9.1 and 22.0, 9.0 and 14.8, f16 17.1 and 25.8, 18.1 and 27.0;
+ * NCHW4 int8 17.0 and 15.0, 16.9 and 20.2, f16 15.4 and 22.5, 15.1 and
+ * 22.6, f32 26.3 and 26.1, 27.6 and 27.1. With 6 planes f16 ran
+ * 0.95-0.98x (f32 1.07-1.17x), with 7 or 8 f16 and f32 0.73-0.92x. */
 static void plan_planes(rl_layout_plan *p, const relayout_desc *dst, int size,
                         int64_t stream_from) {
   const rl_box_axis *P = &p->box[0], *K = &p->box[2];
-  int64_t width = 16 / size, k = p->axes[K->axis].extent,
-          most = size == 1 ? 7 : 8; /* planes */
-  if (P->axis < 0 || p->box[1].axis >= 0 || p->skip || K->block != k || k < 2 ||
-      k > most || p->axes[K->axis].check >= 0 ||
-      p->axes[P->axis].sstride != 1 || p->axes[P->axis].dstride != k ||
-      p->axes[P->axis].extent < width)
+  if (P->axis < 0 || p->box[1].axis >= 0 || p->skip) return;
+  const rl_iter_axis *a = &p->axes[P->axis], *b = &p->axes[K->axis];
+  /* K the planes, their pixels interleaved along P in the destination; or
+   * split, P the planes, their pixels interleaved along K in the source */
+  int64_t width = 16 / size, most = size == 1 ? 7 : 8;
+  int mix = a->sstride == 1 && a->dstride == b->extent &&
+            K->block == b->extent && b->extent <= most,
+      split = !mix && a->sstride == 1 && b->sstride == a->extent &&
+              a->extent <= (size == 1 ? 7 : 5);
+  const rl_iter_axis *planes = split ? a : b, *pixels = split ? b : a;
+  int64_t k = planes->extent;
+  if ((!mix && !split) || k < 2 || planes->check >= 0 || pixels->extent < width)
     return;
   rl_layout_plan t = *p;
-  set_block(&t, 0, 1024 / size);
+  set_block(&t, split ? 0 : 2, k);
+  set_block(&t, split ? 2 : 0, 1024 / size);
   t.vec = 1;
-  t.tile = t.wide = t.span = t.ahead = t.lead = 0;
+  t.tile = t.wide = t.span = t.ahead = t.lead = t.staged = t.shift = 0;
   t.planes = (int)k;
-  t.stream = too_big(dst, stream_from) ? (int)width : 0;
+  t.split = split;
+  /* each plane's stores on the grid where the box's first one is */
+  t.stream =
+      too_big(dst, stream_from) && (!split || a->dstride * size % 16 == 0)
+          ? (int)width
+          : 0;
   *p = t;
 }
 

@@ -73,7 +73,11 @@ typedef struct rl_layout_plan {
                * goes through a private buffer, to stream from that grid on */
   int planes; /* LINES: 0, or K's extent, the planes a box interleaves 16
                * bytes of each at a time (rows of K elements, strided in
-               * the source, that follow one another in the destination) */
+               * the source, that follow one another in the destination);
+               * with split, P's extent, the planes a box takes apart */
+  int split;  /* LINES, with planes: the other way, P's few elements of
+               * each pixel, one after another in the source, into as many
+               * planes, K's rows in the destination */
 } rl_layout_plan;
 
 /* Analyses dst <- src (same logical dims) for a GPU (the families that

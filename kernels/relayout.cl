@@ -21,8 +21,9 @@
  * RL_SHIFT, rl_lines streams each row of its box through a private buffer
  * (rows off the store grid); RL_PLANES, the planes rl_lines interleaves,
  * RL_PLANE_W elements of each at a time, into RL_PLANES vectors
- * RL_MIX(x, r) (clang's shuffles: CPU devices only); RL_NIBBLES, rl_lines
- * moves 4-bit elements (RL_T bytes, two to one).
+ * RL_MIX(x, r) (clang's shuffles: CPU devices only), or with RL_SPLIT
+ * takes apart; RL_NIBBLES, rl_lines moves 4-bit elements (RL_T bytes, two
+ * to one).
  * RL_KERNEL names the one kernel a plan compiles: 1 rl_gather, 2 rl_rows,
  * 3 rl_gather_nibbles, 4 rl_stage, 5 rl_lines. Each writes every destination
  * element once, padding as zero.
@@ -203,27 +204,55 @@ static inline void rl_shift_row(__global const RL_T *restrict in,
 #endif
 
 #ifdef RL_PLANES
-/* A box's mp pixels of RL_PLANES elements, one after another in the
- * destination, from as many planes RL_SK apart in the source: a vector of
- * each plane at a time, interleaved into RL_PLANES vectors by the host's
- * shuffles (RL_MIX); the last pixels, under a vector's worth, one element
- * at a time. */
+/* A box's m pixels of RL_PLANES elements, one after another in the
+ * destination, from as many planes RL_SK apart in the source, or with
+ * RL_SPLIT the other way, from pixels in the source into planes RL_DP apart
+ * in the destination: RL_PLANE_W pixels at a time as RL_PLANES vectors
+ * from one side shuffled into RL_PLANES vectors of the other (RL_MIX),
+ * RL_PLANE_RUN such steps at once, each plane's stores one after another
+ * (with RL_SPLIT a line of them, so that a plane's non-temporal stores fill
+ * it before the next plane's start); the last pixels, under that, one
+ * element at a time. RL_PLANE_IN(k, p) and RL_PLANE_OUT(k, p) are where
+ * pixel p's element k lies on each side, RL_MIX_IN(k, p) and
+ * RL_MIX_OUT(r, p) where the vectors start. */
+#ifdef RL_SPLIT
+#define RL_PLANE_IN(k, p) ((p) * RL_PLANES + (k))
+#define RL_PLANE_OUT(k, p) ((k) * RL_DP + (p))
+#define RL_MIX_IN(k, p) RL_PLANE_IN((k) * RL_PLANE_W, p)
+#define RL_MIX_OUT(r, p) RL_PLANE_OUT(r, p)
+#define RL_PLANE_RUN 4
+#else
+#define RL_PLANE_IN(k, p) ((k) * RL_SK + (p))
+#define RL_PLANE_OUT(k, p) ((p) * RL_PLANES + (k))
+#define RL_MIX_IN(k, p) RL_PLANE_IN(k, p)
+#define RL_MIX_OUT(r, p) RL_PLANE_OUT((r) * RL_PLANE_W, p)
+#define RL_PLANE_RUN 1
+#endif
 static inline void rl_planes(__global const RL_T *restrict in,
-                             __global RL_T *restrict out, RL_I mp,
+                             __global RL_T *restrict out, RL_I m,
                              int stream) {
   RL_I p = 0;
-  for (; p + RL_PLANE_W <= mp; p += RL_PLANE_W) {
-    RL_VT x[RL_PLANES];
+  for (; p + RL_PLANE_RUN * RL_PLANE_W <= m; p += RL_PLANE_RUN * RL_PLANE_W) {
+    RL_VT y[RL_PLANE_RUN][RL_PLANES];
 #pragma unroll
-    for (int k = 0; k < RL_PLANES; k++) x[k] = RL_AT(in + k * RL_SK + p);
+    for (int u = 0; u < RL_PLANE_RUN; u++) {
+      RL_VT x[RL_PLANES];
+#pragma unroll
+      for (int k = 0; k < RL_PLANES; k++)
+        x[k] = RL_AT(in + RL_MIX_IN(k, p + u * RL_PLANE_W));
+#pragma unroll
+      for (int r = 0; r < RL_PLANES; r++) y[u][r] = RL_MIX(x, r);
+    }
 #pragma unroll
     for (int r = 0; r < RL_PLANES; r++)
-      rl_put_row(out + p * RL_PLANES + r * RL_PLANE_W,
-                 RL_TRANSFORM(RL_MIX(x, r)), stream);
+#pragma unroll
+      for (int u = 0; u < RL_PLANE_RUN; u++)
+        rl_put_row(out + RL_MIX_OUT(r, p + u * RL_PLANE_W),
+                   RL_TRANSFORM(y[u][r]), stream);
   }
-  for (; p < mp; p++)
+  for (; p < m; p++)
     for (int k = 0; k < RL_PLANES; k++)
-      out[p * RL_PLANES + k] = RL_TRANSFORM(in[k * RL_SK + p]);
+      out[RL_PLANE_OUT(k, p)] = RL_TRANSFORM(in[RL_PLANE_IN(k, p)]);
 }
 #endif
 
@@ -507,8 +536,12 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
   }
 #endif
 #ifdef RL_PLANES
-  if (n[0] >= mp && n[2] >= RL_BK) {
+  if (n[0] >= mp && n[2] >= mk) { /* the pixels run along K, or P */
+#ifdef RL_SPLIT
+    rl_planes(src, dst, mk, stream);
+#else
     rl_planes(src, dst, mp, stream);
+#endif
     return;
   }
 #endif

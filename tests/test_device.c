@@ -435,7 +435,13 @@ static int box_group(const char *s) { /* squares side by side along K:
 
 static int box_planes(const char *s) { /* NHWC, 4N: K's few planes
                                         * interleaved by shuffles */
-  return define_value(s, "RL_PLANES") == define_value(s, "RL_EK");
+  return define_value(s, "RL_SPLIT") < 0 &&
+         define_value(s, "RL_PLANES") == define_value(s, "RL_EK");
+}
+static int box_splits(const char *s) { /* NHWC, 4N, 2N, NCHW4 -> NCHW: P's
+                                        * few planes taken apart so */
+  return define_value(s, "RL_SPLIT") == 1 &&
+         define_value(s, "RL_PLANES") == define_value(s, "RL_EP");
 }
 
 /* The GPU kernel's boxes (rl_stage), likewise: */
@@ -487,7 +493,8 @@ static void boxes(void) {
       {"cpu", 0, "NCHW", "CHWN4", box_fills_lines, {37, 5, 33, 35}, 1},
       {"cpu", 0, "nChw8c", "nChw16c", box_whole_q, {2, 24, 5, 7}, 1},
       {"cpu", 0, "NCHW", "NHWC", box_squares, {2, 24, 9, 15}, 1}, /* P's edge */
-      {"cpu", 0, "NHWC", "NCHW", box_squares, {2, 40, 3, 7}, 1},  /* K's edge */
+      {"cpu", 0, "NHWC", "NCHW", box_squares, {2, 41, 3, 9}, 1},  /* both edges
+                                                                   */
       {"cpu", 0, "NHWC", "NCHW", box_whole_p, {2, 17, 17, 128}, 1},
       {"cpu", 0, "FRACTAL_Z", "NCHW", box_q_runs, {64, 64, 3, 3}, 1},
       {"cpu", 0, "NC1HWC0", "NCHW", box_skips, {2, 40, 5, 7}, 1},
@@ -515,6 +522,14 @@ static void boxes(void) {
       {"cpu", 0, "NCHW", "NHWC", box_planes, {2, 3, 9, 7}, 1},
       {"cpu", 0, "NCHW", "4N", box_planes, {8, 3, 5, 7}, 1},
       {"cpu", 0, "NCHW", "NCHW4", box_planes, {2, 8, 5, 7}, 1},
+      /* 117 pixels: a run of 4 vectors' worth or more, then one element at
+       * a time; planes off the 16-byte grid */
+      {"cpu", 0, "NHWC", "NCHW", box_splits, {2, 9, 13, 3}, 1},
+      /* two boxes along the pixels, the second partial */
+      {"cpu", 0, "NHWC", "NCHW", box_splits, {1, 40, 41, 5}, 1},
+      {"cpu", 0, "4N", "NCHW", box_splits, {8, 3, 9, 11}, 1},
+      {"cpu", 0, "2N", "NCHW", box_splits, {4, 3, 9, 11}, 1},
+      {"cpu", 0, "NCHW4", "NCHW", box_splits, {2, 8, 9, 11}, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     force_families = cases[i].families;
@@ -565,7 +580,9 @@ static void boxes(void) {
  *   last box along N (written element by element), N = 2049 the partial
  *   piece alone, of 1 element;
  * - 7 planes interleaved into pixels by shuffles (NCHW -> NHWC with
- *   C = 7), the last pixels under a vector's worth element by element. */
+ *   C = 7), the last pixels under a vector's worth element by element;
+ *   3 planes taken apart (NHWC -> NCHW), each plane's stores a line at a
+ *   time. */
 static int box_streams(const char *s) {
   long long v = define_value(s, "RL_VEC"), tile = define_value(s, "RL_TILE");
   return v > 1 ? define_value(s, "RL_STREAM") == (tile > 0 ? tile : v)
@@ -618,7 +635,8 @@ static int box_staged(const char *s) {
 }
 
 static int box_streams_planes(const char *s) {
-  return box_planes(s) && define_value(s, "RL_STREAM") * element_size(s) == 16;
+  return (box_planes(s) || box_splits(s)) &&
+         define_value(s, "RL_STREAM") * element_size(s) == 16;
 }
 static int box_shifts(const char *s) {
   return define_value(s, "RL_SHIFT") == 1 && box_streams(s);
@@ -656,6 +674,7 @@ static void streams(void) {
       {2, "FRACTAL_NZ", "ND", box_shifts, {1, 9, 2049}, 1},
       {0, "NC1HWC0", "NHWC", box_shifts, {2, 1001, 3, 2}, 3},
       {0, "NCHW", "NHWC", box_streams_planes, {2, 7, 30, 11}, 1},
+      {0, "NHWC", "NCHW", box_streams_planes, {2, 16, 20, 3}, 1},
   };
   setenv("RELAYOUT_STREAM_BYTES", "1", 1);
   force_families = "cpu";
