@@ -4,10 +4,11 @@
  * elements), RL_VEC, RL_TILE, RL_SPAN and RL_WIDE (CPU squares as tiles,
  * tiles across K and Q, or wide along P), RL_GROUP (CPU squares moved side
  * by side along K at once), RL_AHEAD and RL_LEAD (CPU squares' prefetch
- * distances along Q and P), RL_STAGED, RL_SHIFT and RL_PLANES (CPU boxes
- * through a private buffer: squares, rows off the store grid, or planes
- * interleaved by RL_MIX's shuffles), RL_NIBBLES (CPU boxes of 4-bit
- * elements),
+ * distances along Q and P), RL_STAGED and RL_SHIFT (CPU boxes through a
+ * private buffer: squares, or rows off the store grid), RL_PLANES and
+ * RL_SPLIT (planes interleaved, or taken apart, by RL_MIX's shuffles),
+ * RL_LANES (lane numbers of a streamed vector, for CPU rows mostly
+ * padding), RL_NIBBLES (CPU boxes of 4-bit elements),
  * RL_TRANSFORM (the per-element hook: identity until casts arrive; 4-bit
  * moves leave it out) and rl_map(o, &s): 1 with the source element offset s
  * when destination element o holds data, 0 for padding.
@@ -501,6 +502,11 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
   if (p->lead) put(&t, "#define RL_LEAD %d\n", p->lead);
   if (p->staged) put(&t, "#define RL_STAGED %d\n", p->staged);
   if (p->shift) put(&t, "#define RL_SHIFT 1\n");
+  if (p->stream > 1) { /* each lane's number, in a vector of a store */
+    put(&t, "#define RL_LANES ((RL_VT)(0");
+    for (int j = 1; j < p->stream; j++) put(&t, ", %d", j);
+    put(&t, "))\n");
+  }
   if (p->planes) mix_planes(&t, p->planes, 128 / bits, p->split);
   if (p->skip) put(&t, "#define RL_SKIP 1\n");
   if (bits == 4) put(&t, "#define RL_NIBBLES 1\n");

@@ -22,8 +22,9 @@
  * (rows off the store grid); RL_PLANES, the planes rl_lines interleaves,
  * RL_PLANE_W elements of each at a time, into RL_PLANES vectors
  * RL_MIX(x, r) (clang's shuffles: CPU devices only), or with RL_SPLIT
- * takes apart; RL_NIBBLES, rl_lines moves 4-bit elements (RL_T bytes, two
- * to one).
+ * takes apart; RL_LANES, the lane numbers of a vector rl_lines streams
+ * (rows mostly padding are built in registers); RL_NIBBLES, rl_lines moves
+ * 4-bit elements (RL_T bytes, two to one).
  * RL_KERNEL names the one kernel a plan compiles: 1 rl_gather, 2 rl_rows,
  * 3 rl_gather_nibbles, 4 rl_stage, 5 rl_lines. Each writes every destination
  * element once, padding as zero.
@@ -161,6 +162,35 @@ static inline void rl_stream_row(__global const RL_T *restrict in,
 #pragma unroll
   for (int j = 0; j < RL_BK; j += RL_STREAM)
     rl_put_row(out + j, RL_TRANSFORM(RL_AT(in + j)), 1);
+}
+#endif
+
+#if defined(RL_LANES) && !defined(RL_NIBBLES) && RL_BK % RL_STREAM == 0 && \
+    RL_BK / RL_STREAM <= 16
+#define RL_PAD_ROWS
+/* A row of RL_BK elements, the first `data` of them from the source and the
+ * rest padding, written whole with non-temporal stores, each vector built
+ * in registers: its data elements put into their lanes (RL_LANES numbers
+ * them) one at a time. Element by element, such rows went out as plain
+ * stores, each line read into the cache first, and where the line's other
+ * rows streamed (nChw8c -> nChw16c with C = 24, whose last 8 channels are
+ * padding) at a tenth of the speed. Rows built in a private buffer and
+ * then read back as vectors ran slower than element by element: each
+ * vector read waited on the element stores before it. Only for rows at
+ * most a quarter data (C = 3 into NC1HWC0): rows half data ran 0.78-0.92x
+ * as fast this way as element by element (NHWC -> NC1HWC0 f16 with C = 24,
+ * int8 with 48). bench/README.md has the figures. */
+static inline void rl_pad_row(__global const RL_T *restrict in,
+                              __global RL_T *restrict out, RL_I data) {
+  RL_VT lanes = RL_LANES;
+#pragma unroll
+  for (int j = 0; j < RL_BK; j += RL_STREAM) {
+    RL_VT v = (RL_VT)0;
+    for (RL_I k = j; k < data && k < j + RL_STREAM; k++)
+      v = select(v, (RL_VT)RL_TRANSFORM(in[k * RL_SK]),
+                 lanes == (RL_VT)(k - j));
+    rl_put_row(out + j, v, 1);
+  }
 }
 #endif
 
@@ -585,6 +615,12 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
           clamp((RL_I)(n[5] - p * RL_WP - q * RL_WQ), (RL_I)0, mk);
 #else
       RL_I write = mk;
+#endif
+#ifdef RL_PAD_ROWS
+      if (stream && !k && write == RL_BK && data * 4 <= RL_BK) {
+        rl_pad_row(src + in, out, data);
+        continue;
+      }
 #endif
       for (; k < data; k += RL_EL) RL_PUT(out, src, in, k, data);
       for (; k < write; k += RL_EL) out[k / RL_EL] = (RL_T)0; /* padding */

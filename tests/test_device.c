@@ -582,7 +582,11 @@ static void boxes(void) {
  * - 7 planes interleaved into pixels by shuffles (NCHW -> NHWC with
  *   C = 7), the last pixels under a vector's worth element by element;
  *   3 planes taken apart (NHWC -> NCHW), each plane's stores a line at a
- *   time. */
+ *   time;
+ * - rows at most a quarter data (3 channels into NC1HWC0, from NHWC as
+ *   rows, from NCHW as squares whose boxes hold padding), built in
+ *   registers and streamed whole; nChw8c -> nChw16c above streams rows of
+ *   padding alone. */
 static int box_streams(const char *s) {
   long long v = define_value(s, "RL_VEC"), tile = define_value(s, "RL_TILE");
   return v > 1 ? define_value(s, "RL_STREAM") == (tile > 0 ? tile : v)
@@ -638,6 +642,9 @@ static int box_streams_planes(const char *s) {
   return (box_planes(s) || box_splits(s)) &&
          define_value(s, "RL_STREAM") * element_size(s) == 16;
 }
+static int box_streams_pads(const char *s) {
+  return box_streams(s) && strstr(s, "#define RL_LANES ");
+}
 static int box_shifts(const char *s) {
   return define_value(s, "RL_SHIFT") == 1 && box_streams(s);
 }
@@ -675,6 +682,10 @@ static void streams(void) {
       {0, "NC1HWC0", "NHWC", box_shifts, {2, 1001, 3, 2}, 3},
       {0, "NCHW", "NHWC", box_streams_planes, {2, 7, 30, 11}, 1},
       {0, "NHWC", "NCHW", box_streams_planes, {2, 16, 20, 3}, 1},
+      {0, "NHWC", "NC1HWC0", box_streams_pads, {2, 5, 7, 3}, 1},
+      {0, "NCHW", "NC1HWC0", box_streams_pads, {2, 3, 9, 9}, 1},
+      /* boxes past the destination's end write up to it only */
+      {0, "nChw16c", "nChw8c", box_streams_pads, {2, 17, 5, 7}, 3},
   };
   setenv("RELAYOUT_STREAM_BYTES", "1", 1);
   force_families = "cpu";
