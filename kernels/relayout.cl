@@ -154,41 +154,49 @@ static inline void rl_put_row(__global RL_T *at, RL_VT v, int stream) {
 }
 #endif
 
-#if RL_VEC == 1 && defined(RL_STREAM)
-/* A whole row that runs contiguous in the source, written with aligned
- * non-temporal stores. */
-static inline void rl_stream_row(__global const RL_T *restrict in,
-                                 __global RL_T *restrict out) {
-#pragma unroll
-  for (int j = 0; j < RL_BK; j += RL_STREAM)
-    rl_put_row(out + j, RL_TRANSFORM(RL_AT(in + j)), 1);
-}
-#endif
-
 #if defined(RL_LANES) && !defined(RL_NIBBLES) && RL_BK % RL_STREAM == 0 && \
     RL_BK / RL_STREAM <= 16
-#define RL_PAD_ROWS
-/* A row of RL_BK elements, the first `data` of them from the source and the
- * rest padding, written whole with non-temporal stores, each vector built
- * in registers: its data elements put into their lanes (RL_LANES numbers
- * them) one at a time. Element by element, such rows went out as plain
- * stores, each line read into the cache first, and where the line's other
- * rows streamed (nChw8c -> nChw16c with C = 24, whose last 8 channels are
- * padding) at a tenth of the speed. Rows built in a private buffer and
- * then read back as vectors ran slower than element by element: each
- * vector read waited on the element stores before it. Only for rows at
- * most a quarter data (C = 3 into NC1HWC0): rows half data ran 0.78-0.92x
- * as fast this way as element by element (NHWC -> NC1HWC0 f16 with C = 24,
- * int8 with 48). bench/README.md has the figures. */
-static inline void rl_pad_row(__global const RL_T *restrict in,
-                              __global RL_T *restrict out, RL_I data) {
+/* Rows at most a quarter data, the rest padding, streamed whole too, each
+ * vector built in registers: its data elements put into their lanes
+ * (RL_LANES numbers them) one at a time. Element by element, such rows went
+ * out as plain stores, each line read into the cache first, and where the
+ * line's other rows streamed (nChw8c -> nChw16c with C = 24, whose last 8
+ * channels are padding) at a tenth of the speed. Rows built in a private
+ * buffer and then read back as vectors ran slower than element by element:
+ * each vector read waited on the element stores before it. Rows half data
+ * ran 0.78-0.92x as fast this way as element by element (NHWC -> NC1HWC0
+ * f16 with C = 24, int8 with 48). bench/README.md has the figures. */
+#define RL_PAD_ROWS 1
+#define RL_PAD_ROW(data) ((data)*4 <= RL_BK)
+#else
+#define RL_PAD_ROW(data) 0
+#endif
+
+#if (RL_VEC == 1 && defined(RL_STREAM)) || defined(RL_PAD_ROWS)
+#define RL_STREAM_ROWS 1
+/* A row written with aligned non-temporal stores: whole, running contiguous
+ * in the source (RL_VEC 1), or its first `data` elements and padding
+ * (RL_PAD_ROWS). One function, so that the kernel has one place that
+ * streams rows: where a second one, for the padded rows, sat beside it,
+ * clang merged the two and wrote every second vector of the whole rows
+ * with a plain store, and ND -> FRACTAL_NZ f16 4096x11008 ran at 0.42
+ * GB/s, a fiftieth of its speed. */
+static inline void rl_stream_row(__global const RL_T *restrict in,
+                                 __global RL_T *restrict out, RL_I data) {
+#ifdef RL_PAD_ROWS
   RL_VT lanes = RL_LANES;
+#endif
 #pragma unroll
   for (int j = 0; j < RL_BK; j += RL_STREAM) {
     RL_VT v = (RL_VT)0;
-    for (RL_I k = j; k < data && k < j + RL_STREAM; k++)
-      v = select(v, (RL_VT)RL_TRANSFORM(in[k * RL_SK]),
-                 lanes == (RL_VT)(k - j));
+    if (data == RL_BK)
+      v = RL_TRANSFORM(RL_AT(in + j));
+#ifdef RL_PAD_ROWS
+    else
+      for (RL_I k = j; k < data && k < j + RL_STREAM; k++)
+        v = select(v, (RL_VT)RL_TRANSFORM(in[k * RL_SK]),
+                   lanes == (RL_VT)(k - j));
+#endif
     rl_put_row(out + j, v, 1);
   }
 }
@@ -600,28 +608,24 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
                                      (RL_I)0, mk)
                              : 0,
            k = q ? 0 : head;
-      if (data == RL_BK && !k) { /* a whole row: a fixed count, unrolled */
-#if RL_VEC == 1 && defined(RL_STREAM)
-        if (stream) {
-          rl_stream_row(src + in, out);
-          continue;
-        }
-#endif
-        for (int j = 0; j < RL_BK; j += RL_EL) RL_PUT(out, src, in, j, RL_BK);
-        continue;
-      }
 #ifdef RL_SKIP
       RL_I write =
           clamp((RL_I)(n[5] - p * RL_WP - q * RL_WQ), (RL_I)0, mk);
 #else
       RL_I write = mk;
 #endif
-#ifdef RL_PAD_ROWS
-      if (stream && !k && write == RL_BK && data * 4 <= RL_BK) {
-        rl_pad_row(src + in, out, data);
+      int whole = data == RL_BK && !k;
+#ifdef RL_STREAM_ROWS
+      if (stream && (whole ? RL_VEC == 1
+                           : !k && write == RL_BK && RL_PAD_ROW(data))) {
+        rl_stream_row(src + in, out, data);
         continue;
       }
 #endif
+      if (whole) { /* a whole row: a fixed count, unrolled */
+        for (int j = 0; j < RL_BK; j += RL_EL) RL_PUT(out, src, in, j, RL_BK);
+        continue;
+      }
       for (; k < data; k += RL_EL) RL_PUT(out, src, in, k, data);
       for (; k < write; k += RL_EL) out[k / RL_EL] = (RL_T)0; /* padding */
     }
