@@ -439,7 +439,8 @@ static int box_planes(const char *s) { /* NHWC, 4N: K's few planes
          define_value(s, "RL_PLANES") == define_value(s, "RL_EK");
 }
 static int box_splits(const char *s) { /* NHWC, 4N, 2N, NCHW4 -> NCHW: P's
-                                        * few planes taken apart so */
+                                        * few planes taken apart by
+                                        * shuffles */
   return define_value(s, "RL_SPLIT") == 1 &&
          define_value(s, "RL_PLANES") == define_value(s, "RL_EP");
 }
@@ -493,8 +494,8 @@ static void boxes(void) {
       {"cpu", 0, "NCHW", "CHWN4", box_fills_lines, {37, 5, 33, 35}, 1},
       {"cpu", 0, "nChw8c", "nChw16c", box_whole_q, {2, 24, 5, 7}, 1},
       {"cpu", 0, "NCHW", "NHWC", box_squares, {2, 24, 9, 15}, 1}, /* P's edge */
-      {"cpu", 0, "NHWC", "NCHW", box_squares, {2, 41, 3, 9}, 1},  /* both edges
-                                                                   */
+      /* P's and K's edges (9 channels: not planes taken apart) */
+      {"cpu", 0, "NHWC", "NCHW", box_squares, {2, 41, 3, 9}, 1},
       {"cpu", 0, "NHWC", "NCHW", box_whole_p, {2, 17, 17, 128}, 1},
       {"cpu", 0, "FRACTAL_Z", "NCHW", box_q_runs, {64, 64, 3, 3}, 1},
       {"cpu", 0, "NC1HWC0", "NCHW", box_skips, {2, 40, 5, 7}, 1},
