@@ -23,7 +23,7 @@
  * RL_PLANE_W elements of each at a time, into RL_PLANES vectors
  * RL_MIX(x, r) (clang's shuffles: CPU devices only), or with RL_SPLIT
  * takes apart; RL_LANES, the lane numbers of a vector rl_lines streams
- * (rows mostly padding are built in registers); RL_NIBBLES, rl_lines moves
+ * (rows partly padding are built in registers); RL_NIBBLES, rl_lines moves
  * 4-bit elements (RL_T bytes, two to one).
  * RL_KERNEL names the one kernel a plan compiles: 1 rl_gather, 2 rl_rows,
  * 3 rl_gather_nibbles, 4 rl_stage, 5 rl_lines. Each writes every destination
@@ -156,32 +156,56 @@ static inline void rl_put_row(__global RL_T *at, RL_VT v, int stream) {
 
 #if defined(RL_LANES) && !defined(RL_NIBBLES) && RL_BK % RL_STREAM == 0 && \
     RL_BK / RL_STREAM <= 16
-/* Rows at most a quarter data, the rest padding, streamed whole too, each
- * vector built in registers: its data elements put into their lanes
- * (RL_LANES numbers them) one at a time. Element by element, such rows went
- * out as plain stores, each line read into the cache first, and where the
- * line's other rows streamed (nChw8c -> nChw16c with C = 24, whose last 8
- * channels are padding) at a tenth of the speed. Rows built in a private
- * buffer and then read back as vectors ran slower than element by element:
- * each vector read waited on the element stores before it. Rows half data
- * ran 0.78-0.92x as fast this way as element by element (NHWC -> NC1HWC0
- * f16 with C = 24, int8 with 48). bench/README.md has the figures. */
+/* Rows partly data, the rest padding, streamed whole too, each vector built
+ * in registers. Element by element, such rows went out as plain stores,
+ * each line read into the cache first, and where the line's other rows
+ * streamed (nChw8c -> nChw16c with C = 24, whose last 8 channels are
+ * padding) at a tenth of the speed. Where the row runs contiguous in the
+ * source (RL_SK 1), its whole vectors are loaded as such and the last
+ * piece of data as the vector that ends with it, shifted into place
+ * (rl_row_tail); otherwise each data element is selected into its lane
+ * (RL_LANES numbers them) one at a time, which pays only in rows at most a
+ * quarter data: rows half data ran 0.78-0.92x as fast this way as element
+ * by element (NHWC -> NC1HWC0 f16 with C = 24, int8 with 48, before their
+ * whole vectors were loaded as such). The buffer's first rows, where the
+ * vector ending with the data would start before the buffer, are selected
+ * element by element too. Rows built in a private buffer and then read
+ * back as vectors ran slower than element by element: each vector read
+ * waited on the element stores before it. bench/README.md has the
+ * figures. */
 #define RL_PAD_ROWS 1
-#define RL_PAD_ROW(data) ((data)*4 <= RL_BK)
+#define RL_PAD_ROW(data) (RL_SK == 1 || (data)*4 <= RL_BK)
+
+/* The `rem` elements (fewer than a vector's) that end at `end`, in the
+ * vector's first lanes, the rest zero: the vector that ends at `end` as a
+ * little-endian 128-bit number (two ulongs), shifted down by the bytes
+ * before them. RL_VT is 16 bytes wherever rows stream with RL_SK 1
+ * (stream_stores in host/plan.c). OpenCL's shuffle() with a mask computed
+ * at run time went lane by lane. */
+static inline RL_VT rl_row_tail(__global const RL_T *end, RL_I rem) {
+  ulong2 x = as_ulong2(RL_AT(end - RL_STREAM));
+  uint bits = 128 - 8 * (uint)(rem * sizeof(RL_T)); /* 8 to 120 */
+  ulong2 y = bits < 64 ? (ulong2)(x.s0 >> bits | x.s1 << (64 - bits),
+                                  x.s1 >> bits)
+                       : (ulong2)(x.s1 >> (bits - 64), 0);
+  return RL_CAT(as_, RL_VT)(y);
+}
 #else
 #define RL_PAD_ROW(data) 0
 #endif
 
 #if (RL_VEC == 1 && defined(RL_STREAM)) || defined(RL_PAD_ROWS)
 #define RL_STREAM_ROWS 1
-/* A row written with aligned non-temporal stores: whole, running contiguous
- * in the source (RL_VEC 1), or its first `data` elements and padding
- * (RL_PAD_ROWS). One function, so that the kernel has one place that
- * streams rows: where a second one, for the padded rows, sat beside it,
- * clang merged the two and wrote every second vector of the whole rows
- * with a plain store, and ND -> FRACTAL_NZ f16 4096x11008 ran at 0.42
- * GB/s, a fiftieth of its speed. */
-static inline void rl_stream_row(__global const RL_T *restrict in,
+/* A row written with aligned non-temporal stores, its first `data`
+ * elements from `in` and the rest padding: whole (data RL_BK, RL_VEC 1,
+ * RL_SK 1) or partly data (RL_PAD_ROWS). `begin` is the source buffer's
+ * start, before which no vector is read. One function, so that the kernel
+ * has one place that streams rows: where a second one, for the padded
+ * rows, sat beside it, clang merged the two and wrote every second vector
+ * of the whole rows with a plain store, and ND -> FRACTAL_NZ f16
+ * 4096x11008 ran at 0.42 GB/s, a fiftieth of its speed. */
+static inline void rl_stream_row(__global const RL_T *begin,
+                                 __global const RL_T *restrict in,
                                  __global RL_T *restrict out, RL_I data) {
 #ifdef RL_PAD_ROWS
   RL_VT lanes = RL_LANES;
@@ -189,9 +213,13 @@ static inline void rl_stream_row(__global const RL_T *restrict in,
 #pragma unroll
   for (int j = 0; j < RL_BK; j += RL_STREAM) {
     RL_VT v = (RL_VT)0;
-    if (data == RL_BK)
+    if (RL_SK == 1 && j + RL_STREAM <= data)
       v = RL_TRANSFORM(RL_AT(in + j));
 #ifdef RL_PAD_ROWS
+#ifdef __ENDIAN_LITTLE__ /* rl_row_tail's order */
+    else if (RL_SK == 1 && j < data && in - begin + data >= RL_STREAM)
+      v = RL_TRANSFORM(rl_row_tail(in + data, data - j));
+#endif
     else
       for (RL_I k = j; k < data && k < j + RL_STREAM; k++)
         v = select(v, (RL_VT)RL_TRANSFORM(in[k * RL_SK]),
@@ -526,6 +554,9 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
   if (id >= RL_NREST) return;
   RL_I d, s, n[6];
   if (!rl_box(id, p0, q0, k0, &d, &s, n)) n[0] = 0;
+#ifdef RL_STREAM_ROWS
+  __global const RL_T *begin = src; /* the buffer's start */
+#endif
 #ifdef RL_NIBBLES
   src += src_off; /* s counts elements from here */
   dst += dst_off + d / 2;
@@ -618,7 +649,7 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
 #ifdef RL_STREAM_ROWS
       if (stream && (whole ? RL_VEC == 1
                            : !k && write == RL_BK && RL_PAD_ROW(data))) {
-        rl_stream_row(src + in, out, data);
+        rl_stream_row(begin, src + in, out, data);
         continue;
       }
 #endif

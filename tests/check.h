@@ -52,7 +52,8 @@ static inline int check_summary(void) {
 }
 
 /* A buffer whose last byte sits just before a no-access page, so a write
- * past the end faults at once. Filled with `poison`. */
+ * past the end faults at once, or with `front` whose first byte sits just
+ * after one, so a read before the start does. Filled with `poison`. */
 typedef struct guarded {
   unsigned char *data;
   size_t size;
@@ -60,7 +61,8 @@ typedef struct guarded {
   size_t map_size;
 } guarded;
 
-static inline guarded guarded_alloc(size_t size, unsigned char poison) {
+static inline guarded guarded_place(size_t size, unsigned char poison,
+                                    int front) {
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   size_t body = (size + page - 1) / page * page;
   guarded g = {0};
@@ -71,11 +73,16 @@ static inline guarded guarded_alloc(size_t size, unsigned char poison) {
     perror("mmap");
     exit(2);
   }
-  mprotect((unsigned char *)g.map + body, page, PROT_NONE);
-  g.data = (unsigned char *)g.map + body - size;
+  unsigned char *map = g.map;
+  mprotect(front ? map : map + body, page, PROT_NONE);
+  g.data = front ? map + page : map + body - size;
   g.size = size;
   memset(g.data, poison, size);
   return g;
+}
+
+static inline guarded guarded_alloc(size_t size, unsigned char poison) {
+  return guarded_place(size, poison, 0);
 }
 
 static inline void guarded_free(guarded *g) {

@@ -584,10 +584,14 @@ static void boxes(void) {
  *   C = 7), the last pixels under a vector's worth element by element;
  *   3 planes taken apart (NHWC -> NCHW), each plane's stores a line at a
  *   time;
- * - rows at most a quarter data (3 channels into NC1HWC0, from NHWC as
- *   rows, from NCHW as squares whose boxes hold padding), built in
- *   registers and streamed whole; nChw8c -> nChw16c above streams rows of
- *   padding alone. */
+ * - rows partly data, built in registers and streamed whole: from NHWC
+ *   into NC1HWC0 as rows contiguous in the source, 3, 9 and 30 channels
+ *   (whole vectors loaded as such, the last piece of data shifted down
+ *   from the vector that ends with it, the buffer's first rows, where
+ *   that vector would start before the buffer, element by element); from
+ *   NCHW, 3 channels, as squares whose boxes hold padding, rows at most a
+ *   quarter data, element by element; nChw8c -> nChw16c above streams
+ *   rows of padding alone. */
 static int box_streams(const char *s) {
   long long v = define_value(s, "RL_VEC"), tile = define_value(s, "RL_TILE");
   return v > 1 ? define_value(s, "RL_STREAM") == (tile > 0 ? tile : v)
@@ -684,6 +688,8 @@ static void streams(void) {
       {0, "NCHW", "NHWC", box_streams_planes, {2, 7, 30, 11}, 1},
       {0, "NHWC", "NCHW", box_streams_planes, {2, 16, 20, 3}, 1},
       {0, "NHWC", "NC1HWC0", box_streams_pads, {2, 5, 7, 3}, 1},
+      {0, "NHWC", "NC1HWC0", box_streams_pads, {2, 5, 7, 9}, 1},
+      {0, "NHWC", "NC1HWC0", box_streams_pads, {2, 5, 7, 30}, 1},
       {0, "NCHW", "NC1HWC0", box_streams_pads, {2, 3, 9, 9}, 1},
       /* boxes past the destination's end write up to it only */
       {0, "nChw16c", "nChw8c", box_streams_pads, {2, 17, 5, 7}, 3},
@@ -842,6 +848,51 @@ static void host_path(const char *device) {
   guarded_free(&want);
 }
 
+/* Rows whose last data is read as the vector that ends with it (NHWC ->
+ * NC1HWC0 with 5 channels, streamed) read nothing before the source: the
+ * first rows, where that vector would start before it, go element by
+ * element. Run in place (a device that works in host memory) on a source
+ * whose first byte sits just after a no-access page, so a read before it
+ * faults; on other devices the source is uploaded, and the run checks the
+ * output only. */
+static void reads_inside(void) {
+  const int64_t ext[4] = {2, 5, 7, 5};
+  setenv("RELAYOUT_STREAM_BYTES", "1", 1);
+  setenv("RELAYOUT_FAMILIES", "cpu", 1);
+  for (size_t w = 1; w <= 2; w++) { /* int8, f16 */
+    relayout_desc s, d;
+    CHECK(bind_pair(&s, &d, "NHWC", "NC1HWC0", widths[w], &families[0], ext),
+          "bind");
+    int64_t sb, db;
+    relayout_desc_size_bytes(&sb, &s, NULL);
+    relayout_desc_size_bytes(&db, &d, NULL);
+    guarded in = guarded_place((size_t)sb, 0, 1),
+            want = guarded_alloc((size_t)db, 0xA5),
+            got = guarded_alloc((size_t)db, 0x5A);
+    fill(in.data, in.size);
+    CHECK_OK(relayout_convert_ref(&d, want.data, want.size, &s, in.data,
+                                  in.size, &e_));
+    relayout_plan *plan;
+    CHECK_OK(relayout_plan_create(&plan, engine, &d, &s, &e_));
+    CHECK(!relayout_engine_host_memory(engine) ||
+              box_streams_pads(relayout_plan_source(plan)),
+          "NHWC -> NC1HWC0 %s: the plan streams padded rows",
+          relayout_dtype_name(widths[w]));
+    CHECK_OK(relayout_plan_run(plan, got.data, got.size, in.data, in.size, NULL,
+                               &e_));
+    CHECK(!memcmp(got.data, want.data, want.size),
+          "NHWC -> NC1HWC0 %s, the source after a no-access page: output "
+          "differs",
+          relayout_dtype_name(widths[w]));
+    relayout_plan_free(plan);
+    guarded_free(&in);
+    guarded_free(&want);
+    guarded_free(&got);
+  }
+  unsetenv("RELAYOUT_STREAM_BYTES");
+  unsetenv("RELAYOUT_FAMILIES");
+}
+
 int main(void) {
   const char *dev = getenv("RELAYOUT_TEST_DEVICE");
   relayout_error note;
@@ -858,6 +909,7 @@ int main(void) {
   host_path(dev ? dev : "cpu");
   boxes();
   streams();
+  reads_inside();
   nibbles();
   int nshapes = shapes ? atoi(shapes) : 2;
   matrix(nshapes);
