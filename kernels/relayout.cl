@@ -142,10 +142,33 @@ typedef struct __attribute__((packed)) rl_piece_at {
  * runtime marks the kernel complete: it signals completion with locked
  * (x86) or release (Arm) operations, which order every earlier store. A
  * fence after each box cost NC1HWC0 f16 and nChw16c f32 up to two fifths
- * of their speed. */
+ * of their speed. On x86-64 a 16-byte one is written in assembly (RL_MOVNT):
+ * clang drops the non-temporal mark wherever it merges stores, two vectors
+ * into one of 32 bytes or one with a plain store of the same vector in
+ * another branch, and each plain store left in a streamed line cost up to
+ * fifty times the time: ND -> FRACTAL_NZ f16 4096x11008 ran at 0.42 GB/s,
+ * NCHW -> FRACTAL_Z f32 2048x1024x1x1 at 0.85, NHWC -> NC1HWC0 int8 with 9
+ * channels at 0.49, each as the code around the stores changed. */
+#if defined(RL_STREAM) && defined(__x86_64__)
+#ifdef __AVX__
+#define RL_MOVNT "vmovntdq %1, %0"
+#else
+#define RL_MOVNT "movntdq %1, %0"
+#endif
+#endif
 static inline void rl_put_row(__global RL_T *at, RL_VT v, int stream) {
 #ifdef RL_STREAM
   if (stream) {
+#ifdef RL_MOVNT
+    if (sizeof(RL_VT) == 16) {
+      union {
+        RL_VT v;
+        uint4 u;
+      } x = {v};
+      __asm__ volatile(RL_MOVNT : "=m"(*(__global uint4 *)at) : "x"(x.u));
+      return;
+    }
+#endif
     __builtin_nontemporal_store(v, (__global RL_VT *)at);
     return;
   }
@@ -199,11 +222,7 @@ static inline RL_VT rl_row_tail(__global const RL_T *end, RL_I rem) {
 /* A row written with aligned non-temporal stores, its first `data`
  * elements from `in` and the rest padding: whole (data RL_BK, RL_VEC 1,
  * RL_SK 1) or partly data (RL_PAD_ROWS). `begin` is the source buffer's
- * start, before which no vector is read. One function, so that the kernel
- * has one place that streams rows: where a second one, for the padded
- * rows, sat beside it, clang merged the two and wrote every second vector
- * of the whole rows with a plain store, and ND -> FRACTAL_NZ f16
- * 4096x11008 ran at 0.42 GB/s, a fiftieth of its speed. */
+ * start, before which no vector is read. */
 static inline void rl_stream_row(__global const RL_T *begin,
                                  __global const RL_T *restrict in,
                                  __global RL_T *restrict out, RL_I data) {
@@ -212,14 +231,18 @@ static inline void rl_stream_row(__global const RL_T *begin,
 #endif
 #pragma unroll
   for (int j = 0; j < RL_BK; j += RL_STREAM) {
+    if (RL_SK == 1 && j + RL_STREAM <= data) {
+      rl_put_row(out + j, RL_TRANSFORM(RL_AT(in + j)), 1);
+      continue;
+    }
     RL_VT v = (RL_VT)0;
-    if (RL_SK == 1 && j + RL_STREAM <= data)
-      v = RL_TRANSFORM(RL_AT(in + j));
 #ifdef RL_PAD_ROWS
+    int tail = 0;
 #ifdef __ENDIAN_LITTLE__ /* rl_row_tail's order */
-    else if (RL_SK == 1 && j < data && in - begin + data >= RL_STREAM)
-      v = RL_TRANSFORM(rl_row_tail(in + data, data - j));
+    tail = RL_SK == 1 && j < data && in - begin + data >= RL_STREAM;
 #endif
+    if (tail)
+      v = RL_TRANSFORM(rl_row_tail(in + data, data - j));
     else
       for (RL_I k = j; k < data && k < j + RL_STREAM; k++)
         v = select(v, (RL_VT)RL_TRANSFORM(in[k * RL_SK]),
