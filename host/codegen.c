@@ -7,7 +7,7 @@
  * distances along Q and P), RL_STAGED and RL_SHIFT (CPU boxes through a
  * private buffer: squares, or rows off the store grid), RL_PLANES and
  * RL_SPLIT (planes interleaved, or taken apart, by RL_MIX's shuffles),
- * RL_LANES (lane numbers of a streamed vector, for CPU rows mostly
+ * RL_LANES (lane numbers of a streamed vector, for CPU rows partly
  * padding), RL_NIBBLES (CPU boxes of 4-bit elements),
  * RL_TRANSFORM (the per-element hook: identity until casts arrive; 4-bit
  * moves leave it out) and rl_map(o, &s): 1 with the source element offset s
