@@ -863,6 +863,23 @@ static int nibble_rows(const rl_layout_plan *p) {
   return 1;
 }
 
+/* 4-bit boxes whose source runs along P: 8 x 8 squares of nibbles
+ * (kernels/relayout.cl rl_nibble_squares) where each row of a square starts
+ * on a whole byte in the source: boxes start at multiples of 8 along P (its
+ * block a multiple of 8, or its whole extent), and every other source
+ * stride is even. NCHW -> NHWC int4 64x256x56x56 moved element by element
+ * at 0.07 of the copy kernel's speed on the development machine, in
+ * squares at 0.36-0.37 (bench/README.md, "4-bit squares"). */
+static int nibble_squares(const rl_layout_plan *p) {
+  const rl_box_axis *P = &p->box[0];
+  if (P->axis < 0 || p->axes[P->axis].sstride != 1 || p->box[2].block < 8 ||
+      (P->block % 8 && P->block < p->axes[P->axis].extent))
+    return 0;
+  for (int i = 0; i < p->naxes; i++)
+    if (i != P->axis && p->axes[i].sstride % 2) return 0;
+  return 1;
+}
+
 void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
                      const relayout_desc *src, int for_cpu,
                      int64_t stream_from) {
@@ -905,7 +922,8 @@ void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
   } else if (p.affine && for_cpu && nibble_rows(&p)) {
     p.family = RL_FAMILY_LINES;
     plan_box(&p, 1);
-    p.vec = 1; /* no squares, nor their prefetches */
+    /* squares of their own (or none), and no prefetches */
+    p.vec = nibble_squares(&p) ? 8 : 1;
     p.ahead = p.lead = 0;
   }
   *out = p;

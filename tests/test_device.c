@@ -565,7 +565,8 @@ static void boxes(void) {
  *   time (f32) plain, 2 side by side (f64) streamed; except short runs
  *   along Q whose groups of squares write whole lines (FRACTAL_Z from 3x3
  *   with N = 64 at f32: rows 4 KiB apart, Q's last block ragged, C's last
- *   block partly padding), which stream;
+ *   block partly padding), which stream, the ninth row along P, past
+ *   the squares, built into vectors and streamed too;
  * - rows contiguous in the source, 16 bytes per store: FRACTAL_NZ, with
  *   P and Q ragged and N's last rows partly padding (plain stores there);
  *   nChw8c -> nChw16c, C padded;
@@ -715,13 +716,24 @@ static void streams(void) {
  * bytes; otherwise, on CPU devices, boxes of destination rows that start
  * on whole bytes move nibbles two to a byte (rows of even length, every
  * other destination stride even, nothing skipped), and the rest (and every
- * such conversion on GPUs) gathers nibbles. */
+ * such conversion on GPUs) gathers nibbles. Boxes whose source runs along
+ * P, every other source stride even, move in 8 x 8 squares of nibbles,
+ * the rest of a box (P's last elements, K's last rows, both ragged in the
+ * NHWC cases; boxes holding padding, into FRACTAL_ZN, NC1HWC0 and
+ * FRACTAL_Z, whose 2x4 case has squares in boxes along Q too) two to a
+ * byte; into FRACTAL_Z from 3x3, K's source stride 9 keeps them to that. */
 static int moves_bytes(const char *s) {
   return define_value(s, "RL_KERNEL") != 3 &&
          !strstr(s, "#define RL_NIBBLES 1");
 }
 static int nibble_boxes(const char *s) {
   return define_value(s, "RL_KERNEL") == 5 && strstr(s, "#define RL_NIBBLES 1");
+}
+static int nibble_squares(const char *s) {
+  return nibble_boxes(s) && define_value(s, "RL_VEC") == 8;
+}
+static int nibble_pairs(const char *s) {
+  return nibble_boxes(s) && define_value(s, "RL_VEC") == 1;
 }
 static int gathers_nibbles(const char *s) {
   return define_value(s, "RL_KERNEL") == 3;
@@ -739,11 +751,14 @@ static void nibbles(void) {
       {2, "NZ", "NZ(c0=8)", moves_bytes, moves_bytes, {1, 20, 30}},
       {0, "NHWC", "NC1HWC0", moves_bytes, moves_bytes, {2, 3, 5, 70}},
       {0, "NC1HWC0", "NHWC", moves_bytes, moves_bytes, {2, 70, 3, 5}},
-      {2, "ND", "FRACTAL_NZ", nibble_boxes, gathers_nibbles, {2, 17, 71}},
-      {0, "NC1HWC0", "nChw16c", nibble_boxes, gathers_nibbles, {2, 17, 3, 5}},
-      {2, "ND", "FRACTAL_ZN", nibble_boxes, gathers_nibbles, {2, 17, 70}},
-      {0, "NCHW", "NC1HWC0", nibble_boxes, gathers_nibbles, {2, 70, 3, 6}},
-      {0, "NCHW", "FRACTAL_Z", nibble_boxes, gathers_nibbles, {33, 17, 3, 3}},
+      {2, "ND", "FRACTAL_NZ", nibble_pairs, gathers_nibbles, {2, 17, 71}},
+      {0, "NC1HWC0", "nChw16c", nibble_pairs, gathers_nibbles, {2, 17, 3, 5}},
+      {2, "ND", "FRACTAL_ZN", nibble_squares, gathers_nibbles, {2, 17, 70}},
+      {0, "NCHW", "NC1HWC0", nibble_squares, gathers_nibbles, {2, 70, 3, 6}},
+      {0, "NCHW", "NHWC", nibble_squares, gathers_nibbles, {2, 62, 9, 10}},
+      {0, "NHWC", "NCHW", nibble_squares, gathers_nibbles, {2, 2, 13, 44}},
+      {0, "NCHW", "FRACTAL_Z", nibble_squares, gathers_nibbles, {33, 70, 2, 4}},
+      {0, "NCHW", "FRACTAL_Z", nibble_pairs, gathers_nibbles, {33, 17, 3, 3}},
       {0, "NHWC", "NCHW", gathers_nibbles, gathers_nibbles, {2, 3, 5, 70}},
       {2, "FRACTAL_NZ", "ND", gathers_nibbles, gathers_nibbles, {2, 37, 71}},
   };
