@@ -38,6 +38,12 @@ int cli_layouts(relayout_layout **from, relayout_layout **to, const char *src,
  * prints the one-line note when auto falls back to the reference. */
 int cli_engine(relayout_engine **out, const char *device, const char *cmd);
 
+/* Pins PoCL's CPU worker threads one to a CPU (POCL_AFFINITY=1) where
+ * that is safe and the caller left POCL_AFFINITY unset; call before any
+ * OpenCL call. cli_pin_state says what it did, for relayout devices. */
+void cli_pin_pocl(void);
+const char *cli_pin_state(void);
+
 /* Seconds on the monotonic clock. */
 double cli_now(void);
 

@@ -9,7 +9,10 @@ static const char usage[] =
     "Lists every OpenCL device with its index (for --device N), platform,\n"
     "memory, compute units, OpenCL C version and largest allocation; '*'\n"
     "marks the one --device auto picks (the first GPU, else a CPU device,\n"
-    "else the scalar reference). RELAYOUT_DEVICE sets the default.\n";
+    "else the scalar reference). RELAYOUT_DEVICE sets the default.\n"
+    "The last line says whether PoCL's CPU worker threads are pinned one\n"
+    "to a CPU: every relayout command pins them (POCL_AFFINITY=1) unless\n"
+    "POCL_AFFINITY is set or this process may not run on every CPU.\n";
 
 int cmd_devices(int argc, char **argv) {
   cli_opt opts[] = {{0}};
@@ -33,5 +36,6 @@ int cmd_devices(int argc, char **argv) {
   }
   printf("%c ref  the scalar reference%s\n", pick < 0 ? '*' : ' ',
          count ? "" : " (no OpenCL device found)");
+  printf("PoCL's CPU worker threads: %s\n", cli_pin_state());
   return 0;
 }

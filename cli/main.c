@@ -39,6 +39,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   cli_install_cleanup();
+  cli_pin_pocl();
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
     if (!strcmp(argv[1], cmds[i].name)) return cmds[i].run(argc - 1, argv + 1);
   fprintf(stderr, "relayout: unknown command '%s'\n\n%s", argv[1], usage);

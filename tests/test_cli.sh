@@ -96,6 +96,20 @@ expect_fail "explain bad shape" 2 "expected AxBxC" "$R" explain ND --shape 2xx3
 expect_ok "devices" "$R" devices
 has "devices marks auto" "* 0" out.txt
 has "devices lists ref" "ref  the scalar reference" out.txt
+# PoCL's workers pinned one to a CPU, unless the caller chose or cannot.
+online=$(getconf _NPROCESSORS_ONLN)
+expect_ok "pin as asked" env POCL_AFFINITY=0 "$R" devices
+has "pin left to the caller" "as POCL_AFFINITY=0, set before" out.txt
+expect_ok "more threads" env -u POCL_AFFINITY POCL_MAX_PTHREAD_COUNT=$((online + 1)) "$R" devices
+has "no pin past the CPUs" "threads: not pinned" out.txt
+if [ "$(nproc)" = "$online" ]; then
+  expect_ok "pin" env -u POCL_AFFINITY "$R" devices
+  has "pinned" "threads: pinned, worker i to CPU i" out.txt
+fi
+if [ "$online" -gt 1 ] && taskset -c $((online - 1)) true 2>/dev/null; then
+  expect_ok "part of the CPUs" env -u POCL_AFFINITY taskset -c $((online - 1)) "$R" devices
+  has "no pin on part of the CPUs" "threads: not pinned" out.txt
+fi
 expect_ok "convert on cpu" "$R" convert --device cpu --from AB --to BA4a f.npy dev.npy
 expect_ok "convert on ref" "$R" convert --device ref --from AB --to BA4a f.npy ref.npy
 same "device equals reference" dev.npy ref.npy
