@@ -3,7 +3,7 @@
  * PoCL's CPU device (pthread) leaves its worker threads to the scheduler
  * unless POCL_AFFINITY is 1, when worker i runs on CPU i only. Unpinned,
  * two workers can share one CPU for much of a kernel, which cost tensors
- * of 8 MiB and more up to a third of their speed (bench/README.md,
+ * of 8 MiB and more up to half their speed (bench/README.md,
  * "Pinned PoCL threads"); pinned, a worker wakes a few microseconds later,
  * which tensors of 1 MiB and less feel. PoCL reads the variable once, when
  * its device starts, so the command sets it first thing, and only where
@@ -21,9 +21,9 @@
 
 static char state[160];
 
+#ifdef __linux__
 /* Whether PoCL's thread count (POCL_MAX_PTHREAD_COUNT,
  * POCL_CPU_MAX_CU_COUNT) stays within online CPUs where set. */
-#ifdef __linux__
 static int threads_fit(const char *name, long online) {
   const char *v = getenv(name);
   char *end;
