@@ -30,6 +30,8 @@ typedef struct pl_state {
   size_t cap_src, cap_dst; /* per slot; 0: every job runs alone */
   int nslots;
   pl_slot slot[SLOTS];
+  unsigned char *alone; /* results of the jobs that run alone, reused */
+  size_t alone_size;
 } pl_state;
 
 static size_t align_up(size_t x) {
@@ -72,18 +74,21 @@ static int group_size(const pl_state *st, int first, int njobs) {
 
 static relayout_status run_alone(pl_state *st, pl_job *j, relayout_error *err) {
   double t0 = cli_now();
-  unsigned char *buf = cli_alloc_aligned(j->dst_size);
-  if (!buf)
-    return cli_fail(err, RELAYOUT_ERR_NOMEM,
-                    "cannot allocate %zu bytes for one tensor's result",
-                    j->dst_size);
+  if (j->dst_size > st->alone_size) {
+    free(st->alone);
+    st->alone_size = 0;
+    if (!(st->alone = cli_alloc_aligned(j->dst_size)))
+      return cli_fail(err, RELAYOUT_ERR_NOMEM,
+                      "cannot allocate %zu bytes for one tensor's result",
+                      j->dst_size);
+    st->alone_size = j->dst_size;
+  }
   relayout_error note = {""};
-  relayout_status s = relayout_plan_run(j->plan, buf, j->dst_size, j->src,
+  relayout_status s = relayout_plan_run(j->plan, st->alone, j->dst_size, j->src,
                                         j->src_size, &note, err);
   if (!s)
-    s = cli_pwrite(st->out->fd, buf, j->dst_size, j->dst_at, st->out->path,
-                   err);
-  free(buf);
+    s = cli_pwrite(st->out->fd, st->alone, j->dst_size, j->dst_at,
+                   st->out->path, err);
   j->seconds = cli_now() - t0;
   j->where = *note.message ? "reference" : relayout_plan_family(j->plan);
   if (!s && st->out->progress)
@@ -254,6 +259,7 @@ static void close_slots(pl_state *st) {
     if (s->dst) clReleaseMemObject(s->dst);
     if (s->src) clReleaseMemObject(s->src);
   }
+  free(st->alone);
   if (st->up) clReleaseCommandQueue(st->up);
   if (st->down) clReleaseCommandQueue(st->down);
 }
