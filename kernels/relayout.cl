@@ -200,6 +200,7 @@ static inline void rl_put_row(__global RL_T *at, RL_VT v, int stream) {
 #define RL_PAD_ROWS 1
 #define RL_PAD_ROW(data) (RL_SK == 1 || (data)*4 <= RL_BK)
 
+#if RL_SK == 1
 /* The `rem` elements (fewer than a vector's) that end at `end`, in the
  * vector's first lanes, the rest zero: the vector that ends at `end` as a
  * little-endian 128-bit number (two ulongs), shifted down by the bytes
@@ -214,6 +215,7 @@ static inline RL_VT rl_row_tail(__global const RL_T *end, RL_I rem) {
                        : (ulong2)(x.s1 >> (bits - 64), 0);
   return RL_CAT(as_, RL_VT)(y);
 }
+#endif
 #else
 #define RL_PAD_ROW(data) 0
 #endif
@@ -239,12 +241,11 @@ static inline void rl_stream_row(__global const RL_T *begin,
     RL_VT v = (RL_VT)0;
 #ifdef RL_PAD_ROWS
     int tail = 0;
-#ifdef __ENDIAN_LITTLE__ /* rl_row_tail's order */
-    tail = RL_SK == 1 && j < data && in - begin + data >= RL_STREAM;
+#if RL_SK == 1 && defined(__ENDIAN_LITTLE__) /* rl_row_tail's order */
+    tail = j < data && in - begin + data >= RL_STREAM;
+    if (tail) v = RL_TRANSFORM(rl_row_tail(in + data, data - j));
 #endif
-    if (tail)
-      v = RL_TRANSFORM(rl_row_tail(in + data, data - j));
-    else
+    if (!tail)
       for (RL_I k = j; k < data && k < j + RL_STREAM; k++)
         v = select(v, (RL_VT)RL_TRANSFORM(in[k * RL_SK]),
                    lanes == (RL_VT)(k - j));
@@ -477,8 +478,9 @@ static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
  * the last square along P into vectors and streams them too (NCHW ->
  * FRACTAL_Z f32 512x512x3x3, 9 rows along P: 4% to 17% faster in 6 of 7
  * A/B rounds on the development machine, one 5% slower). With `stage`
- * (RL_STAGED: whole squares only), the rows go there, at their place in the
- * box's destination run, instead. With RL_AHEAD (K's rows follow one
+ * (RL_STAGED: whole squares along P and K), the rows go there, at their
+ * place in the box's destination run, instead, as do the elements of Q's
+ * last steps short of a square. With RL_AHEAD (K's rows follow one
  * another in the source, so each Q step reads one short run, far from the
  * last), each Q step first prefetches the run of the step that many steps
  * on, line by line: the core's own prefetchers have no run to follow. With
@@ -487,7 +489,7 @@ static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
 static inline void rl_box_squares(__global const RL_T *restrict src,
                                   __global RL_T *restrict dst, RL_I mp,
                                   RL_I mq, RL_I mk, int stream, int lead,
-                                  RL_VT *stage) {
+                                  RL_T *stage) {
   RL_I sp = mp - mp % RL_SIDE_P, sk = mk - mk % (RL_SIDE_K * RL_GROUP),
        sq = mq - mq % RL_SIDE_Q;
   for (RL_I q = 0; q < mq; q += RL_SIDE_Q) {
@@ -523,9 +525,11 @@ static inline void rl_box_squares(__global const RL_T *restrict src,
           for (int g = 0; g < RL_GROUP; g++) {
             RL_I o = (p + j * RL_ROW_P) * RL_DP + k + g * RL_SIDE_K;
             RL_VT v = RL_TRANSFORM(RL_AS_ROW(r[g][j]));
-            if (stage)
-              stage[(q * RL_DQ + o) / vec_step(RL_VT)] = v;
-            else
+#ifdef RL_STAGED
+            if (stage) /* rows off the 16-byte grid where Q's last step */
+              ((rl_row_at *)(stage + q * RL_DQ + o))->v = v;
+            else /* leaves less than a square */
+#endif
               rl_put_row(out + o, v, stream);
           }
       }
@@ -546,9 +550,14 @@ static inline void rl_box_squares(__global const RL_T *restrict src,
 #endif
     for (RL_I j = 0; j < RL_SIDE_Q && q + j < mq; j++)
       for (RL_I p = sk < mk ? 0 : ep; p < mp; p++)
-        for (RL_I k = p < ep ? sk : 0; k < mk; k++)
-          out[j * RL_DQ + p * RL_DP + k] =
-              RL_TRANSFORM(in[j * RL_SQ + p + k * RL_SK]);
+        for (RL_I k = p < ep ? sk : 0; k < mk; k++) {
+          RL_T e = RL_TRANSFORM(in[j * RL_SQ + p + k * RL_SK]);
+          RL_I o = j * RL_DQ + p * RL_DP + k;
+          if (stage)
+            stage[q * RL_DQ + o] = e;
+          else
+            out[o] = e;
+        }
   }
 }
 #endif
@@ -757,16 +766,18 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
     lead = p0 + mp - 1 + RL_LEAD < RL_EP;
 #endif
 #ifdef RL_STAGED
-    /* whole squares: the box's destination, one run of whole rows, through
-     * a private buffer, then written in order */
-    if (mp % RL_SIDE_P == 0 && mq % RL_SIDE_Q == 0 &&
-        mk % (RL_SIDE_K * RL_GROUP) == 0) {
+    /* whole squares along P and K: the box's destination, one run of
+     * whole rows, through a private buffer, then written in order */
+    if (mp % RL_SIDE_P == 0 && mk % (RL_SIDE_K * RL_GROUP) == 0) {
       RL_VT stage[RL_STAGED];
-      rl_box_squares(src, dst, mp, mq, mk, 0, lead, stage);
+      rl_box_squares(src, dst, mp, mq, mk, 0, lead, (RL_T *)stage);
       for (RL_I i = 0; i < mp * RL_DP / vec_step(RL_VT); i++)
         rl_put_row(dst + i * vec_step(RL_VT), stage[i], stream);
       return;
     }
+    /* a box short of a square along P, where Q's extent leaves its rows
+     * off the grid of stores (CHWN4 with N not a multiple of 4): plain */
+    if (RL_DP % RL_VEC) stream = 0;
 #endif
     if (stream) /* two copies, each with its stores fixed */
       rl_box_squares(src, dst, mp, mq, mk, 1, lead, 0);

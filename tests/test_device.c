@@ -573,7 +573,9 @@ static void boxes(void) {
  * - staged boxes (NCHW -> CHWN4 but f64, whose 4 channels are 32 bytes):
  *   squares across K and Q through a private buffer, with the lead's
  *   prefetch; P's last block ragged, written without the buffer; C
- *   padded;
+ *   padded; N = 29, Q's last steps short of a square (int8, f16) element
+ *   by element into the buffer, and the rows off the store grid, so that
+ *   the ragged last block along P writes plain;
  * - rows contiguous in the source whose destination rows start off the
  *   store grid (FRACTAL_NZ -> ND with N odd, NC1HWC0 -> NHWC with C odd):
  *   each box row streamed through a private buffer, its last store
@@ -591,8 +593,9 @@ static void boxes(void) {
  *   from the vector that ends with it, the buffer's first rows, where
  *   that vector would start before the buffer, element by element); from
  *   NCHW, 3 channels, as squares whose boxes hold padding, rows at most a
- *   quarter data, element by element; nChw8c -> nChw16c above streams
- *   rows of padding alone. */
+ *   quarter data, element by element, also in rows of 8 bytes (NCHW ->
+ *   CHWN4 int8 with N = 6, whose kernel once failed to build); nChw8c ->
+ *   nChw16c above streams rows of padding alone. */
 static int box_streams(const char *s) {
   long long v = define_value(s, "RL_VEC"), tile = define_value(s, "RL_TILE");
   return v > 1 ? define_value(s, "RL_STREAM") == (tile > 0 ? tile : v)
@@ -651,6 +654,10 @@ static int box_streams_planes(const char *s) {
 static int box_streams_pads(const char *s) {
   return box_streams(s) && strstr(s, "#define RL_LANES ");
 }
+static int box_streams_narrow(const char *s) { /* 1-byte rows of 8 */
+  return element_size(s) > 1 ||
+         (box_streams_pads(s) && define_value(s, "RL_VEC") == 8);
+}
 static int box_shifts(const char *s) {
   return define_value(s, "RL_SHIFT") == 1 && box_streams(s);
 }
@@ -683,6 +690,7 @@ static void streams(void) {
       {2, "ND", "FRACTAL_NZ", box_streams, {2, 37, 70}, 1},
       {0, "nChw8c", "nChw16c", box_streams, {2, 24, 5, 7}, 2},
       {0, "NCHW", "CHWN4", box_staged, {16, 10, 21, 23}, 1},
+      {0, "NCHW", "CHWN4", box_staged, {29, 10, 21, 23}, 1},
       {2, "FRACTAL_NZ", "ND", box_shifts, {2, 7, 2101}, 1},
       {2, "FRACTAL_NZ", "ND", box_shifts, {1, 9, 2049}, 1},
       {0, "NC1HWC0", "NHWC", box_shifts, {2, 1001, 3, 2}, 3},
@@ -692,6 +700,7 @@ static void streams(void) {
       {0, "NHWC", "NC1HWC0", box_streams_pads, {2, 5, 7, 9}, 1},
       {0, "NHWC", "NC1HWC0", box_streams_pads, {2, 5, 7, 30}, 1},
       {0, "NCHW", "NC1HWC0", box_streams_pads, {2, 3, 9, 9}, 1},
+      {0, "NCHW", "CHWN4", box_streams_narrow, {6, 4, 9, 10}, 1},
       /* boxes past the destination's end write up to it only */
       {0, "nChw16c", "nChw8c", box_streams_pads, {2, 17, 5, 7}, 3},
   };
