@@ -525,11 +525,9 @@ static inline void rl_box_squares(__global const RL_T *restrict src,
           for (int g = 0; g < RL_GROUP; g++) {
             RL_I o = (p + j * RL_ROW_P) * RL_DP + k + g * RL_SIDE_K;
             RL_VT v = RL_TRANSFORM(RL_AS_ROW(r[g][j]));
-#ifdef RL_STAGED
-            if (stage) /* rows off the 16-byte grid where Q's last step */
+            if (stage) /* unaligned where N leaves rows off the grid */
               ((rl_row_at *)(stage + q * RL_DQ + o))->v = v;
-            else /* leaves less than a square */
-#endif
+            else
               rl_put_row(out + o, v, stream);
           }
       }
