@@ -5,7 +5,9 @@
  * the device's output, written into a device buffer poisoned beforehand and
  * with a poisoned tail, equals the scalar reference's. Pairs alternate
  * between the GPU kernel families and the CPU ones (RELAYOUT_FAMILIES), so a
- * CPU device tests both. The device is
+ * CPU device tests both; on CPU devices, each CPU plan that would change
+ * with streamed stores (used at sizes past half the cache) runs that way
+ * too. The device is
  * RELAYOUT_TEST_DEVICE, else "cpu" (PoCL); RELAYOUT_TEST_SHAPES shapes per
  * family (default 2), and 60 times that many pairs of random grammar layouts.
  * The shapes and layouts are the same each run unless RELAYOUT_TEST_SEED
@@ -63,7 +65,7 @@ static const relayout_dtype widths[] = {RELAYOUT_I4, RELAYOUT_U8, RELAYOUT_F16,
                                         RELAYOUT_F32, RELAYOUT_F64};
 
 static relayout_engine *engine;
-static int pairs_run, pairs_skipped;
+static int pairs_run, pairs_skipped, pairs_streamed;
 static const char *force_families; /* NULL: alternate gpu and cpu */
 /* What the plan's kernel must be, as a check of its source (NULL: any). */
 static int (*want_plan)(const char *source);
@@ -106,6 +108,55 @@ static void fill(unsigned char *p, size_t n) {
   for (size_t i = 0; i < n; i++) p[i] = (unsigned char)(rng_next() | 1);
 }
 
+/* Runs plan on in (sb bytes) into a device buffer poisoned beforehand:
+ * the output equals want and nothing outside it changed. how names the
+ * run in messages. */
+static void check_run(relayout_plan *plan, const char *how, const char *src,
+                      const char *dst, relayout_dtype t,
+                      const unsigned char *in, size_t sb, const guarded *want) {
+  CHECK(!*relayout_plan_note(plan), "%s -> %s%s: %s", src, dst, how,
+        relayout_plan_note(plan));
+  /* Buffers with 64 bytes before and after: offsets, and a poisoned tail;
+   * the destination's tail as long again as the destination, so that a
+   * plan that runs past a dim's extent (unpacking) and wrote there shows */
+  cl_context ctx = relayout_engine_context(engine);
+  cl_command_queue q = relayout_engine_queue(engine);
+  cl_int rc;
+  size_t db = want->size, pad = 64, total = 2 * db + 2 * pad;
+  cl_mem bs = clCreateBuffer(ctx, CL_MEM_READ_ONLY, sb + 2 * pad, NULL, &rc);
+  cl_mem bd = clCreateBuffer(ctx, CL_MEM_READ_WRITE, total, NULL, &rc);
+  unsigned char poison = 0xA5;
+  clEnqueueFillBuffer(q, bd, &poison, 1, 0, total, 0, NULL, NULL);
+  clEnqueueWriteBuffer(q, bs, CL_FALSE, pad, sb, in, 0, NULL, NULL);
+  cl_event done = NULL;
+  size_t at = pad + dst_skew; /* the destination's offset */
+  CHECK_OK(relayout_plan_enqueue(plan, bd, at, bs, pad, 0, NULL, &done, &e_));
+  unsigned char *got = malloc(total);
+  clEnqueueReadBuffer(q, bd, CL_TRUE, 0, total, got, done ? 1 : 0,
+                      done ? &done : NULL, NULL);
+  if (done) clReleaseEvent(done);
+  int same = !memcmp(got + at, want->data, db);
+  size_t first = 0;
+  while (!same && got[at + first] == want->data[first]) first++;
+  CHECK(same, "%s -> %s %s (%s%s): first difference at byte %zu of %zu", src,
+        dst, relayout_dtype_name(t), relayout_plan_family(plan), how, first,
+        db);
+  int fence = 1;
+  for (size_t i = 0; i < at; i++) fence &= got[i] == 0xA5;
+  for (size_t i = at + db; i < total; i++) fence &= got[i] == 0xA5;
+  CHECK(fence, "%s -> %s %s%s: wrote outside its buffer", src, dst,
+        relayout_dtype_name(t), how);
+  clReleaseMemObject(bs);
+  clReleaseMemObject(bd);
+  free(got);
+}
+
+/* src -> dst at ext, with the GPU and the CPU kernel families by turns
+ * (force_families: those). Where the families are the CPU ones and no
+ * test forces the choice, the plan is made again with streamed stores
+ * forced (RELAYOUT_STREAM_BYTES=1, CPU devices; below the threshold, as
+ * at these sizes, plans never stream) and, where that changes the kernel,
+ * run too. */
 static void one_pair(const char *src, const char *dst, relayout_dtype t,
                      const family *f, const int64_t *ext) {
   relayout_desc s, d;
@@ -123,55 +174,30 @@ static void one_pair(const char *src, const char *dst, relayout_dtype t,
       relayout_convert_ref(&d, want.data, want.size, &s, in, (size_t)sb, &e_));
 
   relayout_plan *plan;
-  setenv("RELAYOUT_FAMILIES",
-         force_families  ? force_families
-         : pairs_run % 2 ? "gpu"
-                         : "cpu",
-         1);
+  const char *fams = force_families  ? force_families
+                     : pairs_run % 2 ? "gpu"
+                                     : "cpu";
+  setenv("RELAYOUT_FAMILIES", fams, 1);
   CHECK_OK(relayout_plan_create(&plan, engine, &d, &s, &e_));
-  unsetenv("RELAYOUT_FAMILIES");
   CHECK(!want_plan || want_plan(relayout_plan_source(plan)),
         "%s -> %s %s: not the box the test is for", src, dst,
         relayout_dtype_name(t));
   families_seen[plan_family_index(relayout_plan_family(plan))]++;
-  CHECK(!*relayout_plan_note(plan), "%s -> %s: %s", src, dst,
-        relayout_plan_note(plan));
-  /* Buffers with 64 bytes before and after: offsets, and a poisoned tail;
-   * the destination's tail as long again as the destination, so that a
-   * plan that runs past a dim's extent (unpacking) and wrote there shows */
-  cl_context ctx = relayout_engine_context(engine);
-  cl_command_queue q = relayout_engine_queue(engine);
-  cl_int rc;
-  size_t pad = 64, total = 2 * (size_t)db + 2 * pad;
-  cl_mem bs =
-      clCreateBuffer(ctx, CL_MEM_READ_ONLY, (size_t)sb + 2 * pad, NULL, &rc);
-  cl_mem bd = clCreateBuffer(ctx, CL_MEM_READ_WRITE, total, NULL, &rc);
-  unsigned char poison = 0xA5;
-  clEnqueueFillBuffer(q, bd, &poison, 1, 0, total, 0, NULL, NULL);
-  clEnqueueWriteBuffer(q, bs, CL_FALSE, pad, (size_t)sb, in, 0, NULL, NULL);
-  cl_event done = NULL;
-  size_t at = pad + dst_skew; /* the destination's offset */
-  CHECK_OK(relayout_plan_enqueue(plan, bd, at, bs, pad, 0, NULL, &done, &e_));
-  unsigned char *got = malloc(total);
-  clEnqueueReadBuffer(q, bd, CL_TRUE, 0, total, got, done ? 1 : 0,
-                      done ? &done : NULL, NULL);
-  if (done) clReleaseEvent(done);
-  int same = !memcmp(got + at, want.data, (size_t)db);
-  int64_t first = -1;
-  for (int64_t i = 0; !same && first < 0 && i < db; i++)
-    if (got[at + i] != want.data[i]) first = i;
-  CHECK(same, "%s -> %s %s (%s): first difference at byte %lld of %lld", src,
-        dst, relayout_dtype_name(t), relayout_plan_family(plan),
-        (long long)first, (long long)db);
-  int fence = 1;
-  for (size_t i = 0; i < at; i++) fence &= got[i] == 0xA5;
-  for (size_t i = at + (size_t)db; i < total; i++) fence &= got[i] == 0xA5;
-  CHECK(fence, "%s -> %s %s: wrote outside its buffer", src, dst,
-        relayout_dtype_name(t));
+  check_run(plan, "", src, dst, t, in, (size_t)sb, &want);
   pairs_run++;
-  clReleaseMemObject(bs);
-  clReleaseMemObject(bd);
-  free(got);
+  if (!force_families && !strcmp(fams, "cpu")) {
+    relayout_plan *streamed = NULL;
+    setenv("RELAYOUT_STREAM_BYTES", "1", 1);
+    CHECK_OK(relayout_plan_create(&streamed, engine, &d, &s, &e_));
+    unsetenv("RELAYOUT_STREAM_BYTES");
+    if (streamed &&
+        strcmp(relayout_plan_source(streamed), relayout_plan_source(plan))) {
+      check_run(streamed, ", streamed", src, dst, t, in, (size_t)sb, &want);
+      pairs_streamed++;
+    }
+    relayout_plan_free(streamed);
+  }
+  unsetenv("RELAYOUT_FAMILIES");
   free(in);
   guarded_free(&want);
   relayout_plan_free(plan);
@@ -209,8 +235,10 @@ static void matrix(int nshapes) {
         }
     }
   }
-  printf("%d pairs on %s, %d skipped as not applicable; families:", pairs_run,
-         relayout_engine_device(engine), pairs_skipped);
+  printf("%d pairs on %s (%d of them streamed too), %d skipped as not "
+         "applicable; families:",
+         pairs_run, relayout_engine_device(engine), pairs_streamed,
+         pairs_skipped);
   for (int i = 0; i < 5; i++) {
     printf(" %s %d", family_names[i], families_seen[i]);
     CHECK(families_seen[i] > 0, "the matrix ran no %s plan", family_names[i]);
@@ -586,7 +614,10 @@ static void boxes(void) {
  * - 7 planes interleaved into pixels by shuffles (NCHW -> NHWC with
  *   C = 7), the last pixels under a vector's worth element by element;
  *   3 planes taken apart (NHWC -> NCHW), each plane's stores a line at a
- *   time;
+ *   time; 2 planes interleaved into pixels partly padding (NCWH ->
+ *   NCH%32BW, 13 pixels of 32), whose boxes write rows of 2 elements,
+ *   plain throughout (streamed, they wrote 16 bytes of zeros per row,
+ *   off the grid: SIGSEGV);
  * - rows partly data, built in registers and streamed whole: from NHWC
  *   into NC1HWC0 as rows contiguous in the source, 3, 9 and 30 channels
  *   (whole vectors loaded as such, the last piece of data shifted down
@@ -651,6 +682,9 @@ static int box_streams_planes(const char *s) {
   return (box_planes(s) || box_splits(s)) &&
          define_value(s, "RL_STREAM") * element_size(s) == 16;
 }
+static int box_planes_plain(const char *s) {
+  return define_value(s, "RL_PLANES") == 2 && define_value(s, "RL_STREAM") < 0;
+}
 static int box_streams_pads(const char *s) {
   return box_streams(s) && strstr(s, "#define RL_LANES ");
 }
@@ -696,6 +730,7 @@ static void streams(void) {
       {0, "NC1HWC0", "NHWC", box_shifts, {2, 1001, 3, 2}, 3},
       {0, "NCHW", "NHWC", box_streams_planes, {2, 7, 30, 11}, 1},
       {0, "NHWC", "NCHW", box_streams_planes, {2, 16, 20, 3}, 1},
+      {0, "NCWH", "NCH%32BW", box_planes_plain, {2, 3, 2, 13}, 1},
       {0, "NHWC", "NC1HWC0", box_streams_pads, {2, 5, 7, 3}, 1},
       {0, "NHWC", "NC1HWC0", box_streams_pads, {2, 5, 7, 9}, 1},
       {0, "NHWC", "NC1HWC0", box_streams_pads, {2, 5, 7, 30}, 1},
