@@ -780,13 +780,11 @@ static void plan_planes(rl_layout_plan *p, const relayout_desc *dst, int size,
   t.tile = t.wide = t.span = t.ahead = t.lead = t.staged = t.shift = 0;
   t.planes = (int)k;
   t.split = split;
-  /* each plane's stores on the grid where the box's first one is; not
-   * where pixels are partly padding (CNH%32BW: H's 13 of 32), whose
-   * boxes take rl_lines' rows of a few elements, plain */
-  t.stream = too_big(dst, stream_from) && pixels->check < 0 &&
-                     (!split || a->dstride * size % 16 == 0)
-                 ? (int)width
-                 : 0;
+  /* each plane's stores on the grid where the box's first one is */
+  t.stream =
+      too_big(dst, stream_from) && (!split || a->dstride * size % 16 == 0)
+          ? (int)width
+          : 0;
   *p = t;
 }
 

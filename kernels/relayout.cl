@@ -220,12 +220,17 @@ static inline RL_VT rl_row_tail(__global const RL_T *end, RL_I rem) {
 #define RL_PAD_ROW(data) 0
 #endif
 
-#if (RL_VEC == 1 && defined(RL_STREAM)) || defined(RL_PAD_ROWS)
+#if (RL_VEC == 1 && defined(RL_STREAM) && RL_SK == 1 && \
+     RL_BK % RL_STREAM == 0) || defined(RL_PAD_ROWS)
 #define RL_STREAM_ROWS 1
 /* A row written with aligned non-temporal stores, its first `data`
  * elements from `in` and the rest padding: whole (data RL_BK, RL_VEC 1,
- * RL_SK 1) or partly data (RL_PAD_ROWS). `begin` is the source buffer's
- * start, before which no vector is read. */
+ * rows contiguous in the source and whole stores long) or partly data
+ * (RL_PAD_ROWS). Other rows go plain: those of the boxes rl_planes does
+ * not take (pixels partly padding, NCWH -> NCH%32BW: rows of 2 elements
+ * strided in the source, which streamed 16 bytes of zeros each, off the
+ * grid). `begin` is the source buffer's start, before which no vector is
+ * read. */
 static inline void rl_stream_row(__global const RL_T *begin,
                                  __global const RL_T *restrict in,
                                  __global RL_T *restrict out, RL_I data) {
