@@ -475,6 +475,42 @@ static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
 #endif
 #endif
 
+/* A staged box's last RL_EQ % RL_SPAN steps along Q, short of a square's
+ * RL_SPAN (CHWN4 with N not a multiple of 4: the box holds all of Q, so
+ * they are the same in every box): squares along P all the same, their rows
+ * past those steps read again from the first, and of each transposed row
+ * the first RL_REST elements put in the stage at `stage` (the first of
+ * those steps, pixel 0), mp of them along P, mp a multiple of RL_VEC.
+ * Before, element by element. Alternating runs in one process on the
+ * 2-core machine, NCHW -> CHWN4, median GB/s before and after (copy kernel
+ * 16-18): int8 6x256x112x112 7.0 and 12.2, 7.2 and 11.5, 7.2 and 12.6, 7.6
+ * and 12.3; 7x256x112x112 6.7 and 12.5, 7.6 and 14.2; 5x256x112x112 9.7
+ * and 11.1, 8.2 and 11.5, 9.6 and 11.5, 11.5 and 12.7; f16 7x256x112x112
+ * 12.2 and 15.3, 11.7 and 14.0, 12.7 and 15.3, 13.7 and 16.3; int8
+ * 30x256x56x56 and 62x256x56x56 alike (Q's last 2 steps are 7% and 3% of
+ * the data). The loop below as one memcpy measured alike. */
+#if defined(RL_STAGED) && defined(RL_SPAN) && RL_EQ % RL_SPAN && \
+    !defined(RL_TILE) && !defined(RL_WIDE)
+#define RL_REST (RL_EQ % RL_SPAN * RL_BK)
+static inline void rl_rest_squares(__global const RL_T *in, RL_I mp,
+                                   RL_T *stage) {
+  for (RL_I p = 0; p < mp; p += RL_VEC) {
+    RL_VT r[RL_VEC];
+#pragma unroll
+    for (int j = 0; j < RL_VEC; j++)
+      r[j] = RL_AT(in + p + RL_ROW(j < RL_REST ? j : 0));
+    rl_transpose(r);
+#pragma unroll
+    for (int j = 0; j < RL_VEC; j++) {
+      RL_VT v = RL_TRANSFORM(r[j]);
+#pragma unroll
+      for (int i = 0; i < RL_REST; i++)
+        stage[(p + j) * RL_DP + i] = ((RL_T *)&v)[i];
+    }
+  }
+}
+#endif
+
 /* An mp x mq x mk box that holds data throughout: whole squares, each read
  * as RL_VEC rows along P, transposed in registers and written as RL_VEC rows
  * along K, RL_GROUP of them along K at a time, each row's pieces one after
@@ -484,13 +520,13 @@ static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
  * FRACTAL_Z f32 512x512x3x3, 9 rows along P: 4% to 17% faster in 6 of 7
  * A/B rounds on the development machine, one 5% slower). With `stage`
  * (RL_STAGED: whole squares along P and K), the rows go there, at their
- * place in the box's destination run, instead, as do the elements of Q's
- * last steps short of a square. With RL_AHEAD (K's rows follow one
- * another in the source, so each Q step reads one short run, far from the
- * last), each Q step first prefetches the run of the step that many steps
- * on, line by line: the core's own prefetchers have no run to follow. With
- * RL_LEAD and `lead`, each Q step first asks for the line RL_LEAD elements
- * past the box's last along P of each row it reads. */
+ * place in the box's destination run, instead, as do Q's last steps short
+ * of a square (squares of their own with RL_REST). With RL_AHEAD (K's rows
+ * follow one another in the source, so each Q step reads one short run,
+ * far from the last), each Q step first prefetches the run of the step
+ * that many steps on, line by line: the core's own prefetchers have no run
+ * to follow. With RL_LEAD and `lead`, each Q step first asks for the line
+ * RL_LEAD elements past the box's last along P of each row it reads. */
 static inline void rl_box_squares(__global const RL_T *restrict src,
                                   __global RL_T *restrict dst, RL_I mp,
                                   RL_I mq, RL_I mk, int stream, int lead,
@@ -501,6 +537,12 @@ static inline void rl_box_squares(__global const RL_T *restrict src,
     __global const RL_T *in = src + q * RL_SQ;
     __global RL_T *out = dst + q * RL_DQ;
     RL_I ep = q < sq ? sp : 0; /* squares end, elements follow, here */
+#ifdef RL_REST
+    if (stage && q == sq && mq - q == RL_EQ % RL_SPAN) {
+      rl_rest_squares(in, mp, stage + q * RL_DQ);
+      continue;
+    }
+#endif
 #ifdef RL_LEAD
     for (RL_I j = 0; lead && j < RL_SIDE_Q && q + j < mq; j++)
       for (RL_I k = 0; k < mk; k++)

@@ -601,9 +601,10 @@ static void boxes(void) {
  * - staged boxes (NCHW -> CHWN4 but f64, whose 4 channels are 32 bytes):
  *   squares across K and Q through a private buffer, with the lead's
  *   prefetch; P's last block ragged, written without the buffer; C
- *   padded; N = 29, Q's last steps short of a square (int8, f16) element
- *   by element into the buffer, and the rows off the store grid, so that
- *   the ragged last block along P writes plain;
+ *   padded; N = 29 and 7, Q's last 1 or 3 steps short of a square (int8;
+ *   1 step at f16) in squares of their own, rows past Q's end read again
+ *   from the first, and the rows off the store grid, so that the ragged
+ *   last block along P writes plain;
  * - rows contiguous in the source whose destination rows start off the
  *   store grid (FRACTAL_NZ -> ND with N odd, NC1HWC0 -> NHWC with C odd):
  *   each box row streamed through a private buffer, its last store
@@ -726,6 +727,7 @@ static void streams(void) {
       {0, "nChw8c", "nChw16c", box_streams, {2, 24, 5, 7}, 2},
       {0, "NCHW", "CHWN4", box_staged, {16, 10, 21, 23}, 1},
       {0, "NCHW", "CHWN4", box_staged, {29, 10, 21, 23}, 1},
+      {0, "NCHW", "CHWN4", box_staged, {7, 10, 31, 33}, 1},
       {2, "FRACTAL_NZ", "ND", box_shifts, {2, 7, 2101}, 1},
       {2, "FRACTAL_NZ", "ND", box_shifts, {1, 9, 2049}, 1},
       {0, "NC1HWC0", "NHWC", box_shifts, {2, 1001, 3, 2}, 3},
