@@ -477,10 +477,10 @@ static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
 
 /* A staged box's last RL_EQ % RL_SPAN steps along Q, short of a square's
  * RL_SPAN (CHWN4 with N not a multiple of 4: the box holds all of Q, so
- * they are the same in every box): squares along P all the same, their rows
- * past those steps read again from the first, and of each transposed row
- * the first RL_REST elements put in the stage at `stage` (the first of
- * those steps, pixel 0), mp of them along P, mp a multiple of RL_VEC.
+ * they are the same in every box): a square per RL_VEC pixels along P (mp
+ * of them, a multiple of RL_VEC), its rows past those steps read again from
+ * the first, and of each transposed row the first RL_REST elements, the
+ * data, put in the stage at `stage` (the first of those steps, pixel 0).
  * Before, element by element. Alternating runs in one process on the
  * 2-core machine, NCHW -> CHWN4, median GB/s before and after (copy kernel
  * 16-18): int8 6x256x112x112 7.0 and 12.2, 7.2 and 11.5, 7.2 and 12.6, 7.6

@@ -675,7 +675,10 @@ static int box_staged(const char *s) {
   long long size = element_size(s), staged = define_value(s, "RL_STAGED"),
             bp = define_value(s, "RL_BP");
   if (size > 4) return staged < 0;
+  /* squares of 1- and 2-byte elements span 16 / (4 x size) steps along
+   * Q, so that N's last steps short of one take rl_rest_squares */
   return staged == bp * define_value(s, "RL_DP") * size / 16 &&
+         (size > 2 || define_value(s, "RL_SPAN") * 4 * size == 16) &&
          define_value(s, "RL_LEAD") > 0 &&
          define_value(s, "RL_EP") % bp % (16 / size) > 0;
 }
