@@ -60,11 +60,13 @@ typedef struct rl_layout_plan {
   int ahead;  /* LINES: squares prefetch the source of the Q step this many
                * steps ahead (0: none) */
   int lead;   /* LINES: squares first prefetch each source row's line this
-               * many elements past the box along P (0: none) */
+               * many elements past the box along P (4-bit squares: past
+               * each load) (0: none) */
   int group;  /* LINES: squares side by side along K a box moves at once,
                * writing each row's pieces one after another (0 or 1: one
                * square at a time) */
-  int stream; /* LINES: elements per non-temporal store (0: plain stores) */
+  int stream; /* LINES: elements (bytes for 4-bit types) per non-temporal
+               * store (0: plain stores) */
   int staged; /* LINES: 0, or the 16-byte rows of a private buffer that
                * holds a box's destination (one run of whole rows) before
                * it is written out */

@@ -15,7 +15,8 @@
  * by 16 bytes along P (1-byte elements); RL_GROUP, how many squares side
  * by side along K rl_lines moves at once; RL_AHEAD, how many Q steps ahead
  * rl_lines' squares prefetch the source; RL_LEAD, how many elements past
- * its box along P a box of squares first prefetches each source row;
+ * its box along P a box of squares first prefetches each source row (past
+ * each load, for squares of nibbles);
  * RL_STAGED, the 16-byte rows of a private buffer that holds a box's
  * destination, one run of whole rows, before rl_lines writes it out;
  * RL_SHIFT, rl_lines streams each row of its box through a private buffer
@@ -116,7 +117,7 @@ rl_stage(__global const RL_T *restrict src, long src_off,
 #define RL_VT RL_CAT(RL_T, RL_TILE)
 #elif defined(RL_WIDE)
 #define RL_VT uchar16
-#elif RL_VEC > 1
+#elif RL_VEC > 1 && !defined(RL_NIBBLES)
 #define RL_VT RL_CAT(RL_T, RL_VEC)
 #elif defined(RL_STREAM)
 #define RL_VT RL_CAT(RL_T, RL_STREAM)
@@ -352,6 +353,19 @@ static inline void rl_planes(__global const RL_T *restrict in,
 }
 #endif
 
+/* Asks for the line at p ahead of its first read: a clang builtin (PoCL's
+ * prefetch() does nothing). */
+#if defined(RL_AHEAD) || defined(RL_LEAD)
+#ifdef __has_builtin
+#if __has_builtin(__builtin_prefetch)
+#define RL_PREFETCH(p) __builtin_prefetch(p)
+#endif
+#endif
+#ifndef RL_PREFETCH
+#define RL_PREFETCH(p) prefetch(p, 1)
+#endif
+#endif
+
 #if RL_VEC > 1 && !defined(RL_NIBBLES)
 /* Transposed squares of RL_VEC x RL_VEC elements, for boxes whose source runs
  * along P. A tile is a square of 4 x 4 words: RL_VEC rows along P, 4 words
@@ -461,19 +475,6 @@ static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
   return RL_AT(in + RL_ROW(j));
 #endif
 }
-
-/* Asks for the line at p ahead of its first read: a clang builtin (PoCL's
- * prefetch() does nothing). */
-#if defined(RL_AHEAD) || defined(RL_LEAD)
-#ifdef __has_builtin
-#if __has_builtin(__builtin_prefetch)
-#define RL_PREFETCH(p) __builtin_prefetch(p)
-#endif
-#endif
-#ifndef RL_PREFETCH
-#define RL_PREFETCH(p) prefetch(p, 1)
-#endif
-#endif
 
 /* A staged box's last RL_EQ % RL_SPAN steps along Q, short of a square's
  * RL_SPAN (CHWN4 with N not a multiple of 4: the box holds all of Q, so
@@ -703,10 +704,14 @@ static inline void rl_nibble_transpose(RL_NVT *r) {
 }
 
 /* An mp x mq x mk box that holds data throughout, its source at nibble s
- * of src: whole blocks, then the rest two nibbles to a byte. */
+ * of src: whole blocks, then the rest two nibbles to a byte. With `stage`
+ * (RL_STAGED), into that private buffer instead of dst, at the same
+ * offsets; with `lead` (RL_LEAD), each source row's load first asks for
+ * the line RL_LEAD nibbles on. */
 static inline void rl_nibble_squares(__global const uchar *restrict src,
                                      RL_I s, __global uchar *restrict dst,
-                                     RL_I mp, RL_I mq, RL_I mk) {
+                                     RL_I mp, RL_I mq, RL_I mk, uchar *stage,
+                                     int lead) {
   RL_I sp = mp - mp % (8 * RL_NV), sk = mk - mk % (8 * RL_NG);
   for (RL_I q = 0; q < mq; q++) {
     RL_I in = s + q * RL_SQ, at = q * RL_DQ;
@@ -715,14 +720,18 @@ static inline void rl_nibble_squares(__global const uchar *restrict src,
         /* whole bytes: P's and K's offsets are multiples of 8, the rest
          * even (the host's plan) */
         __global const uchar *row = src + (in + p + k * RL_SK) / 2;
-        __global uchar *out = dst + (at + p * RL_DP + k) / 2;
+        RL_I out = (at + p * RL_DP + k) / 2;
         RL_NVT r[RL_NG][8];
 #pragma unroll
         for (int g = 0; g < RL_NG; g++) {
 #pragma unroll
-          for (int i = 0; i < 8; i++)
-            r[g][i] = RL_LE(((__global rl_words_in *)(row + (8 * g + i) *
-                                                           (RL_SK / 2)))->v);
+          for (int i = 0; i < 8; i++) {
+            __global const uchar *at_row = row + (8 * g + i) * (RL_SK / 2);
+#ifdef RL_LEAD
+            if (lead) RL_PREFETCH(at_row + RL_LEAD / 2);
+#endif
+            r[g][i] = RL_LE(((__global rl_words_in *)at_row)->v);
+          }
           rl_nibble_transpose(r[g]);
         }
 #pragma unroll
@@ -735,13 +744,19 @@ static inline void rl_nibble_squares(__global const uchar *restrict src,
               rl_words x = {r[g][j]};
               o.w[g] = x.w[w];
             }
-            ((__global rl_words_out *)(out + (8 * w + j) * (RL_DP / 2)))->v =
-                RL_LE(o.v);
+            RL_I at_row = out + (8 * w + j) * (RL_DP / 2);
+            if (stage)
+              ((rl_words_out *)(stage + at_row))->v = RL_LE(o.v);
+            else
+              ((__global rl_words_out *)(dst + at_row))->v = RL_LE(o.v);
           }
       }
     for (RL_I p = 0; p < mp; p++)
       for (RL_I k = p < sp ? sk : 0; k < mk; k += 2)
-        RL_PUT(dst + (at + p * RL_DP) / 2, src, in + p, k, mk);
+        if (stage)
+          RL_PUT(stage + (at + p * RL_DP) / 2, src, in + p, k, mk);
+        else
+          RL_PUT(dst + (at + p * RL_DP) / 2, src, in + p, k, mk);
   }
 }
 #endif
@@ -803,7 +818,19 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
   if (n[0] >= mp && dq == mq &&
       n[2] - (mp - 1) * RL_CP - (mq - 1) * RL_CQ >= mk) {
 #ifdef RL_NIBBLES
-    rl_nibble_squares(src, s, dst, mp, mq, mk);
+#ifdef RL_STAGED
+    /* the box's destination, one run of whole 16-byte rows (host/plan.c
+     * nibble_staged), through a private buffer, then written in order */
+    if (mp * RL_DP % 32 == 0) {
+      RL_VT stage[RL_STAGED];
+      rl_nibble_squares(src, s, dst, mp, mq, mk, (uchar *)stage,
+                        p0 + mp + RL_LEAD <= RL_EP);
+      for (RL_I i = 0; i < mp * RL_DP / 32; i++)
+        rl_put_row(dst + i * 16, stage[i], stream);
+      return;
+    }
+#endif
+    rl_nibble_squares(src, s, dst, mp, mq, mk, 0, 0);
     return;
 #else
     int lead = 0;

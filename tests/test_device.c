@@ -701,13 +701,21 @@ static int box_shifts(const char *s) {
   return define_value(s, "RL_SHIFT") == 1 && box_streams(s);
 }
 
-static void streams(void) {
+/* The device the engine runs on, and its type. */
+static cl_device_id engine_device(void) {
   cl_device_id dev;
-  cl_device_type type = 0;
   clGetCommandQueueInfo(relayout_engine_queue(engine), CL_QUEUE_DEVICE,
                         sizeof dev, &dev, NULL);
-  clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
-  if (type & CL_DEVICE_TYPE_GPU) return; /* GPUs never stream */
+  return dev;
+}
+static cl_device_type engine_type(void) {
+  cl_device_type type = 0;
+  clGetDeviceInfo(engine_device(), CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  return type;
+}
+
+static void streams(void) {
+  if (engine_type() & CL_DEVICE_TYPE_GPU) return; /* GPUs never stream */
   static const struct {
     int family;
     const char *src, *dst;
@@ -788,6 +796,13 @@ static int nibble_pairs(const char *s) {
 static int gathers_nibbles(const char *s) {
   return define_value(s, "RL_KERNEL") == 3;
 }
+static int nibble_staged(const char *s) { /* P's last box ragged */
+  long long bp = define_value(s, "RL_BP");
+  return nibble_squares(s) && define_value(s, "RL_STREAM") == 16 &&
+         define_value(s, "RL_LEAD") > 0 &&
+         define_value(s, "RL_STAGED") == bp * define_value(s, "RL_DP") / 32 &&
+         define_value(s, "RL_EP") % bp % 64 > 0;
+}
 static void nibbles(void) {
   static const struct {
     int family;
@@ -819,6 +834,33 @@ static void nibbles(void) {
       one_pair(cases[i].src, cases[i].dst, RELAYOUT_I4,
                &families[cases[i].family], cases[i].shape);
     }
+  /* streamed, squares staged whole boxes through a private buffer, also
+   * with the destination a byte off the store grid (plain stores): K's
+   * last 30 nibbles per row two to a byte into the buffer, and P's last
+   * box, short of a block, unstaged (88 pixels of 31 bytes, not whole
+   * 16-byte rows) (NHWC); P's last box, 26 pixels, staged two to a byte,
+   * and the second block of channels padding (NC1HWC0) */
+  static const struct {
+    int family;
+    const char *src, *dst;
+    int (*want)(const char *);
+    int64_t shape[4];
+  } staged[] = {
+      {0, "NCHW", "NHWC", nibble_staged, {2, 62, 24, 25}},
+      {0, "NCHW", "NC1HWC0", nibble_staged, {2, 70, 9, 10}},
+  };
+  setenv("RELAYOUT_STREAM_BYTES", "1", 1);
+  force_families = "cpu";
+  for (size_t i = 0; !(engine_type() & CL_DEVICE_TYPE_GPU) &&
+                     i < sizeof staged / sizeof staged[0];
+       i++)
+    for (dst_skew = 0; dst_skew < 2; dst_skew++) {
+      want_plan = staged[i].want;
+      one_pair(staged[i].src, staged[i].dst, RELAYOUT_I4,
+               &families[staged[i].family], staged[i].shape);
+    }
+  unsetenv("RELAYOUT_STREAM_BYTES");
+  dst_skew = 0;
   force_families = NULL;
   want_plan = NULL;
 }
@@ -859,13 +901,8 @@ static void host_path(const char *device) {
   CHECK_OK(
       relayout_convert_ref(&d, want.data, want.size, &s, src, (size_t)sb, &e_));
   cl_bool unified = CL_FALSE;
-  cl_device_id dev;
-  clGetCommandQueueInfo(relayout_engine_queue(engine), CL_QUEUE_DEVICE,
-                        sizeof dev, &dev, NULL);
-  cl_device_type type = 0;
-  clGetDeviceInfo(dev, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified, &unified,
-                  NULL);
-  clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  clGetDeviceInfo(engine_device(), CL_DEVICE_HOST_UNIFIED_MEMORY,
+                  sizeof unified, &unified, NULL);
   setenv("RELAYOUT_STREAM_BYTES", "1", 1); /* CPU devices */
   setenv("RELAYOUT_FAMILIES", "cpu", 1);
   for (int copies = 0; copies < 2; copies++) {
@@ -878,7 +915,7 @@ static void host_path(const char *device) {
           relayout_engine_host_memory(e), unified, copies);
     relayout_plan *plan;
     CHECK_OK(relayout_plan_create(&plan, e, &d, &s, &e_));
-    CHECK(!(type & CL_DEVICE_TYPE_CPU) ||
+    CHECK(!(engine_type() & CL_DEVICE_TYPE_CPU) ||
               box_streams(relayout_plan_source(plan)),
           "the plan streams");
     relayout_error note;
