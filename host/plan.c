@@ -889,32 +889,43 @@ static int nibble_squares(const rl_layout_plan *p) {
   return 1;
 }
 
-/* 4-bit squares whose box's destination is one run of whole rows (K all
- * of its axis, P's rows following one another, no Q: NCHW -> NHWC,
- * NC1HWC0) of more than one block along K (32 nibbles), into a
- * destination too big for the cache: as plan_staged, the box (up to 16
- * KiB, whole blocks of 64 along P) goes to a private buffer, then out in
- * order with non-temporal stores, and each source row's load first asks
- * for the line 3 lines on (RL_LEAD, in nibbles). Before, each destination
- * row took 16 bytes from each block along K, plain stores. Alternating
- * runs on the 2-core machine, 3 rounds, ratio to the copy kernel before
- * and after (int4): NCHW -> NHWC 64x256x56x56 0.37-0.39 and 0.70-0.71,
- * 64x64x112x112 0.45-0.46 and 0.62-0.70; NCHW -> NC1HWC0 64x256x56x56
- * 0.41 and 0.58-0.63, 32x512x28x28 0.30-0.37 and 0.40-0.44. Not where
- * one block writes each row whole (ND -> FRACTAL_ZN, 16 nibbles): 0.71-0.79
- * staged, 0.73-0.80 not. Without the prefetch, NHWC 0.56-0.62 and
- * NC1HWC0 0.38-0.46; in boxes of 64 along P, FRACTAL_ZN 0.54-0.58. */
+/* 4-bit squares whose box writes rows more than one block along K (32
+ * nibbles) long, no Q, into a destination too big for the cache: as
+ * plan_staged, the box goes to a private buffer of up to 16 KiB, then out
+ * in order with non-temporal stores, and each source row's load first
+ * asks for the line 3 lines on (RL_LEAD, in nibbles). Where the rows are
+ * one run (K all of its axis, P's rows following one another: NCHW ->
+ * NHWC, NC1HWC0), whole blocks of 64 along P; else where each row starts
+ * on the 16-byte grid (NHWC -> NCHW, NC1HWC0 -> NCHW, FRACTAL_ZN -> ND),
+ * K's block cut to fit. Before, each destination row took 16 bytes from
+ * each block along K, plain stores. Alternating runs on the 2-core
+ * machine, 2 or 3 rounds, ratio to the copy kernel before and after
+ * (int4): NCHW -> NHWC 64x256x56x56 0.37-0.39 and 0.70-0.71,
+ * 64x64x112x112 0.45-0.46 and 0.62-0.70, 2048x2048x4x4 0.57-0.65 and
+ * 0.81-0.89; NCHW -> NC1HWC0 64x256x56x56 0.41 and 0.58-0.63,
+ * 32x512x28x28 0.30-0.37 and 0.40-0.44; NHWC -> NCHW 64x56x56x256
+ * 0.52-0.58 and 0.59-0.64, 64x112x112x64 0.59-0.64 and 0.82-0.94;
+ * NC1HWC0 -> NCHW 64x256x56x56 0.66-0.67 and 0.76; NCHW -> FRACTAL_Z
+ * 64x256x56x56 0.31-0.33 and 0.39. Not where one block writes each row
+ * whole, one run (ND -> FRACTAL_ZN, 16 nibbles): 0.71-0.79 staged,
+ * 0.73-0.80 not. Without the prefetch, NCHW -> NHWC 0.56-0.62 and
+ * NC1HWC0 0.38-0.46. */
 static void nibble_staged(rl_layout_plan *p, const relayout_desc *dst,
                           int64_t stream_from) {
   const rl_box_axis *P = &p->box[0], *K = &p->box[2];
   const rl_iter_axis *a = &p->axes[P->axis], *k = &p->axes[K->axis];
   int64_t rows = 32768 / k->extent / 64 * 64; /* 16 KiB of nibbles */
-  if (!too_big(dst, stream_from) || p->box[1].axis >= 0 ||
-      K->block != k->extent || a->dstride != k->extent || k->extent <= 32 ||
-      rows < 64 || a->extent < 64)
+  if (!too_big(dst, stream_from) || p->box[1].axis >= 0 || k->extent <= 32)
     return;
-  set_block(p, 0, rows < a->extent ? rows : a->extent / 64 * 64);
-  p->staged = (int)(p->box[0].block * k->extent / 32);
+  if (a->dstride == k->extent && K->block == k->extent && rows >= 64 &&
+      a->extent >= 64) /* one run */
+    set_block(p, 0, rows < a->extent ? rows : a->extent / 64 * 64);
+  else if (K->block % 32 == 0 && a->dstride % 32 == 0 && P->block <= 1024) {
+    int64_t cut = 32768 / P->block / 32 * 32; /* rows on the grid */
+    if (cut < K->block) set_block(p, 2, cut);
+  } else
+    return;
+  p->staged = (int)(P->block * K->block / 32);
   p->stream = 16;
   p->lead = 3 * 128;
 }

@@ -18,7 +18,8 @@
  * its box along P a box of squares first prefetches each source row (past
  * each load, for squares of nibbles);
  * RL_STAGED, the 16-byte rows of a private buffer that holds a box's
- * destination, one run of whole rows, before rl_lines writes it out;
+ * destination, one run of whole rows (or, for squares of nibbles, rows
+ * that each start on the 16-byte grid), before rl_lines writes it out;
  * RL_SHIFT, rl_lines streams each row of its box through a private buffer
  * (rows off the store grid); RL_PLANES, the planes rl_lines interleaves,
  * RL_PLANE_W elements of each at a time, into RL_PLANES vectors
@@ -712,7 +713,8 @@ static inline void rl_nibble_squares(__global const uchar *restrict src,
                                      RL_I s, __global uchar *restrict dst,
                                      RL_I mp, RL_I mq, RL_I mk, uchar *stage,
                                      int lead) {
-  RL_I sp = mp - mp % (8 * RL_NV), sk = mk - mk % (8 * RL_NG);
+  RL_I sp = mp - mp % (8 * RL_NV), sk = mk - mk % (8 * RL_NG),
+       dp = stage ? RL_BK : RL_DP;
   for (RL_I q = 0; q < mq; q++) {
     RL_I in = s + q * RL_SQ, at = q * RL_DQ;
     for (RL_I p = 0; p < sp; p += 8 * RL_NV)
@@ -720,7 +722,7 @@ static inline void rl_nibble_squares(__global const uchar *restrict src,
         /* whole bytes: P's and K's offsets are multiples of 8, the rest
          * even (the host's plan) */
         __global const uchar *row = src + (in + p + k * RL_SK) / 2;
-        RL_I out = (at + p * RL_DP + k) / 2;
+        RL_I out = (at + p * dp + k) / 2;
         RL_NVT r[RL_NG][8];
 #pragma unroll
         for (int g = 0; g < RL_NG; g++) {
@@ -744,7 +746,7 @@ static inline void rl_nibble_squares(__global const uchar *restrict src,
               rl_words x = {r[g][j]};
               o.w[g] = x.w[w];
             }
-            RL_I at_row = out + (8 * w + j) * (RL_DP / 2);
+            RL_I at_row = out + (8 * w + j) * (dp / 2);
             if (stage)
               ((rl_words_out *)(stage + at_row))->v = RL_LE(o.v);
             else
@@ -754,7 +756,7 @@ static inline void rl_nibble_squares(__global const uchar *restrict src,
     for (RL_I p = 0; p < mp; p++)
       for (RL_I k = p < sp ? sk : 0; k < mk; k += 2)
         if (stage)
-          RL_PUT(stage + (at + p * RL_DP) / 2, src, in + p, k, mk);
+          RL_PUT(stage + (at + p * dp) / 2, src, in + p, k, mk);
         else
           RL_PUT(dst + (at + p * RL_DP) / 2, src, in + p, k, mk);
   }
@@ -819,14 +821,19 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
       n[2] - (mp - 1) * RL_CP - (mq - 1) * RL_CQ >= mk) {
 #ifdef RL_NIBBLES
 #ifdef RL_STAGED
-    /* the box's destination, one run of whole 16-byte rows (host/plan.c
-     * nibble_staged), through a private buffer, then written in order */
-    if (mp * RL_DP % 32 == 0) {
+    /* the box's destination rows (host/plan.c nibble_staged) through a
+     * private buffer, RL_BK nibbles apart, then written in order: one
+     * run of whole 16-byte pieces (RL_DP == RL_BK), or each row whole
+     * (RL_BK and RL_DP multiples of 32: each row starts on the grid) */
+    if (RL_DP == RL_BK ? mp * RL_DP % 32 == 0 : mk == RL_BK) {
       RL_VT stage[RL_STAGED];
+      const RL_I run = RL_DP == RL_BK ? mp * RL_DP / 32 : RL_BK / 32;
       rl_nibble_squares(src, s, dst, mp, mq, mk, (uchar *)stage,
                         p0 + mp + RL_LEAD <= RL_EP);
-      for (RL_I i = 0; i < mp * RL_DP / 32; i++)
-        rl_put_row(dst + i * 16, stage[i], stream);
+      for (RL_I p = 0; p < (RL_DP == RL_BK ? 1 : mp); p++)
+        for (RL_I i = 0; i < run; i++)
+          rl_put_row(dst + p * (RL_DP / 2) + i * 16, stage[p * run + i],
+                     stream);
       return;
     }
 #endif

@@ -800,8 +800,12 @@ static int nibble_staged(const char *s) { /* P's last box ragged */
   long long bp = define_value(s, "RL_BP");
   return nibble_squares(s) && define_value(s, "RL_STREAM") == 16 &&
          define_value(s, "RL_LEAD") > 0 &&
-         define_value(s, "RL_STAGED") == bp * define_value(s, "RL_DP") / 32 &&
+         define_value(s, "RL_STAGED") == bp * define_value(s, "RL_BK") / 32 &&
          define_value(s, "RL_EP") % bp % 64 > 0;
+}
+static int nibble_staged_rows(const char *s) { /* K cut, and ragged */
+  return nibble_staged(s) &&
+         define_value(s, "RL_EK") % define_value(s, "RL_BK") > 0;
 }
 static void nibbles(void) {
   static const struct {
@@ -839,7 +843,11 @@ static void nibbles(void) {
    * last 30 nibbles per row two to a byte into the buffer, and P's last
    * box, short of a block, unstaged (88 pixels of 31 bytes, not whole
    * 16-byte rows) (NHWC); P's last box, 26 pixels, staged two to a byte,
-   * and the second block of channels padding (NC1HWC0) */
+   * and the second block of channels padding (NC1HWC0); rows that are
+   * not one run (NHWC -> NCHW, K's block cut to 512 of 768 pixels: the
+   * box's 64 channels 384 bytes apart, each row's 256 bytes streamed,
+   * the last box along K, 256 pixels, unstaged; P's last box 6
+   * channels, two to a byte) */
   static const struct {
     int family;
     const char *src, *dst;
@@ -848,6 +856,7 @@ static void nibbles(void) {
   } staged[] = {
       {0, "NCHW", "NHWC", nibble_staged, {2, 62, 24, 25}},
       {0, "NCHW", "NC1HWC0", nibble_staged, {2, 70, 9, 10}},
+      {0, "NHWC", "NCHW", nibble_staged_rows, {2, 24, 32, 70}},
   };
   setenv("RELAYOUT_STREAM_BYTES", "1", 1);
   force_families = "cpu";
