@@ -628,7 +628,17 @@ static void boxes(void) {
  *   NCHW, 3 channels, as squares whose boxes hold padding, rows at most a
  *   quarter data, element by element, also in rows of 8 bytes (NCHW ->
  *   CHWN4 int8 with N = 6, whose kernel once failed to build); nChw8c ->
- *   nChw16c above streams rows of padding alone. */
+ *   nChw16c above streams rows of padding alone;
+ * - 4-bit squares through a private buffer (the destination a byte off
+ *   the grid: plain stores): K's last 30 nibbles per row two to a byte
+ *   into the buffer, and P's last box, short of a block, unstaged (88
+ *   pixels of 31 bytes, not whole 16-byte rows) (NCHW -> NHWC); P's last
+ *   box, 26 pixels, staged two to a byte, and the second block of
+ *   channels padding (NC1HWC0); rows that are not one run (NHWC -> NCHW,
+ *   K's block cut to 512 of 768 pixels: the box's 64 channels 384 bytes
+ *   apart, each row's 256 bytes streamed, the last box along K, 256
+ *   pixels, unstaged; P's last box 6 channels, two to a byte). The same
+ *   shapes run at the other widths too. */
 static int box_streams(const char *s) {
   long long v = define_value(s, "RL_VEC"), tile = define_value(s, "RL_TILE");
   return v > 1 ? define_value(s, "RL_STREAM") == (tile > 0 ? tile : v)
@@ -701,6 +711,24 @@ static int box_shifts(const char *s) {
   return define_value(s, "RL_SHIFT") == 1 && box_streams(s);
 }
 
+/* 4-bit: squares through a private buffer, streamed, P's last box ragged
+ * (other widths: any plan) */
+static int nibble_boxes(const char *s);
+static int nibble_staged(const char *s) {
+  long long bp = define_value(s, "RL_BP");
+  return !nibble_boxes(s) ||
+         (define_value(s, "RL_VEC") == 8 &&
+          define_value(s, "RL_STREAM") == 16 &&
+          define_value(s, "RL_LEAD") > 0 &&
+          define_value(s, "RL_STAGED") == bp * define_value(s, "RL_BK") / 32 &&
+          define_value(s, "RL_EP") % bp % 64 > 0);
+}
+static int nibble_staged_rows(const char *s) { /* and K's block cut */
+  return nibble_staged(s) &&
+         (!nibble_boxes(s) ||
+          define_value(s, "RL_EK") % define_value(s, "RL_BK") > 0);
+}
+
 /* The device the engine runs on, and its type. */
 static cl_device_id engine_device(void) {
   cl_device_id dev;
@@ -750,6 +778,9 @@ static void streams(void) {
       {0, "NHWC", "NC1HWC0", box_streams_pads, {2, 5, 7, 30}, 1},
       {0, "NCHW", "NC1HWC0", box_streams_pads, {2, 3, 9, 9}, 1},
       {0, "NCHW", "CHWN4", box_streams_narrow, {6, 4, 9, 10}, 1},
+      {0, "NCHW", "NHWC", nibble_staged, {2, 62, 24, 25}, 0},
+      {0, "NCHW", "NC1HWC0", nibble_staged, {2, 70, 9, 10}, 0},
+      {0, "NHWC", "NCHW", nibble_staged_rows, {2, 24, 32, 70}, 0},
       /* boxes past the destination's end write up to it only */
       {0, "nChw16c", "nChw8c", box_streams_pads, {2, 17, 5, 7}, 3},
   };
@@ -758,7 +789,7 @@ static void streams(void) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     for (size_t w = cases[i].w0; w < sizeof widths / sizeof widths[0]; w++)
       for (int skew = 0; skew < 2; skew++) {
-        dst_skew = skew ? (size_t)relayout_dtype_bits(widths[w]) / 8 : 0;
+        dst_skew = skew ? ((size_t)relayout_dtype_bits(widths[w]) + 7) / 8 : 0;
         want_plan = cases[i].want;
         one_pair(cases[i].src, cases[i].dst, widths[w],
                  &families[cases[i].family], cases[i].shape);
@@ -796,17 +827,6 @@ static int nibble_pairs(const char *s) {
 static int gathers_nibbles(const char *s) {
   return define_value(s, "RL_KERNEL") == 3;
 }
-static int nibble_staged(const char *s) { /* P's last box ragged */
-  long long bp = define_value(s, "RL_BP");
-  return nibble_squares(s) && define_value(s, "RL_STREAM") == 16 &&
-         define_value(s, "RL_LEAD") > 0 &&
-         define_value(s, "RL_STAGED") == bp * define_value(s, "RL_BK") / 32 &&
-         define_value(s, "RL_EP") % bp % 64 > 0;
-}
-static int nibble_staged_rows(const char *s) { /* K cut, and ragged */
-  return nibble_staged(s) &&
-         define_value(s, "RL_EK") % define_value(s, "RL_BK") > 0;
-}
 static void nibbles(void) {
   static const struct {
     int family;
@@ -838,38 +858,6 @@ static void nibbles(void) {
       one_pair(cases[i].src, cases[i].dst, RELAYOUT_I4,
                &families[cases[i].family], cases[i].shape);
     }
-  /* streamed, squares staged whole boxes through a private buffer, also
-   * with the destination a byte off the store grid (plain stores): K's
-   * last 30 nibbles per row two to a byte into the buffer, and P's last
-   * box, short of a block, unstaged (88 pixels of 31 bytes, not whole
-   * 16-byte rows) (NHWC); P's last box, 26 pixels, staged two to a byte,
-   * and the second block of channels padding (NC1HWC0); rows that are
-   * not one run (NHWC -> NCHW, K's block cut to 512 of 768 pixels: the
-   * box's 64 channels 384 bytes apart, each row's 256 bytes streamed,
-   * the last box along K, 256 pixels, unstaged; P's last box 6
-   * channels, two to a byte) */
-  static const struct {
-    int family;
-    const char *src, *dst;
-    int (*want)(const char *);
-    int64_t shape[4];
-  } staged[] = {
-      {0, "NCHW", "NHWC", nibble_staged, {2, 62, 24, 25}},
-      {0, "NCHW", "NC1HWC0", nibble_staged, {2, 70, 9, 10}},
-      {0, "NHWC", "NCHW", nibble_staged_rows, {2, 24, 32, 70}},
-  };
-  setenv("RELAYOUT_STREAM_BYTES", "1", 1);
-  force_families = "cpu";
-  for (size_t i = 0; !(engine_type() & CL_DEVICE_TYPE_GPU) &&
-                     i < sizeof staged / sizeof staged[0];
-       i++)
-    for (dst_skew = 0; dst_skew < 2; dst_skew++) {
-      want_plan = staged[i].want;
-      one_pair(staged[i].src, staged[i].dst, RELAYOUT_I4,
-               &families[staged[i].family], staged[i].shape);
-    }
-  unsetenv("RELAYOUT_STREAM_BYTES");
-  dst_skew = 0;
   force_families = NULL;
   want_plan = NULL;
 }
