@@ -873,19 +873,26 @@ static int nibble_rows(const rl_layout_plan *p) {
 }
 
 /* 4-bit boxes whose source runs along P: 8 x 8 squares of nibbles
- * (kernels/relayout.cl rl_nibble_squares) where each row of a square starts
- * on a whole byte in the source: boxes start at multiples of 8 along P (its
- * block a multiple of 8, or its whole extent), and every other source
- * stride is even. NCHW -> NHWC int4 64x256x56x56 moved element by element
- * at 0.07 of the copy kernel's speed on the development machine, in
- * squares at 0.36-0.37 (bench/README.md, "4-bit squares"). */
-static int nibble_squares(const rl_layout_plan *p) {
+ * (kernels/relayout.cl rl_nibble_squares), boxes starting at multiples of 8
+ * along P (its block a multiple of 8, or its whole extent), the last block
+ * along P over part of the one before. Where every other source stride and
+ * P's extent are even, each row of a square starts on a whole byte; else
+ * (odd: NCHW -> FRACTAL_Z from 3x3 weights, rows 9 nibbles apart) a
+ * row may start mid-byte, and its words are moved down a nibble. NCHW ->
+ * NHWC int4 64x256x56x56 moved element by element at 0.07 of the copy
+ * kernel's speed on the development machine, in squares at 0.36-0.37
+ * (bench/README.md, "4-bit squares"); NCHW -> FRACTAL_Z 2048x2048x3x3 and
+ * NCHW -> NHWC 64x512x7x7, element by element at 0.07 and 0.03-0.04, with
+ * odd rows at 0.28-0.29 and 0.14-0.36 ("4-bit rows that start
+ * mid-byte"). */
+static int nibble_squares(rl_layout_plan *p) {
   const rl_box_axis *P = &p->box[0];
   if (P->axis < 0 || p->axes[P->axis].sstride != 1 || p->box[2].block < 8 ||
       (P->block % 8 && P->block < p->axes[P->axis].extent))
     return 0;
   for (int i = 0; i < p->naxes; i++)
-    if (i != P->axis && p->axes[i].sstride % 2) return 0;
+    if (i != P->axis && p->axes[i].sstride % 2) p->odd = 1;
+  if (p->axes[P->axis].extent % 2) p->odd = 1;
   return 1;
 }
 
@@ -928,6 +935,25 @@ static void nibble_staged(rl_layout_plan *p, const relayout_desc *dst,
   p->staged = (int)(P->block * K->block / 32);
   p->stream = 16;
   p->lead = 3 * 128;
+}
+
+/* 4-bit boxes of whole rows contiguous in the source (no transpose: ND ->
+ * FRACTAL_NZ with N odd, each row copied as words, moved down a nibble
+ * where it starts mid-byte), into a destination too big for the cache,
+ * where every row starts on the 16-byte grid (K's block and every other
+ * destination stride multiples of 32 nibbles): 16-byte pieces, with
+ * non-temporal stores. ND -> FRACTAL_NZ int4 4096x11007 on the development
+ * machine: 0.10-0.11 of the copy kernel element by element, 0.28-0.35 as
+ * words with plain stores, 0.52-0.64 streamed. */
+static void nibble_stream(rl_layout_plan *p, const relayout_desc *dst,
+                          int64_t stream_from) {
+  const rl_box_axis *K = &p->box[2];
+  if (!too_big(dst, stream_from) || K->axis < 0 ||
+      p->axes[K->axis].sstride != 1 || K->block % 32)
+    return;
+  for (int i = 0; i < p->naxes; i++)
+    if (i != K->axis && p->axes[i].dstride % 32) return;
+  p->stream = 16;
 }
 
 void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
@@ -976,7 +1002,10 @@ void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
      * staged boxes */
     p.vec = nibble_squares(&p) ? 8 : 1;
     p.ahead = p.lead = 0;
-    if (p.vec == 8) nibble_staged(&p, dst, stream_from);
+    if (p.vec == 8)
+      nibble_staged(&p, dst, stream_from);
+    else
+      nibble_stream(&p, dst, stream_from);
   }
   *out = p;
 }

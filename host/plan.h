@@ -80,6 +80,8 @@ typedef struct rl_layout_plan {
   int split;  /* LINES, with planes: the other way, P's few elements of
                * each pixel, one after another in the source, into as many
                * planes, K's rows in the destination */
+  int odd;    /* LINES, 4-bit squares: a source row may start mid-byte (a
+               * source stride other than P's, or P's extent, is odd) */
 } rl_layout_plan;
 
 /* Analyses dst <- src (same logical dims) for a GPU (the families that

@@ -27,7 +27,7 @@
  * takes apart; RL_LANES, the lane numbers of a vector rl_lines streams
  * (rows partly padding are built in registers); RL_NIBBLES, rl_lines moves
  * 4-bit elements (RL_T bytes, two to one), with RL_VEC 8 in squares of 8 x 8
- * nibbles.
+ * nibbles, whose source rows, with RL_ODD_ROWS, may start mid-byte.
  * RL_KERNEL names the one kernel a plan compiles: 1 rl_gather, 2 rl_rows,
  * 3 rl_gather_nibbles, 4 rl_stage, 5 rl_lines. Each writes every destination
  * element once, padding as zero.
@@ -223,7 +223,8 @@ static inline RL_VT rl_row_tail(__global const RL_T *end, RL_I rem) {
 #endif
 
 #if (RL_VEC == 1 && defined(RL_STREAM) && RL_SK == 1 && \
-     RL_BK % RL_STREAM == 0) || defined(RL_PAD_ROWS)
+     RL_BK % RL_STREAM == 0 && !defined(RL_NIBBLES)) ||                      \
+    defined(RL_PAD_ROWS)
 #define RL_STREAM_ROWS 1
 /* A row written with aligned non-temporal stores, its first `data`
  * elements from `in` and the rest padding: whole (data RL_BK, RL_VEC 1,
@@ -609,6 +610,51 @@ static inline void rl_box_squares(__global const RL_T *restrict src,
 }
 #endif
 
+#ifdef RL_NIBBLES
+/* 32-bit words of nibbles are read little-endian: element 0 in the low
+ * nibble of the first byte (RL_LE swaps bytes on a big-endian device) */
+#ifdef __ENDIAN_LITTLE__
+#define RL_LE(v) (v)
+#else
+#define RL_LE(v)                                                             \
+  (((v) >> 24) | (((v) >> 8) & 0xFF00u) | (((v)&0xFF00u) << 8) | ((v) << 24))
+#endif
+typedef struct __attribute__((packed)) rl_word_at {
+  uint v;
+} rl_word_at;
+/* n words w of a source row of nibbles, loaded from the byte that holds
+ * its first nibble: where that is the byte's high nibble (`odd`), moved
+ * down a nibble, the last one from the byte after (which holds it, so the
+ * read stays in the row). Branch-free: a row that starts on a whole byte
+ * reads its own last byte again. */
+static inline void rl_odd_words(uint *w, int n, __global const uchar *row,
+                                int odd) {
+  uint next = row[4 * n - 1 + odd];
+  for (int l = 0; l < n; l++) {
+    uint x = (w[l] >> 4) | ((l + 1 < n ? w[l + 1] : next) << 28);
+    w[l] = odd ? x : w[l];
+  }
+}
+#endif
+
+#if defined(RL_NIBBLES) && RL_VEC == 1
+/* A piece of a whole row of nibbles that rl_lines copies as words: with
+ * RL_STREAM (rows of whole 16-byte pieces, each on the grid: the host's
+ * plan), one non-temporal store's worth */
+#ifdef RL_STREAM
+#define RL_ROW_WORDS 4
+typedef union rl_row_piece {
+  uint w[4];
+  RL_VT v;
+} rl_row_piece;
+#else
+#define RL_ROW_WORDS 1
+typedef struct rl_row_piece {
+  uint w[1];
+} rl_row_piece;
+#endif
+#endif
+
 /* Row elements moved one at a time: RL_PUT(out, src, i, k, data) writes the
  * destination row `out`'s element k from the source element at offset
  * i + k * RL_SK. With RL_NIBBLES (4-bit elements, two to a byte, low nibble
@@ -634,13 +680,14 @@ static inline void rl_box_squares(__global const RL_T *restrict src,
 /* 4-bit squares of 8 x 8 nibbles, for boxes whose source runs along P:
  * each of 8 source rows along K gives a 32-bit word of 8 nibbles along P,
  * and each of 8 destination rows along P takes one of 8 nibbles along K.
- * The host plans them where every row of a square starts on a whole byte
- * (boxes start at multiples of 8 along P, every other source stride even).
- * A box moves blocks of RL_NV squares along P by RL_NG along K: each source
- * row's RL_NV words are one load, the squares of a block are transposed
- * side by side, lane by lane, and each destination row's RL_NG words are
- * one store. Words are read little-endian: element 0 in the low nibble of
- * the first byte (RL_LE swaps bytes on a big-endian device). */
+ * The host plans them where boxes start at multiples of 8 along P; with
+ * RL_ODD_ROWS (a source stride other than P's, or P's extent, odd) a row
+ * may start on a byte's high nibble, and its words are moved down a
+ * nibble. A box moves blocks of RL_NV squares along P by RL_NG along K:
+ * each source row's RL_NV words are one load, the squares of a block are
+ * transposed side by side, lane by lane, and each destination row's RL_NG
+ * words are one store (where RL_NV is 1, the RL_NG squares are the lanes,
+ * and each transposed vector is that store). */
 #if RL_BP >= 64
 #define RL_NV 8
 #elif RL_BP >= 32
@@ -667,12 +714,6 @@ static inline void rl_box_squares(__global const RL_T *restrict src,
 #else
 #define RL_NGT uint
 #endif
-#ifdef __ENDIAN_LITTLE__
-#define RL_LE(v) (v)
-#else
-#define RL_LE(v)                                                             \
-  (((v) >> 24) | (((v) >> 8) & 0xFF00u) | (((v)&0xFF00u) << 8) | ((v) << 24))
-#endif
 typedef struct __attribute__((packed)) rl_words_in {
   RL_NVT v;
 } rl_words_in;
@@ -687,71 +728,126 @@ typedef union rl_row_words {
   RL_NGT v;
   uint w[RL_NG];
 } rl_row_words;
+/* squares side by side in the lanes of a vector: RL_NV along P, or where
+ * that is one, RL_NG along K */
+#if RL_NV > 1
+#define RL_SQT RL_NVT
+#else
+#define RL_SQT RL_NGT
+#endif
 
-/* RL_NV squares side by side, row i of each in lane i of r: transposed, so
- * that lane i of r[j] is row j of each. Three rounds swap the off-diagonal
+/* Squares side by side, row i of each in lane i of r: transposed, so that
+ * lane i of r[j] is row j of each. Three rounds swap the off-diagonal
  * blocks of 4, 2, then 1 nibbles between rows 4, 2, then 1 apart. */
-static inline void rl_nibble_transpose(RL_NVT *r) {
+static inline void rl_nibble_transpose(RL_SQT *r) {
   const uint low[3] = {0x0000FFFFu, 0x00FF00FFu, 0x0F0F0F0Fu};
 #pragma unroll
   for (int round = 0, h = 4; round < 3; round++, h /= 2)
 #pragma unroll
     for (int i = 0; i < 8; i++)
       if (!(i & h)) {
-        RL_NVT a = r[i], b = r[i + h];
+        RL_SQT a = r[i], b = r[i + h];
         r[i] = (a & low[round]) | ((b << (4 * h)) & ~low[round]);
         r[i + h] = ((a >> (4 * h)) & low[round]) | (b & ~low[round]);
       }
 }
 
+/* One block of squares, RL_NV along P by RL_NG along K: its first source
+ * row at byte `row` (from that byte's high nibble where `high`), the rest
+ * RL_SK nibbles apart; its destination rows at byte `out` of `stage` (if
+ * any) or dst, dp nibbles apart. With `high` a constant, every row's
+ * offset and nibble are too. */
+static inline void rl_nibble_block(__global const uchar *restrict row,
+                                   int high, __global uchar *restrict dst,
+                                   uchar *stage, RL_I out, RL_I dp,
+                                   int lead) {
+#if RL_NV == 1 /* each transposed vector is a destination row's words */
+  RL_NGT r[8];
+#pragma unroll
+  for (int i = 0; i < 8; i++) {
+    rl_row_words u;
+#pragma unroll
+    for (int g = 0; g < RL_NG; g++) {
+      RL_I c = (8 * g + i) * RL_SK + high;
+      u.w[g] = RL_LE(((__global const rl_word_at *)(row + c / 2))->v);
+#ifdef RL_ODD_ROWS
+      rl_odd_words(u.w + g, 1, row + c / 2, c & 1);
+#endif
+    }
+    r[i] = u.v;
+  }
+  rl_nibble_transpose(r);
+#pragma unroll
+  for (int j = 0; j < 8; j++) {
+    RL_I at = out + j * (dp / 2);
+    if (stage)
+      ((rl_words_out *)(stage + at))->v = RL_LE(r[j]);
+    else
+      ((__global rl_words_out *)(dst + at))->v = RL_LE(r[j]);
+  }
+#else
+  RL_NVT r[RL_NG][8];
+#pragma unroll
+  for (int g = 0; g < RL_NG; g++) {
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+      RL_I c = (8 * g + i) * RL_SK + high;
+      __global const uchar *at_row = row + c / 2;
+#ifdef RL_LEAD
+      if (lead) RL_PREFETCH(at_row + RL_LEAD / 2);
+#endif
+      r[g][i] = RL_LE(((__global rl_words_in *)at_row)->v);
+#ifdef RL_ODD_ROWS
+      rl_words u = {r[g][i]};
+      rl_odd_words(u.w, RL_NV, at_row, c & 1);
+      r[g][i] = u.v;
+#endif
+    }
+    rl_nibble_transpose(r[g]);
+  }
+#pragma unroll
+  for (int j = 0; j < 8; j++)
+#pragma unroll
+    for (int w = 0; w < RL_NV; w++) {
+      rl_row_words o;
+#pragma unroll
+      for (int g = 0; g < RL_NG; g++) {
+        rl_words x = {r[g][j]};
+        o.w[g] = x.w[w];
+      }
+      RL_I at = out + (8 * w + j) * (dp / 2);
+      if (stage)
+        ((rl_words_out *)(stage + at))->v = RL_LE(o.v);
+      else
+        ((__global rl_words_out *)(dst + at))->v = RL_LE(o.v);
+    }
+#endif
+}
+
 /* An mp x mq x mk box that holds data throughout, its source at nibble s
- * of src: whole blocks, then the rest two nibbles to a byte. With `stage`
- * (RL_STAGED), into that private buffer instead of dst, at the same
- * offsets; with `lead` (RL_LEAD), each source row's load first asks for
- * the line RL_LEAD nibbles on. */
+ * of src: whole blocks, P's last one over part of the one before, then the
+ * rest two nibbles to a byte. With `stage` (RL_STAGED), into that private
+ * buffer instead of dst, at the same offsets; with `lead` (RL_LEAD), each
+ * source row's load first asks for the line RL_LEAD nibbles on. */
 static inline void rl_nibble_squares(__global const uchar *restrict src,
                                      RL_I s, __global uchar *restrict dst,
                                      RL_I mp, RL_I mq, RL_I mk, uchar *stage,
                                      int lead) {
-  RL_I sp = mp - mp % (8 * RL_NV), sk = mk - mk % (8 * RL_NG),
+  RL_I sp = mp < 8 * RL_NV ? 0 : mp, sk = mk - mk % (8 * RL_NG),
        dp = stage ? RL_BK : RL_DP;
   for (RL_I q = 0; q < mq; q++) {
     RL_I in = s + q * RL_SQ, at = q * RL_DQ;
-    for (RL_I p = 0; p < sp; p += 8 * RL_NV)
-      for (RL_I k = 0; k < sk; k += 8 * RL_NG) {
-        /* whole bytes: P's and K's offsets are multiples of 8, the rest
-         * even (the host's plan) */
-        __global const uchar *row = src + (in + p + k * RL_SK) / 2;
-        RL_I out = (at + p * dp + k) / 2;
-        RL_NVT r[RL_NG][8];
-#pragma unroll
-        for (int g = 0; g < RL_NG; g++) {
-#pragma unroll
-          for (int i = 0; i < 8; i++) {
-            __global const uchar *at_row = row + (8 * g + i) * (RL_SK / 2);
-#ifdef RL_LEAD
-            if (lead) RL_PREFETCH(at_row + RL_LEAD / 2);
+    for (RL_I b = 0; b < sp; b += 8 * RL_NV)
+      for (RL_I k = 0, p = min(b, sp - 8 * RL_NV); k < sk; k += 8 * RL_NG) {
+        /* the destination's rows start on whole bytes: P's and K's
+         * offsets are multiples of 8, the rest even (the host's plan) */
+        RL_I first = in + p + k * RL_SK, out = (at + p * dp + k) / 2;
+#ifdef RL_ODD_ROWS
+        if (first & 1)
+          rl_nibble_block(src + first / 2, 1, dst, stage, out, dp, lead);
+        else
 #endif
-            r[g][i] = RL_LE(((__global rl_words_in *)at_row)->v);
-          }
-          rl_nibble_transpose(r[g]);
-        }
-#pragma unroll
-        for (int j = 0; j < 8; j++)
-#pragma unroll
-          for (int w = 0; w < RL_NV; w++) {
-            rl_row_words o;
-#pragma unroll
-            for (int g = 0; g < RL_NG; g++) {
-              rl_words x = {r[g][j]};
-              o.w[g] = x.w[w];
-            }
-            RL_I at_row = out + (8 * w + j) * (dp / 2);
-            if (stage)
-              ((rl_words_out *)(stage + at_row))->v = RL_LE(o.v);
-            else
-              ((__global rl_words_out *)(dst + at_row))->v = RL_LE(o.v);
-          }
+          rl_nibble_block(src + first / 2, 0, dst, stage, out, dp, lead);
       }
     for (RL_I p = 0; p < mp; p++)
       for (RL_I k = p < sp ? sk : 0; k < mk; k += 2)
@@ -912,6 +1008,27 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
       if (stream && (whole ? RL_VEC == 1
                            : !k && write == RL_BK && RL_PAD_ROW(data))) {
         rl_stream_row(begin, src + in, out, data);
+        continue;
+      }
+#endif
+#if defined(RL_NIBBLES) && RL_SK == 1 && RL_BK % 8 == 0
+      if (whole) { /* a whole row of words, moved down a nibble where its
+                    * source starts mid-byte */
+        __global const uchar *row = src + in / 2;
+        for (int j = 0; j < RL_BK / 8; j += RL_ROW_WORDS) {
+          rl_row_piece x;
+#pragma unroll
+          for (int l = 0; l < RL_ROW_WORDS; l++)
+            x.w[l] = RL_LE(((__global const rl_word_at *)row)[j + l].v);
+          rl_odd_words(x.w, RL_ROW_WORDS, row + 4 * j, in & 1);
+#pragma unroll
+          for (int l = 0; l < RL_ROW_WORDS; l++) x.w[l] = RL_LE(x.w[l]);
+#ifdef RL_STREAM
+          rl_put_row(out + 4 * j, x.v, stream);
+#else
+          ((__global rl_word_at *)out)[j].v = x.w[0];
+#endif
+        }
         continue;
       }
 #endif

@@ -638,7 +638,10 @@ static void boxes(void) {
  *   K's block cut to 512 of 768 pixels: the box's 64 channels 384 bytes
  *   apart, each row's 256 bytes streamed, the last box along K, 256
  *   pixels, unstaged; P's last box 6 channels, two to a byte). The same
- *   shapes run at the other widths too. */
+ *   shapes run at the other widths too;
+ * - 4-bit whole rows copied as words, 16-byte pieces to a store (ND ->
+ *   FRACTAL_NZ with N = 71: every other source row starts mid-byte, and
+ *   the second block of each row, 7 nibbles of data, goes two to a byte). */
 static int box_streams(const char *s) {
   long long v = define_value(s, "RL_VEC"), tile = define_value(s, "RL_TILE");
   return v > 1 ? define_value(s, "RL_STREAM") == (tile > 0 ? tile : v)
@@ -728,6 +731,11 @@ static int nibble_staged_rows(const char *s) { /* and K's block cut */
          (!nibble_boxes(s) ||
           define_value(s, "RL_EK") % define_value(s, "RL_BK") > 0);
 }
+static int nibble_words(const char *s);
+static int nibble_streams_words(const char *s) {
+  return !nibble_boxes(s) ||
+         (nibble_words(s) && define_value(s, "RL_STREAM") == 16);
+}
 
 /* The device the engine runs on, and its type. */
 static cl_device_id engine_device(void) {
@@ -781,6 +789,7 @@ static void streams(void) {
       {0, "NCHW", "NHWC", nibble_staged, {2, 62, 24, 25}, 0},
       {0, "NCHW", "NC1HWC0", nibble_staged, {2, 70, 9, 10}, 0},
       {0, "NHWC", "NCHW", nibble_staged_rows, {2, 24, 32, 70}, 0},
+      {2, "ND", "FRACTAL_NZ", nibble_streams_words, {2, 17, 71}, 0},
       /* boxes past the destination's end write up to it only */
       {0, "nChw16c", "nChw8c", box_streams_pads, {2, 17, 5, 7}, 3},
   };
@@ -806,11 +815,16 @@ static void streams(void) {
  * on whole bytes move nibbles two to a byte (rows of even length, every
  * other destination stride even, nothing skipped), and the rest (and every
  * such conversion on GPUs) gathers nibbles. Boxes whose source runs along
- * P, every other source stride even, move in 8 x 8 squares of nibbles,
- * the rest of a box (P's last elements, K's last rows, both ragged in the
- * NHWC cases; boxes holding padding, into FRACTAL_ZN, NC1HWC0 and
- * FRACTAL_Z, whose 2x4 case has squares in boxes along Q too) two to a
- * byte; into FRACTAL_Z from 3x3, K's source stride 9 keeps them to that. */
+ * P move in 8 x 8 squares of nibbles, P's last block over part of the one
+ * before (ragged in the NHWC cases), and the rest of a box (K's last rows;
+ * boxes holding padding, into FRACTAL_ZN, NC1HWC0 and FRACTAL_Z, whose
+ * 2x4 case has squares in boxes along Q too) two to a byte. Into
+ * FRACTAL_Z from 3x3, K's source stride 9 (and Q's, 585, at C = 65) starts
+ * every other source row mid-byte, and P's last block at pixel 1: those
+ * rows' words move down a nibble (squares side by side along K, P's block
+ * being 8); so too NCHW -> NHWC at 7x7 (side by side along P). Into
+ * FRACTAL_NZ with N odd, whole destination rows copy words the same way
+ * (with N = 71, every other). */
 static int moves_bytes(const char *s) {
   return define_value(s, "RL_KERNEL") != 3 &&
          !strstr(s, "#define RL_NIBBLES 1");
@@ -821,8 +835,15 @@ static int nibble_boxes(const char *s) {
 static int nibble_squares(const char *s) {
   return nibble_boxes(s) && define_value(s, "RL_VEC") == 8;
 }
+static int nibble_odd(const char *s) {
+  return nibble_squares(s) && strstr(s, "#define RL_ODD_ROWS 1");
+}
 static int nibble_pairs(const char *s) {
   return nibble_boxes(s) && define_value(s, "RL_VEC") == 1;
+}
+static int nibble_words(const char *s) { /* whole rows copied as words */
+  return nibble_pairs(s) && define_value(s, "RL_SK") == 1 &&
+         define_value(s, "RL_BK") % 8 == 0;
 }
 static int gathers_nibbles(const char *s) {
   return define_value(s, "RL_KERNEL") == 3;
@@ -840,14 +861,16 @@ static void nibbles(void) {
       {2, "NZ", "NZ(c0=8)", moves_bytes, moves_bytes, {1, 20, 30}},
       {0, "NHWC", "NC1HWC0", moves_bytes, moves_bytes, {2, 3, 5, 70}},
       {0, "NC1HWC0", "NHWC", moves_bytes, moves_bytes, {2, 70, 3, 5}},
-      {2, "ND", "FRACTAL_NZ", nibble_pairs, gathers_nibbles, {2, 17, 71}},
+      {2, "ND", "FRACTAL_NZ", nibble_words, gathers_nibbles, {2, 17, 71}},
       {0, "NC1HWC0", "nChw16c", nibble_pairs, gathers_nibbles, {2, 17, 3, 5}},
       {2, "ND", "FRACTAL_ZN", nibble_squares, gathers_nibbles, {2, 17, 70}},
       {0, "NCHW", "NC1HWC0", nibble_squares, gathers_nibbles, {2, 70, 3, 6}},
       {0, "NCHW", "NHWC", nibble_squares, gathers_nibbles, {2, 62, 9, 10}},
+      {0, "NCHW", "NHWC", nibble_odd, gathers_nibbles, {2, 24, 7, 7}},
       {0, "NHWC", "NCHW", nibble_squares, gathers_nibbles, {2, 2, 13, 44}},
       {0, "NCHW", "FRACTAL_Z", nibble_squares, gathers_nibbles, {33, 70, 2, 4}},
-      {0, "NCHW", "FRACTAL_Z", nibble_pairs, gathers_nibbles, {33, 17, 3, 3}},
+      {0, "NCHW", "FRACTAL_Z", nibble_odd, gathers_nibbles, {33, 128, 3, 3}},
+      {0, "NCHW", "FRACTAL_Z", nibble_odd, gathers_nibbles, {33, 65, 3, 3}},
       {0, "NHWC", "NCHW", gathers_nibbles, gathers_nibbles, {2, 3, 5, 70}},
       {2, "FRACTAL_NZ", "ND", gathers_nibbles, gathers_nibbles, {2, 37, 71}},
   };
