@@ -503,6 +503,7 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
   if (p->staged) put(&t, "#define RL_STAGED %d\n", p->staged);
   if (p->shift) put(&t, "#define RL_SHIFT 1\n");
   if (p->odd) put(&t, "#define RL_ODD_ROWS 1\n");
+  if (p->odd_k) put(&t, "#define RL_ODD_K 1\n");
   if (p->stream > 1) { /* each lane's number, in a vector of a store */
     put(&t, "#define RL_LANES ((RL_VT)(0");
     for (int j = 1; j < p->stream; j++) put(&t, ", %d", j);

@@ -956,6 +956,38 @@ static void nibble_stream(rl_layout_plan *p, const relayout_desc *dst,
   p->stream = 16;
 }
 
+/* 4-bit boxes whose destination rows start mid-byte: K, the destination's
+ * innermost axis, odd and whole in each box, and P's rows following one
+ * another there (FRACTAL_Z -> NCHW from 3x3 weights, NHWC -> NCHW at 7x7).
+ * Each step along Q then writes one run, P's block of rows, which starts
+ * and ends on whole bytes where P's block and extent are even and every
+ * other destination stride is even. The box puts each run together in a
+ * private buffer of up to 8 KiB, its squares' rows a word at a time at
+ * any nibble, the rest nibble by nibble, and writes it out whole
+ * (kernels/relayout.cl RL_ODD_K). Nothing skipped and no padding in the
+ * destination: every nibble of a run is data. These had gathered nibble
+ * by nibble; on the development machine FRACTAL_Z -> NCHW int4
+ * 2048x2048x3x3 went from 0.22 to 3.2-4.1 GB/s (0.01 of the copy kernel
+ * to 0.22-0.26), NHWC -> NCHW 256x7x7x2048 from 0.32 to 3.4
+ * (bench/README.md, "4-bit destination rows that start mid-byte"). */
+static int nibble_odd_k(rl_layout_plan *p) {
+  const rl_box_axis *P = &p->box[0], *K = &p->box[2];
+  int64_t ek = p->axes[K->axis].extent;
+  if (P->axis < 0 || ek % 2 == 0 || K->block != ek ||
+      p->axes[P->axis].dstride != ek || p->axes[P->axis].extent % 2)
+    return 0;
+  for (int i = 0; i < p->naxes; i++)
+    if (p->axes[i].check >= 0 ||
+        (i != P->axis && i != K->axis && p->axes[i].dstride % 2))
+      return 0;
+  int64_t most = 16384 / ek / 8 * 8; /* 8 KiB of nibbles */
+  if (most < 8) return 0;
+  if (P->block > most) set_block(p, 0, most);
+  if (P->block % 8 && P->block < p->axes[P->axis].extent)
+    set_block(p, 0, P->block < 8 ? 8 : P->block / 8 * 8);
+  return nibble_squares(p);
+}
+
 void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
                      const relayout_desc *src, int for_cpu,
                      int64_t stream_from) {
@@ -995,17 +1027,26 @@ void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
       p.family = p.vec > 1 ? RL_FAMILY_ROWS : RL_FAMILY_STAGE;
       if (p.vec == 1) plan_stage(&p, bits / 8);
     }
-  } else if (p.affine && for_cpu && nibble_rows(&p)) {
-    p.family = RL_FAMILY_LINES;
-    plan_box(&p, 1);
+  } else if (p.affine && for_cpu && p.naxes && !p.skip &&
+             p.axes[p.naxes - 1].dstride == 1) {
+    rl_layout_plan b = p;
+    b.family = RL_FAMILY_LINES;
+    plan_box(&b, 1);
     /* squares of their own (or none), and no prefetches but those of
      * staged boxes */
-    p.vec = nibble_squares(&p) ? 8 : 1;
-    p.ahead = p.lead = 0;
-    if (p.vec == 8)
-      nibble_staged(&p, dst, stream_from);
-    else
-      nibble_stream(&p, dst, stream_from);
+    b.ahead = b.lead = 0;
+    if (nibble_rows(&b)) {
+      b.vec = nibble_squares(&b) ? 8 : 1;
+      if (b.vec == 8)
+        nibble_staged(&b, dst, stream_from);
+      else
+        nibble_stream(&b, dst, stream_from);
+      p = b;
+    } else if (nibble_odd_k(&b)) {
+      b.vec = 8;
+      b.odd_k = 1;
+      p = b;
+    }
   }
   *out = p;
 }

@@ -82,6 +82,9 @@ typedef struct rl_layout_plan {
                * planes, K's rows in the destination */
   int odd;    /* LINES, 4-bit squares: a source row may start mid-byte (a
                * source stride other than P's, or P's extent, is odd) */
+  int odd_k;  /* LINES, 4-bit squares: K's extent is odd, so destination
+               * rows start mid-byte; each Q step's run of P's rows, whole
+               * bytes, goes through a private buffer */
 } rl_layout_plan;
 
 /* Analyses dst <- src (same logical dims) for a GPU (the families that

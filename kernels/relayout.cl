@@ -752,11 +752,35 @@ static inline void rl_nibble_transpose(RL_SQT *r) {
       }
 }
 
+#ifdef RL_ODD_K
+/* Into a private buffer whose rows start at any nibble: the n words w
+ * from nibble x on (from a byte's high nibble, each moved up a nibble, the
+ * byte's low one kept, and the last nibble into the byte after, its high
+ * one kept), and the nibble v at x. */
+typedef struct __attribute__((packed)) rl_bytes16 {
+  uchar16 v;
+} rl_bytes16;
+static inline void rl_put_words(uchar *b, RL_I x, const uint *w, int n) {
+  uchar *at = b + x / 2;
+  uint carry = at[0] & 0xF;
+  for (int l = 0; l < n; l++) {
+    ((rl_word_at *)at)[l].v = RL_LE(x & 1 ? w[l] << 4 | carry : w[l]);
+    carry = w[l] >> 28;
+  }
+  if (x & 1) at[4 * n] = (uchar)((at[4 * n] & 0xF0) | carry);
+}
+static inline void rl_put_nibble(uchar *b, RL_I x, uint v) {
+  int shift = (x & 1) * 4;
+  b[x / 2] = (uchar)((b[x / 2] & ~(0xFu << shift)) | v << shift);
+}
+#endif
+
 /* One block of squares, RL_NV along P by RL_NG along K: its first source
  * row at byte `row` (from that byte's high nibble where `high`), the rest
  * RL_SK nibbles apart; its destination rows at byte `out` of `stage` (if
- * any) or dst, dp nibbles apart. With `high` a constant, every row's
- * offset and nibble are too. */
+ * any) or dst, dp nibbles apart (with RL_ODD_K, at nibble `out` of
+ * `stage`). With `high` a constant, every row's offset and nibble are
+ * too. */
 static inline void rl_nibble_block(__global const uchar *restrict row,
                                    int high, __global uchar *restrict dst,
                                    uchar *stage, RL_I out, RL_I dp,
@@ -779,11 +803,16 @@ static inline void rl_nibble_block(__global const uchar *restrict row,
   rl_nibble_transpose(r);
 #pragma unroll
   for (int j = 0; j < 8; j++) {
+#ifdef RL_ODD_K
+    rl_row_words o = {r[j]};
+    rl_put_words(stage, out + j * dp, o.w, RL_NG);
+#else
     RL_I at = out + j * (dp / 2);
     if (stage)
       ((rl_words_out *)(stage + at))->v = RL_LE(r[j]);
     else
       ((__global rl_words_out *)(dst + at))->v = RL_LE(r[j]);
+#endif
   }
 #else
   RL_NVT r[RL_NG][8];
@@ -815,33 +844,47 @@ static inline void rl_nibble_block(__global const uchar *restrict row,
         rl_words x = {r[g][j]};
         o.w[g] = x.w[w];
       }
+#ifdef RL_ODD_K
+      rl_put_words(stage, out + (8 * w + j) * dp, o.w, RL_NG);
+#else
       RL_I at = out + (8 * w + j) * (dp / 2);
       if (stage)
         ((rl_words_out *)(stage + at))->v = RL_LE(o.v);
       else
         ((__global rl_words_out *)(dst + at))->v = RL_LE(o.v);
+#endif
     }
 #endif
 }
 
 /* An mp x mq x mk box that holds data throughout, its source at nibble s
- * of src: whole blocks, P's last one over part of the one before, then the
- * rest two nibbles to a byte. With `stage` (RL_STAGED), into that private
+ * of src: whole blocks, P's last one over part of the one before (with
+ * RL_ODD_K, K's too), then the rest two nibbles to a byte (with RL_ODD_K,
+ * one at a time). With `stage` (RL_STAGED), into that private
  * buffer instead of dst, at the same offsets; with `lead` (RL_LEAD), each
  * source row's load first asks for the line RL_LEAD nibbles on. */
 static inline void rl_nibble_squares(__global const uchar *restrict src,
                                      RL_I s, __global uchar *restrict dst,
                                      RL_I mp, RL_I mq, RL_I mk, uchar *stage,
                                      int lead) {
-  RL_I sp = mp < 8 * RL_NV ? 0 : mp, sk = mk - mk % (8 * RL_NG),
-       dp = stage ? RL_BK : RL_DP;
+  RL_I sp = mp < 8 * RL_NV ? 0 : mp, dp = stage ? RL_BK : RL_DP;
+#ifdef RL_ODD_K /* K's last block too, its words put at any nibble */
+  RL_I sk = mk < 8 * RL_NG ? 0 : mk;
+#else
+  RL_I sk = mk - mk % (8 * RL_NG);
+#endif
   for (RL_I q = 0; q < mq; q++) {
     RL_I in = s + q * RL_SQ, at = q * RL_DQ;
     for (RL_I b = 0; b < sp; b += 8 * RL_NV)
-      for (RL_I k = 0, p = min(b, sp - 8 * RL_NV); k < sk; k += 8 * RL_NG) {
+      for (RL_I c = 0; c < sk; c += 8 * RL_NG) {
+        RL_I p = min(b, sp - 8 * RL_NV), k = min(c, sk - 8 * RL_NG);
+#ifdef RL_ODD_K
+        RL_I first = in + p + k * RL_SK, out = at + p * dp + k;
+#else
         /* the destination's rows start on whole bytes: P's and K's
          * offsets are multiples of 8, the rest even (the host's plan) */
         RL_I first = in + p + k * RL_SK, out = (at + p * dp + k) / 2;
+#endif
 #ifdef RL_ODD_ROWS
         if (first & 1)
           rl_nibble_block(src + first / 2, 1, dst, stage, out, dp, lead);
@@ -850,11 +893,17 @@ static inline void rl_nibble_squares(__global const uchar *restrict src,
           rl_nibble_block(src + first / 2, 0, dst, stage, out, dp, lead);
       }
     for (RL_I p = 0; p < mp; p++)
+#ifdef RL_ODD_K
+      for (RL_I k = p < sp ? sk : 0; k < mk; k++)
+        rl_put_nibble(stage, at + p * dp + k,
+                      RL_NIBBLE(src, in + p + k * RL_SK));
+#else
       for (RL_I k = p < sp ? sk : 0; k < mk; k += 2)
         if (stage)
           RL_PUT(stage + (at + p * dp) / 2, src, in + p, k, mk);
         else
           RL_PUT(dst + (at + p * RL_DP) / 2, src, in + p, k, mk);
+#endif
   }
 }
 #endif
@@ -910,6 +959,21 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
   int stream = 0;
 #ifdef RL_STREAM
   stream = (ulong)dst % sizeof(RL_VT) == 0; /* then every store is aligned */
+#endif
+#ifdef RL_ODD_K
+  /* destination rows that start mid-byte (host/plan.c nibble_odd_k): each
+   * Q step's run of mp rows, whole bytes, put together in a private
+   * buffer, then written out */
+  for (RL_I q = 0; q < mq; q++) {
+    uchar run[RL_BP * RL_BK / 2 + 8];
+    __global uchar *out = dst + q * RL_DQ / 2;
+    RL_I i = 0, bytes = mp * RL_BK / 2;
+    rl_nibble_squares(src, s + q * RL_SQ, dst, mp, 1, mk, run, 0);
+    for (; i + 16 <= bytes; i += 16)
+      ((__global rl_bytes16 *)(out + i))->v = ((rl_bytes16 *)(run + i))->v;
+    for (; i < bytes; i++) out[i] = run[i];
+  }
+  return;
 #endif
 #if RL_VEC > 1
   /* K's data count is least at the box's last P and Q */

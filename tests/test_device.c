@@ -824,7 +824,12 @@ static void streams(void) {
  * rows' words move down a nibble (squares side by side along K, P's block
  * being 8); so too NCHW -> NHWC at 7x7 (side by side along P). Into
  * FRACTAL_NZ with N odd, whole destination rows copy words the same way
- * (with N = 71, every other). */
+ * (with N = 71, every other). Into NCHW with H x W odd (NHWC at 3x5, 7x7
+ * and 5x5, FRACTAL_Z from 3x3), destination rows start mid-byte: each
+ * box's run of P's rows goes through a private buffer, the squares' rows
+ * put there a word at a time at any nibble, K's last block over part of
+ * the one before too (3x5: pixels 7 to 14; 7x7: 17 to 48), and the rest
+ * (P's 6 channels at 5x5, short of a square) nibble by nibble. */
 static int moves_bytes(const char *s) {
   return define_value(s, "RL_KERNEL") != 3 &&
          !strstr(s, "#define RL_NIBBLES 1");
@@ -837,6 +842,9 @@ static int nibble_squares(const char *s) {
 }
 static int nibble_odd(const char *s) {
   return nibble_squares(s) && strstr(s, "#define RL_ODD_ROWS 1");
+}
+static int nibble_odd_k(const char *s) {
+  return nibble_squares(s) && strstr(s, "#define RL_ODD_K 1");
 }
 static int nibble_pairs(const char *s) {
   return nibble_boxes(s) && define_value(s, "RL_VEC") == 1;
@@ -871,7 +879,10 @@ static void nibbles(void) {
       {0, "NCHW", "FRACTAL_Z", nibble_squares, gathers_nibbles, {33, 70, 2, 4}},
       {0, "NCHW", "FRACTAL_Z", nibble_odd, gathers_nibbles, {33, 128, 3, 3}},
       {0, "NCHW", "FRACTAL_Z", nibble_odd, gathers_nibbles, {33, 65, 3, 3}},
-      {0, "NHWC", "NCHW", gathers_nibbles, gathers_nibbles, {2, 3, 5, 70}},
+      {0, "NHWC", "NCHW", nibble_odd_k, gathers_nibbles, {2, 3, 5, 70}},
+      {0, "NHWC", "NCHW", nibble_odd_k, gathers_nibbles, {2, 7, 7, 24}},
+      {0, "NHWC", "NCHW", nibble_odd_k, gathers_nibbles, {3, 5, 5, 6}},
+      {0, "FRACTAL_Z", "NCHW", nibble_odd_k, gathers_nibbles, {16, 128, 3, 3}},
       {2, "FRACTAL_NZ", "ND", gathers_nibbles, gathers_nibbles, {2, 37, 71}},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
