@@ -967,8 +967,8 @@ static void nibble_stream(rl_layout_plan *p, const relayout_desc *dst,
  * (kernels/relayout.cl RL_ODD_K). Nothing skipped and no padding in the
  * destination: every nibble of a run is data. These had gathered nibble
  * by nibble; on the development machine FRACTAL_Z -> NCHW int4
- * 2048x2048x3x3 went from 0.22 to 3.2-4.1 GB/s (0.01 of the copy kernel
- * to 0.22-0.26), NHWC -> NCHW 256x7x7x2048 from 0.32 to 3.4
+ * 2048x2048x3x3 went from 0.22 to 4.2-4.3 GB/s (0.01 of the copy kernel
+ * to 0.23-0.27), NHWC -> NCHW 256x7x7x2048 from 0.32 to 3.6-3.7
  * (bench/README.md, "4-bit destination rows that start mid-byte"). */
 static int nibble_odd_k(rl_layout_plan *p) {
   const rl_box_axis *P = &p->box[0], *K = &p->box[2];

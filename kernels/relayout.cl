@@ -963,9 +963,11 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
 #ifdef RL_ODD_K
   /* destination rows that start mid-byte (host/plan.c nibble_odd_k): each
    * Q step's run of mp rows, whole bytes, put together in a private
-   * buffer, then written out */
+   * buffer, then written out. Words and nibbles go in as read-modify-
+   * writes of the bytes they share, so the buffer starts as zeros, never
+   * read before it is written. */
+  uchar run[RL_BP * RL_BK / 2 + 8] = {0};
   for (RL_I q = 0; q < mq; q++) {
-    uchar run[RL_BP * RL_BK / 2 + 8];
     __global uchar *out = dst + q * RL_DQ / 2;
     RL_I i = 0, bytes = mp * RL_BK / 2;
     rl_nibble_squares(src, s + q * RL_SQ, dst, mp, 1, mk, run, 0);
