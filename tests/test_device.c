@@ -829,7 +829,8 @@ static void streams(void) {
  * box's run of P's rows goes through a private buffer, the squares' rows
  * put there a word at a time at any nibble, K's last block over part of
  * the one before too (3x5: pixels 7 to 14; 7x7: 17 to 48), and the rest
- * (P's 6 channels at 5x5, short of a square) nibble by nibble. */
+ * (P's 6 channels at 5x5, short of a square; every pixel at 1x7, K too
+ * short for one) nibble by nibble. */
 static int moves_bytes(const char *s) {
   return define_value(s, "RL_KERNEL") != 3 &&
          !strstr(s, "#define RL_NIBBLES 1");
@@ -882,6 +883,7 @@ static void nibbles(void) {
       {0, "NHWC", "NCHW", nibble_odd_k, gathers_nibbles, {2, 3, 5, 70}},
       {0, "NHWC", "NCHW", nibble_odd_k, gathers_nibbles, {2, 7, 7, 24}},
       {0, "NHWC", "NCHW", nibble_odd_k, gathers_nibbles, {3, 5, 5, 6}},
+      {0, "NHWC", "NCHW", nibble_odd_k, gathers_nibbles, {2, 1, 7, 24}},
       {0, "FRACTAL_Z", "NCHW", nibble_odd_k, gathers_nibbles, {16, 128, 3, 3}},
       {2, "FRACTAL_NZ", "ND", gathers_nibbles, gathers_nibbles, {2, 37, 71}},
   };
