@@ -60,8 +60,8 @@ typedef struct rl_layout_plan {
   int ahead;  /* LINES: squares prefetch the source of the Q step this many
                * steps ahead (0: none) */
   int lead;   /* LINES: squares first prefetch each source row's line this
-               * many elements past the box along P (4-bit squares: past
-               * each load) (0: none) */
+               * many elements past the box along P (4-bit squares and
+               * interleaved planes: past each load) (0: none) */
   int group;  /* LINES: squares side by side along K a box moves at once,
                * writing each row's pieces one after another (0 or 1: one
                * square at a time) */

@@ -16,7 +16,7 @@
  * by side along K rl_lines moves at once; RL_AHEAD, how many Q steps ahead
  * rl_lines' squares prefetch the source; RL_LEAD, how many elements past
  * its box along P a box of squares first prefetches each source row (past
- * each load, for squares of nibbles);
+ * each load, for squares of nibbles and for interleaved planes);
  * RL_STAGED, the 16-byte rows of a private buffer that holds a box's
  * destination, one run of whole rows (or, for squares of nibbles, rows
  * that each start on the 16-byte grid), before rl_lines writes it out;
@@ -302,6 +302,19 @@ static inline void rl_shift_row(__global const RL_T *restrict in,
 }
 #endif
 
+/* Asks for the line at p ahead of its first read: a clang builtin (PoCL's
+ * prefetch() does nothing). */
+#if defined(RL_AHEAD) || defined(RL_LEAD)
+#ifdef __has_builtin
+#if __has_builtin(__builtin_prefetch)
+#define RL_PREFETCH(p) __builtin_prefetch(p)
+#endif
+#endif
+#ifndef RL_PREFETCH
+#define RL_PREFETCH(p) prefetch(p, 1)
+#endif
+#endif
+
 #ifdef RL_PLANES
 /* A box's m pixels of RL_PLANES elements, one after another in the
  * destination, from as many planes RL_SK apart in the source, or with
@@ -313,7 +326,8 @@ static inline void rl_shift_row(__global const RL_T *restrict in,
  * it before the next plane's start); the last pixels, under that, one
  * element at a time. RL_PLANE_IN(k, p) and RL_PLANE_OUT(k, p) are where
  * pixel p's element k lies on each side, RL_MIX_IN(k, p) and
- * RL_MIX_OUT(r, p) where the vectors start. */
+ * RL_MIX_OUT(r, p) where the vectors start. With RL_LEAD, each load first
+ * asks for the line RL_LEAD elements on along its plane. */
 #ifdef RL_SPLIT
 #define RL_PLANE_IN(k, p) ((p) * RL_PLANES + (k))
 #define RL_PLANE_OUT(k, p) ((k) * RL_DP + (p))
@@ -338,7 +352,12 @@ static inline void rl_planes(__global const RL_T *restrict in,
       RL_VT x[RL_PLANES];
 #pragma unroll
       for (int k = 0; k < RL_PLANES; k++)
+      {
+#ifdef RL_LEAD
+        RL_PREFETCH(in + RL_MIX_IN(k, p + u * RL_PLANE_W) + RL_LEAD);
+#endif
         x[k] = RL_AT(in + RL_MIX_IN(k, p + u * RL_PLANE_W));
+      }
 #pragma unroll
       for (int r = 0; r < RL_PLANES; r++) y[u][r] = RL_MIX(x, r);
     }
@@ -353,19 +372,6 @@ static inline void rl_planes(__global const RL_T *restrict in,
     for (int k = 0; k < RL_PLANES; k++)
       out[RL_PLANE_OUT(k, p)] = RL_TRANSFORM(in[RL_PLANE_IN(k, p)]);
 }
-#endif
-
-/* Asks for the line at p ahead of its first read: a clang builtin (PoCL's
- * prefetch() does nothing). */
-#if defined(RL_AHEAD) || defined(RL_LEAD)
-#ifdef __has_builtin
-#if __has_builtin(__builtin_prefetch)
-#define RL_PREFETCH(p) __builtin_prefetch(p)
-#endif
-#endif
-#ifndef RL_PREFETCH
-#define RL_PREFETCH(p) prefetch(p, 1)
-#endif
 #endif
 
 #if RL_VEC > 1 && !defined(RL_NIBBLES)

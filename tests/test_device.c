@@ -613,13 +613,14 @@ static void boxes(void) {
  *   last box along N (written element by element), N = 2049 the partial
  *   piece alone, of 1 element;
  * - 7 planes interleaved into pixels by shuffles (NCHW -> NHWC with
- *   C = 7), the last pixels under a vector's worth element by element;
- *   3 planes taken apart (NHWC -> NCHW), each plane's stores a line at a
- *   time; 2 planes interleaved into pixels partly padding (NCWH ->
- *   NCH%32BW, 13 pixels of 32), a streamed plan whose boxes, not taken
- *   by the shuffles, write rows of 2 elements strided in the source,
- *   plain (streamed, they wrote 16 bytes of zeros per row, off the grid:
- *   SIGSEGV);
+ *   C = 7), each load first asking for the line 4 lines on; with 30x11
+ *   pixels, whose runs are not whole lines, plain, the last pixels under
+ *   a vector's worth element by element; 3 planes taken apart (NHWC ->
+ *   NCHW), each plane's stores a line at a time; 2 planes interleaved
+ *   into pixels partly padding (NCWH -> NCH%32BW, 13 pixels of 32), a
+ *   streamed plan whose boxes, not taken by the shuffles, write rows of
+ *   2 elements strided in the source, plain (streamed, they wrote 16
+ *   bytes of zeros per row, off the grid: SIGSEGV);
  * - rows partly data, built in registers and streamed whole: from NHWC
  *   into NC1HWC0 as rows contiguous in the source, 3, 9 and 30 channels
  *   (whole vectors loaded as such, the last piece of data shifted down
@@ -697,8 +698,11 @@ static int box_staged(const char *s) {
 }
 
 static int box_streams_planes(const char *s) {
-  return (box_planes(s) || box_splits(s)) &&
+  return ((box_planes(s) && define_value(s, "RL_LEAD") > 0) || box_splits(s)) &&
          define_value(s, "RL_STREAM") * element_size(s) == 16;
+}
+static int box_planes_plain(const char *s) {
+  return box_planes(s) && define_value(s, "RL_STREAM") < 0;
 }
 static int box_planes_padded(const char *s) {
   return define_value(s, "RL_PLANES") == 2 && define_value(s, "RL_STREAM") > 0;
@@ -778,7 +782,8 @@ static void streams(void) {
       {2, "FRACTAL_NZ", "ND", box_shifts, {2, 7, 2101}, 1},
       {2, "FRACTAL_NZ", "ND", box_shifts, {1, 9, 2049}, 1},
       {0, "NC1HWC0", "NHWC", box_shifts, {2, 1001, 3, 2}, 3},
-      {0, "NCHW", "NHWC", box_streams_planes, {2, 7, 30, 11}, 1},
+      {0, "NCHW", "NHWC", box_streams_planes, {2, 7, 30, 32}, 1},
+      {0, "NCHW", "NHWC", box_planes_plain, {2, 7, 30, 11}, 1},
       {0, "NHWC", "NCHW", box_streams_planes, {2, 16, 20, 3}, 1},
       {0, "NCWH", "NCH%32BW", box_planes_padded, {2, 3, 2, 13}, 1},
       {0, "NHWC", "NC1HWC0", box_streams_pads, {2, 5, 7, 3}, 1},
