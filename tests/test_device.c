@@ -420,6 +420,15 @@ static int box_q_runs(const char *s) { /* FRACTAL_Z -> NCHW: K's outer
          define_value(s, "RL_BQ") ==
              (bq < define_value(s, "RL_EQ") ? bq : define_value(s, "RL_EQ"));
 }
+static int box_pixel_runs(const char *s) { /* NCHW -> HWCN of 3x3: Q (C)
+                                             continues P's 9 pixels in the
+                                             source, 8 steps of it, K (N)
+                                             cut to 16 rows; f64's runs of
+                                             72 bytes too long for it */
+  return element_size(s) > 4 ||
+         (define_value(s, "RL_SQ") == define_value(s, "RL_EP") &&
+          define_value(s, "RL_BQ") == 8 && define_value(s, "RL_BK") == 16);
+}
 static int box_skips(const char *s) { /* unpacking (C = 40 from blocks of
                                         16, M and N off the fractal grid),
                                         or into smaller blocks (C = 17 from
@@ -526,6 +535,8 @@ static void boxes(void) {
       {"cpu", 0, "NHWC", "NCHW", box_squares, {2, 41, 3, 9}, 1},
       {"cpu", 0, "NHWC", "NCHW", box_whole_p, {2, 17, 17, 128}, 1},
       {"cpu", 0, "FRACTAL_Z", "NCHW", box_q_runs, {64, 64, 3, 3}, 1},
+      /* N's and C's last blocks short (8 rows of 16, 4 steps of 8) */
+      {"cpu", 0, "NCHW", "HWCN", box_pixel_runs, {40, 20, 3, 3}, 1},
       {"cpu", 0, "NC1HWC0", "NCHW", box_skips, {2, 40, 5, 7}, 1},
       {"cpu", 0, "nChw8c", "NHWC", box_skips, {2, 17, 5, 7}, 1},
       {"cpu", 0, "FRACTAL_Z", "NCHW", box_skips, {70, 17, 3, 3}, 1},
