@@ -820,7 +820,7 @@ static void plan_planes(rl_layout_plan *p, const relayout_desc *dst, int size,
    * NCHW4 f16 1024x512x3x3 (72-byte runs) 1.9-2.1 GB/s streamed against
    * 8.3-11.9 plain, 1024x512x7x7 7.0-8.1 against 13.4-15.6, NCHW ->
    * nChw8c f32 1024x512x3x3 5.0-6.0 against 11.3-15.1 (alternating, 3
-   * rounds, with the prefetch below) */
+   * rounds, with the prefetch above) */
   int lines = 1;
   for (int i = 0; i < t.naxes; i++)
     if (i != t.box[0].axis && i != t.box[2].axis)

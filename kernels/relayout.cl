@@ -351,8 +351,7 @@ static inline void rl_planes(__global const RL_T *restrict in,
     for (int u = 0; u < RL_PLANE_RUN; u++) {
       RL_VT x[RL_PLANES];
 #pragma unroll
-      for (int k = 0; k < RL_PLANES; k++)
-      {
+      for (int k = 0; k < RL_PLANES; k++) {
 #ifdef RL_LEAD
         RL_PREFETCH(in + RL_MIX_IN(k, p + u * RL_PLANE_W) + RL_LEAD);
 #endif
