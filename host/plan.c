@@ -821,12 +821,10 @@ static void plan_planes(rl_layout_plan *p, const relayout_desc *dst, int size,
    * 8.3-11.9 plain, 1024x512x7x7 7.0-8.1 against 13.4-15.6, NCHW ->
    * nChw8c f32 1024x512x3x3 5.0-6.0 against 11.3-15.1 (alternating, 3
    * rounds, with the prefetch above) */
-  int lines = 1;
+  int lines = a->extent * k * size % 64 == 0; /* so is each box's 1 KiB */
   for (int i = 0; i < t.naxes; i++)
     if (i != t.box[0].axis && i != t.box[2].axis)
       lines &= t.axes[i].dstride * size % 64 == 0;
-  lines &=
-      a->extent * k * size % 64 == 0 && t.box[0].block * k * size % 64 == 0;
   t.stream =
       too_big(dst, stream_from) && (split ? a->dstride * size % 16 == 0 : lines)
           ? (int)width
