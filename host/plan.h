@@ -53,12 +53,16 @@ typedef struct rl_layout_plan {
              * 4 rows of 16 bytes) */
   int span; /* LINES: 0, or the steps along Q a square's or tile's rows
              * span, K's whole block at each (K's block under 16 bytes) */
+  int flat; /* LINES: squares take the box's rows in destination order,
+             * Q step after Q step, wherever along Q and K they fall (K
+             * whole, Q continuing its rows, K's extent not whole squares) */
   int wide; /* LINES: 1-byte squares of 4 rows along K by 16 bytes along P
              * (K's block 4, the rows it writes following one another) */
   rl_box_axis box[3]; /* LINES: P, Q, then K, the innermost axis */
   int p_first;        /* LINES: consecutive work-items step along P, not Q */
   int ahead;  /* LINES: squares prefetch the source of the Q step this many
-               * steps ahead (0: none) */
+               * steps ahead (with flat, of the squares this many on along
+               * the box's rows) (0: none) */
   int lead;   /* LINES: squares first prefetch each source row's line this
                * many elements past the box along P (4-bit squares and
                * interleaved planes: past each load) (0: none) */

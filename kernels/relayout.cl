@@ -13,10 +13,12 @@
  * elements (16 bytes of 1- or 2-byte elements); RL_SPAN, where a tile's
  * rows span that many steps along Q; RL_WIDE, where they are 4 rows along K
  * by 16 bytes along P (1-byte elements); RL_GROUP, how many squares side
- * by side along K rl_lines moves at once; RL_AHEAD, how many Q steps ahead
- * rl_lines' squares prefetch the source; RL_LEAD, how many elements past
- * its box along P a box of squares first prefetches each source row (past
- * each load, for squares of nibbles and for interleaved planes);
+ * by side along K rl_lines moves at once; RL_FLAT, where its squares take
+ * the box's rows in destination order across Q; RL_AHEAD, how many Q steps
+ * (RL_FLAT: squares) ahead rl_lines' squares prefetch the source;
+ * RL_LEAD, how many elements past its box along P a box of squares first
+ * prefetches each source row (past each load, for squares of nibbles and
+ * for interleaved planes);
  * RL_STAGED, the 16-byte rows of a private buffer that holds a box's
  * destination, one run of whole rows (or, for squares of nibbles, rows
  * that each start on the 16-byte grid), before rl_lines writes it out;
@@ -482,6 +484,46 @@ static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
   return RL_AT(in + RL_ROW(j));
 #endif
 }
+
+/* A box whose Q continues K's rows in the destination, K whole in it
+ * (host/plan.c plan_flat): along each of P's elements, the box's
+ * destination is one run of mq x RL_BK elements, row r of which is K's
+ * element r % RL_BK at Q step r / RL_BK. Squares take RL_VEC consecutive
+ * rows of that run by RL_VEC elements along P, wherever along Q and K the
+ * rows fall, and each first prefetches the rows RL_AHEAD squares on; the
+ * rest goes element by element. */
+#ifdef RL_FLAT
+static inline RL_I rl_flat_row(RL_I r) {
+  return r / RL_BK * RL_SQ + r % RL_BK * RL_SK;
+}
+static inline void rl_flat_squares(__global const RL_T *restrict src,
+                                   __global RL_T *restrict dst, RL_I mp,
+                                   RL_I mq) {
+  RL_I rows = mq * RL_BK, sr = rows - rows % RL_VEC, sp = mp - mp % RL_VEC;
+  for (RL_I r = 0; r < sr; r += RL_VEC) {
+    RL_I at[RL_VEC];
+#pragma unroll
+    for (int j = 0; j < RL_VEC; j++) {
+      RL_I next = r + RL_AHEAD * RL_VEC + j;
+      at[j] = rl_flat_row(r + j);
+      for (RL_I p = 0; next < rows && p < mp; p += 64 / sizeof(RL_T))
+        RL_PREFETCH(src + rl_flat_row(next) + p);
+    }
+    for (RL_I p = 0; p < sp; p += RL_VEC) {
+      RL_VT v[RL_VEC];
+#pragma unroll
+      for (int j = 0; j < RL_VEC; j++) v[j] = RL_AT(src + at[j] + p);
+      rl_transpose(v);
+#pragma unroll
+      for (int j = 0; j < RL_VEC; j++)
+        RL_AT(dst + (p + j) * RL_DP + r) = RL_TRANSFORM(v[j]);
+    }
+  }
+  for (RL_I p = 0; p < mp; p++)
+    for (RL_I r = p < sp ? sr : 0; r < rows; r++)
+      dst[p * RL_DP + r] = RL_TRANSFORM(src[rl_flat_row(r) + p]);
+}
+#endif
 
 /* A staged box's last RL_EQ % RL_SPAN steps along Q, short of a square's
  * RL_SPAN (CHWN4 with N not a multiple of 4: the box holds all of Q, so
@@ -1007,6 +1049,10 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
     rl_nibble_squares(src, s, dst, mp, mq, mk, 0, 0);
     return;
 #else
+#ifdef RL_FLAT
+    rl_flat_squares(src, dst, mp, mq);
+    return;
+#endif
     int lead = 0;
 #ifdef RL_LEAD
     lead = p0 + mp - 1 + RL_LEAD < RL_EP;

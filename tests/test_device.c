@@ -429,6 +429,21 @@ static int box_pixel_runs(const char *s) { /* NCHW -> HWCN of 3x3: Q (C)
          (define_value(s, "RL_SQ") == define_value(s, "RL_EP") &&
           define_value(s, "RL_BQ") == 8 && define_value(s, "RL_BK") == 16);
 }
+static int box_flat(const char *s) { /* HWCN -> NCHW: K (the pixels) not
+                                       whole squares, whole in each box,
+                                       its rows continued by Q (C): squares
+                                       across Q, Q's steps making each run
+                                       whole lines (or all of Q),
+                                       prefetching */
+  long long k = define_value(s, "RL_BK");
+  if (element_size(s) == 8) /* squares of 2: plain squares */
+    return define_value(s, "RL_FLAT") < 0 && define_value(s, "RL_VEC") == 2;
+  return define_value(s, "RL_FLAT") == 1 && define_value(s, "RL_AHEAD") == 2 &&
+         k == define_value(s, "RL_EK") && k % define_value(s, "RL_VEC") &&
+         define_value(s, "RL_DQ") == k &&
+         (define_value(s, "RL_BQ") == define_value(s, "RL_EQ") ||
+          define_value(s, "RL_BQ") * k * element_size(s) % 64 == 0);
+}
 static int box_skips(const char *s) { /* unpacking (C = 40 from blocks of
                                         16, M and N off the fractal grid),
                                         or into smaller blocks (C = 17 from
@@ -537,6 +552,10 @@ static void boxes(void) {
       {"cpu", 0, "FRACTAL_Z", "NCHW", box_q_runs, {64, 64, 3, 3}, 1},
       /* N's and C's last blocks short (8 rows of 16, 4 steps of 8) */
       {"cpu", 0, "NCHW", "HWCN", box_pixel_runs, {40, 20, 3, 3}, 1},
+      /* H, W, C, N: P's (N), Q's (C) and the rows' last squares short; at
+       * 7x7 plan_box leaves Q out at 2 bytes and more */
+      {"cpu", 0, "HWCN", "NCHW", box_flat, {3, 3, 70, 150}, 1},
+      {"cpu", 0, "HWCN", "NCHW", box_flat, {7, 7, 40, 70}, 1},
       {"cpu", 0, "NC1HWC0", "NCHW", box_skips, {2, 40, 5, 7}, 1},
       {"cpu", 0, "nChw8c", "NHWC", box_skips, {2, 17, 5, 7}, 1},
       {"cpu", 0, "FRACTAL_Z", "NCHW", box_skips, {70, 17, 3, 3}, 1},
