@@ -496,6 +496,7 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
   if (p->span) put(&t, "#define RL_SPAN %d\n", p->span);
   if (p->flat) put(&t, "#define RL_FLAT 1\n");
   if (p->group > 1) put(&t, "#define RL_GROUP %d\n", p->group);
+  if (p->tail) put(&t, "#define RL_SQUARE_TAIL 1\n");
   put(&t, "#define RL_TRANSFORM(x) (x)\n");
   if (p->stream) put(&t, "#define RL_STREAM %d\n", p->stream);
   if (p->p_first) put(&t, "#define RL_P_FIRST 1\n");

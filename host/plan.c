@@ -407,6 +407,24 @@ static int squares_group(const rl_layout_plan *p, int size) {
   return g;
 }
 
+/* CPU devices, plain squares (of elements, one step along Q) whose K's
+ * block is whole squares: whether the rows along P past the last square
+ * go as vectors, each gathered from K's rows, rather than element by
+ * element. Where the box streams, so that those rows stream too (NCHW ->
+ * FRACTAL_Z f32 512x512x3x3, 9 rows along P: 4% to 17% faster in 6 of 7
+ * A/B rounds on the first development machine, one 5% slower); and for
+ * 4-byte elements in boxes of short runs (short_runs: FRACTAL_Z from 3x3
+ * or 5x5 weights, the 9th or 25th pixel), streamed or not. Those,
+ * alternating in one process on the Zen 4 machine, median
+ * GB/s as vectors against element by element, 2 or 3 rounds: NCHW ->
+ * FRACTAL_Z f32 512x512x3x3 1.05-1.08x, 256x256x3x3 1.05-1.23x,
+ * 256x256x5x5 1.00-1.09x, 128x128x3x3 1.02-1.13x; f16 0.93-1.01x and
+ * int8 0.95-1.05x, which stay element by element (bench/README.md). */
+static int square_tail(const rl_layout_plan *p, int size) {
+  return p->vec > 1 && !p->tile && !p->wide && !p->span && !p->flat &&
+         (p->stream || (p->ahead && size == 4));
+}
+
 /* Whether a destination is too big for the cache: stream_from bytes or
  * more (stream_from 0: never). */
 static int too_big(const relayout_desc *dst, int64_t stream_from) {
@@ -1100,6 +1118,7 @@ void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
       plan_flat(&p, bits / 8);
       plan_planes(&p, dst, bits / 8, stream_from);
       p.group = squares_group(&p, bits / 8);
+      p.tail = square_tail(&p, bits / 8);
     } else {
       /* runs of 128 bytes or more on both sides: vector moves; otherwise
        * (a transpose, short runs, or a skip plan, whose innermost axis may

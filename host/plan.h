@@ -66,6 +66,8 @@ typedef struct rl_layout_plan {
   int lead;   /* LINES: squares first prefetch each source row's line this
                * many elements past the box along P (4-bit squares and
                * interleaved planes: past each load) (0: none) */
+  int tail;   /* LINES: squares' boxes build their rows past the last
+               * square along P into vectors, not element by element */
   int group;  /* LINES: squares side by side along K a box moves at once,
                * writing each row's pieces one after another (0 or 1: one
                * square at a time) */

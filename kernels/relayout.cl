@@ -13,9 +13,11 @@
  * elements (16 bytes of 1- or 2-byte elements); RL_SPAN, where a tile's
  * rows span that many steps along Q; RL_WIDE, where they are 4 rows along K
  * by 16 bytes along P (1-byte elements); RL_GROUP, how many squares side
- * by side along K rl_lines moves at once; RL_FLAT, where its squares take
- * the box's rows in destination order across Q; RL_AHEAD, how many Q steps
- * (RL_FLAT: squares) ahead rl_lines' squares prefetch the source;
+ * by side along K rl_lines moves at once; RL_SQUARE_TAIL, where a box of
+ * squares builds its rows past the last square along P into vectors;
+ * RL_FLAT, where its squares take the box's rows in destination order
+ * across Q; RL_AHEAD, how many Q steps (RL_FLAT: squares) ahead rl_lines'
+ * squares prefetch the source;
  * RL_LEAD, how many elements past its box along P a box of squares first
  * prefetches each source row (past each load, for squares of nibbles and
  * for interleaved planes);
@@ -409,12 +411,6 @@ static inline void rl_planes(__global const RL_T *restrict in,
 #define RL_SIDE_K (RL_VEC / RL_SIDE_Q)
 #define RL_AS_ROW(x) (x)
 #endif
-/* Streamed plain squares (of elements, one step along Q): where K's block
- * is whole squares, the rows along P past the last square stream too */
-#if defined(RL_STREAM) && !defined(RL_TILE) && !defined(RL_WIDE) && \
-    !defined(RL_SPAN)
-#define RL_SQUARE_TAIL 1
-#endif
 /* RL_SIDE_P: a square's side along P; RL_ROW_P: where along P its row j
  * starts, in steps of j */
 #ifdef RL_WIDE
@@ -565,10 +561,9 @@ static inline void rl_rest_squares(__global const RL_T *in, RL_I mp,
  * as RL_VEC rows along P, transposed in registers and written as RL_VEC rows
  * along K, RL_GROUP of them along K at a time, each row's pieces one after
  * another; element by element where P, K or Q (RL_SIDE_Q) leaves less than
- * a group, except that a streamed box (RL_SQUARE_TAIL) builds its rows past
- * the last square along P into vectors and streams them too (NCHW ->
- * FRACTAL_Z f32 512x512x3x3, 9 rows along P: 4% to 17% faster in 6 of 7
- * A/B rounds on the development machine, one 5% slower). With `stage`
+ * a group, except that with RL_SQUARE_TAIL (plain squares, K's block whole
+ * squares: host/plan.c square_tail) a box builds its rows past the last
+ * square along P into vectors, streamed where the box streams. With `stage`
  * (RL_STAGED: whole squares along P and K), the rows go there, at their
  * place in the box's destination run, instead, as do Q's last steps short
  * of a square (squares of their own with RL_REST). With RL_AHEAD (K's rows
@@ -629,7 +624,7 @@ static inline void rl_box_squares(__global const RL_T *restrict src,
           }
       }
 #ifdef RL_SQUARE_TAIL
-    if (stream && sk == mk) { /* the rows past the squares, as vectors */
+    if (!stage && sk == mk) { /* the rows past the squares, as vectors */
       for (RL_I p = ep; p < mp; p++)
 #pragma unroll
         for (RL_I k = 0; k < RL_BK; k += RL_VEC) /* offsets fixed */

@@ -353,9 +353,13 @@ static int box_has_q(const char *s) { /* FRACTAL_Z: P, Q and K all used,
 }
 static int box_ahead(const char *s) { /* FRACTAL_Z from 2x3: Q's short
                                         source runs prefetched ahead, in
-                                        blocks longer than the distance */
+                                        blocks longer than the distance;
+                                        4-byte squares' rows past the last
+                                        square along P as vectors */
+  int tail = strstr(s, "#define RL_SQUARE_TAIL ") != NULL;
   return strstr(s, "#define RL_AHEAD ") &&
-         define_value(s, "RL_BQ") > define_value(s, "RL_AHEAD");
+         define_value(s, "RL_BQ") > define_value(s, "RL_AHEAD") &&
+         tail == (element_size(s) == 4);
 }
 static int box_wide(const char *s) { /* 4N, NCHW4 with N or C padded
                                        (not planes): 1-byte squares 16
