@@ -415,8 +415,8 @@ static int squares_group(const rl_layout_plan *p, int size) {
  * A/B rounds on the first development machine, one 5% slower); and for
  * 4-byte elements in boxes of short runs (short_runs: FRACTAL_Z from 3x3
  * or 5x5 weights, the 9th or 25th pixel), streamed or not. Those,
- * alternating in one process on the Zen 4 machine, median
- * GB/s as vectors against element by element, 2 or 3 rounds: NCHW ->
+ * alternating in one process on the Zen 4 machine, median GB/s as
+ * vectors against element by element, 2 or 3 rounds: NCHW ->
  * FRACTAL_Z f32 512x512x3x3 1.05-1.08x, 256x256x3x3 1.05-1.23x,
  * 256x256x5x5 1.00-1.09x, 128x128x3x3 1.02-1.13x; f16 0.93-1.01x and
  * int8 0.95-1.05x, which stay element by element (bench/README.md). */

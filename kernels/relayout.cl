@@ -17,13 +17,12 @@
  * squares builds its rows past the last square along P into vectors;
  * RL_FLAT, where its squares take the box's rows in destination order
  * across Q; RL_AHEAD, how many Q steps (RL_FLAT: squares) ahead rl_lines'
- * squares prefetch the source;
- * RL_LEAD, how many elements past its box along P a box of squares first
- * prefetches each source row (past each load, for squares of nibbles and
- * for interleaved planes);
- * RL_STAGED, the 16-byte rows of a private buffer that holds a box's
- * destination, one run of whole rows (or, for squares of nibbles, rows
- * that each start on the 16-byte grid), before rl_lines writes it out;
+ * squares prefetch the source; RL_LEAD, how many elements past its box
+ * along P a box of squares first prefetches each source row (past each
+ * load, for squares of nibbles and for interleaved planes); RL_STAGED,
+ * the 16-byte rows of a private buffer that holds a box's destination,
+ * one run of whole rows (or, for squares of nibbles, rows that each start
+ * on the 16-byte grid), before rl_lines writes it out;
  * RL_SHIFT, rl_lines streams each row of its box through a private buffer
  * (rows off the store grid); RL_PLANES, the planes rl_lines interleaves,
  * RL_PLANE_W elements of each at a time, into RL_PLANES vectors
