@@ -386,15 +386,20 @@ static inline void rl_planes(__global const RL_T *restrict in,
  * rows of words; RL_SIDE_K is its side along K in elements, RL_SIDE_Q the
  * steps along Q it spans, and RL_ROW(r) where its source row r starts
  * (with RL_SPAN, a tile's rows are K's whole block at each of RL_SPAN steps
- * along Q). A box moves RL_GROUP squares side by side along K at once. */
+ * along Q; with RL_FLAT, rows run on across Q's steps likewise, row r K's
+ * element r % RL_BK at step r / RL_BK). A box moves RL_GROUP squares side
+ * by side along K at once. */
 #ifndef RL_GROUP
 #define RL_GROUP 1
 #endif
 #ifdef RL_SPAN
 #define RL_SIDE_Q RL_SPAN
-#define RL_ROW(r) ((r) / RL_BK * RL_SQ + (r) % RL_BK * RL_SK)
 #else
 #define RL_SIDE_Q 1
+#endif
+#if defined(RL_SPAN) || defined(RL_FLAT)
+#define RL_ROW(r) ((r) / RL_BK * RL_SQ + (r) % RL_BK * RL_SK)
+#else
 #define RL_ROW(r) ((r) * RL_SK)
 #endif
 #ifdef RL_TILE
@@ -483,14 +488,11 @@ static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
 /* A box whose Q continues K's rows in the destination, K whole in it
  * (host/plan.c plan_flat): along each of P's elements, the box's
  * destination is one run of mq x RL_BK elements, row r of which is K's
- * element r % RL_BK at Q step r / RL_BK. Squares take RL_VEC consecutive
- * rows of that run by RL_VEC elements along P, wherever along Q and K the
- * rows fall, and each first prefetches the rows RL_AHEAD squares on; the
- * rest goes element by element. */
+ * element r % RL_BK at Q step r / RL_BK (RL_ROW). Squares take RL_VEC
+ * consecutive rows of that run by RL_VEC elements along P, wherever along
+ * Q and K the rows fall, and each first prefetches the rows RL_AHEAD
+ * squares on; the rest goes element by element. */
 #ifdef RL_FLAT
-static inline RL_I rl_flat_row(RL_I r) {
-  return r / RL_BK * RL_SQ + r % RL_BK * RL_SK;
-}
 static inline void rl_flat_squares(__global const RL_T *restrict src,
                                    __global RL_T *restrict dst, RL_I mp,
                                    RL_I mq) {
@@ -500,9 +502,9 @@ static inline void rl_flat_squares(__global const RL_T *restrict src,
 #pragma unroll
     for (int j = 0; j < RL_VEC; j++) {
       RL_I next = r + RL_AHEAD * RL_VEC + j;
-      at[j] = rl_flat_row(r + j);
+      at[j] = RL_ROW(r + j);
       for (RL_I p = 0; next < rows && p < mp; p += 64 / sizeof(RL_T))
-        RL_PREFETCH(src + rl_flat_row(next) + p);
+        RL_PREFETCH(src + RL_ROW(next) + p);
     }
     for (RL_I p = 0; p < sp; p += RL_VEC) {
       RL_VT v[RL_VEC];
@@ -516,7 +518,7 @@ static inline void rl_flat_squares(__global const RL_T *restrict src,
   }
   for (RL_I p = 0; p < mp; p++)
     for (RL_I r = p < sp ? sr : 0; r < rows; r++)
-      dst[p * RL_DP + r] = RL_TRANSFORM(src[rl_flat_row(r) + p]);
+      dst[p * RL_DP + r] = RL_TRANSFORM(src[RL_ROW(r) + p]);
 }
 #endif
 

@@ -428,10 +428,12 @@ static int box_pixel_runs(const char *s) { /* NCHW -> HWCN of 3x3: Q (C)
                                              continues P's 9 pixels in the
                                              source, 8 steps of it, K (N)
                                              cut to 16 rows; f64's runs of
-                                             72 bytes too long for it */
-  return element_size(s) > 4 ||
-         (define_value(s, "RL_SQ") == define_value(s, "RL_EP") &&
-          define_value(s, "RL_BQ") == 8 && define_value(s, "RL_BK") == 16);
+                                             72 bytes too long for it: all
+                                             40 rows of K */
+  if (element_size(s) > 4)
+    return define_value(s, "RL_BK") == define_value(s, "RL_EK");
+  return define_value(s, "RL_SQ") == define_value(s, "RL_EP") &&
+         define_value(s, "RL_BQ") == 8 && define_value(s, "RL_BK") == 16;
 }
 static int box_flat(const char *s) { /* HWCN -> NCHW: K (the pixels) not
                                        whole squares, whole in each box,
