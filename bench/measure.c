@@ -49,25 +49,29 @@ typedef struct job {
   size_t hs_size, hd_size;
 } job;
 
-static int run_once(void *ctx) {
-  job *j = ctx;
+/* Enqueues one device job without waiting; 0 or -1. */
+static int enqueue_once(job *j) {
   cl_command_queue q = relayout_engine_queue(j->engine);
   cl_int rc = CL_SUCCESS;
   relayout_error err;
-  switch (j->kind) {
-  case CONVERT:
-    if (relayout_plan_enqueue(j->plan, j->dst, 0, j->src, 0, 0, NULL, NULL,
-                              &err))
-      return -1;
-    break;
-  case ENQUEUE_COPY:
+  if (j->kind == CONVERT)
+    return relayout_plan_enqueue(j->plan, j->dst, 0, j->src, 0, 0, NULL, NULL,
+                                 &err)
+               ? -1
+               : 0;
+  if (j->kind == ENQUEUE_COPY)
     rc = clEnqueueCopyBuffer(q, j->src, j->dst, 0, 0, j->copy_bytes, 0, NULL,
                              NULL);
-    break;
-  case COPY_KERNEL:
+  else
     rc = clEnqueueNDRangeKernel(q, j->copy, 1, NULL, &j->global, &j->local, 0,
                                 NULL, NULL);
-    break;
+  return rc == CL_SUCCESS ? 0 : -1;
+}
+
+static int run_once(void *ctx) {
+  job *j = ctx;
+  relayout_error err;
+  switch (j->kind) {
   case REFERENCE:
     return relayout_convert_ref(j->d, j->hd, j->hd_size, j->s, j->hs,
                                 j->hs_size, &err)
@@ -82,8 +86,28 @@ static int run_once(void *ctx) {
                ? -1
                : 0;
   }
+  default:
+    return enqueue_once(j) ||
+                   clFinish(relayout_engine_queue(j->engine)) != CL_SUCCESS
+               ? -1
+               : 0;
   }
-  return rc == CL_SUCCESS && clFinish(q) == CL_SUCCESS ? 0 : -1;
+}
+
+/* Many device jobs of one kind enqueued back to back and waited on once. */
+typedef struct batch {
+  job *jobs;
+  int n, kind;
+} batch;
+
+static int run_batch(void *ctx) {
+  batch *b = ctx;
+  for (int i = 0; i < b->n; i++) {
+    b->jobs[i].kind = b->kind;
+    if (enqueue_once(&b->jobs[i])) return -1;
+  }
+  return clFinish(relayout_engine_queue(b->jobs[0].engine)) == CL_SUCCESS ? 0
+                                                                          : -1;
 }
 
 void bench_fill(unsigned char *p, int64_t n) {
@@ -102,10 +126,8 @@ int bench_is_gpu(relayout_engine *e) {
   return (type & CL_DEVICE_TYPE_GPU) != 0;
 }
 
-/* The copy kernel that suits the device (kernels/copy.cl); *per_item is
- * the 16-byte steps each work-item takes. */
-static cl_kernel copy_kernel(relayout_engine *e, cl_mem src, cl_mem dst,
-                             size_t bytes, size_t *per_item) {
+/* kernels/copy.cl built for the engine's device, or NULL. */
+static cl_program copy_program(relayout_engine *e) {
   cl_context ctx = relayout_engine_context(e);
   cl_device_id dev;
   const char *text = rl_kernel_copy_cl;
@@ -116,16 +138,48 @@ static cl_kernel copy_kernel(relayout_engine *e, cl_mem src, cl_mem dst,
     if (p) clReleaseProgram(p);
     return NULL;
   }
+  return p;
+}
+
+/* Opens a device job: buffers for its source (holding `in`) and poisoned
+ * destination, and the copy kernel that suits the device between them,
+ * launched as relayout's kernels are. 0, or -1 (job_close frees what was
+ * made). */
+static int job_open(job *j, relayout_engine *e, cl_program copy,
+                    const unsigned char *in, int64_t src_bytes,
+                    int64_t dst_bytes) {
+  cl_context ctx = relayout_engine_context(e);
+  cl_command_queue q = relayout_engine_queue(e);
+  const unsigned char poison = 0xA5;
   int gpu = bench_is_gpu(e);
-  *per_item = gpu ? 1 : 64; /* RL_COPY_CHUNK */
-  cl_kernel k = clCreateKernel(p, gpu ? "rl_copy" : "rl_copy_chunk", &rc);
-  clReleaseProgram(p); /* the kernel keeps it */
-  if (!k) return NULL;
-  cl_long n = (cl_long)(bytes / 16);
-  clSetKernelArg(k, 0, sizeof src, &src);
-  clSetKernelArg(k, 1, sizeof dst, &dst);
-  clSetKernelArg(k, 2, sizeof n, &n);
-  return k;
+  size_t per_item = gpu ? 1 : 64; /* 16-byte steps each (RL_COPY_CHUNK) */
+  cl_int rc;
+  j->engine = e;
+  j->copy_bytes = (size_t)(src_bytes < dst_bytes ? src_bytes : dst_bytes);
+  j->copy_bytes = j->copy_bytes / 16 * 16;
+  j->src = clCreateBuffer(ctx, CL_MEM_READ_WRITE, (size_t)src_bytes, NULL, &rc);
+  j->dst = clCreateBuffer(ctx, CL_MEM_READ_WRITE, (size_t)dst_bytes, NULL, &rc);
+  if (!j->src || !j->dst ||
+      clEnqueueWriteBuffer(q, j->src, CL_TRUE, 0, (size_t)src_bytes, in, 0,
+                           NULL, NULL) != CL_SUCCESS ||
+      clEnqueueFillBuffer(q, j->dst, &poison, 1, 0, (size_t)dst_bytes, 0, NULL,
+                          NULL) != CL_SUCCESS ||
+      !(j->copy = clCreateKernel(copy, gpu ? "rl_copy" : "rl_copy_chunk", &rc)))
+    return -1;
+  cl_long n = (cl_long)(j->copy_bytes / 16);
+  clSetKernelArg(j->copy, 0, sizeof j->src, &j->src);
+  clSetKernelArg(j->copy, 1, sizeof j->dst, &j->dst);
+  clSetKernelArg(j->copy, 2, sizeof n, &n);
+  size_t items = (j->copy_bytes / 16 + per_item - 1) / per_item;
+  j->local = rl_group_size(e, (int64_t)items);
+  j->global = (items + j->local - 1) / j->local * j->local;
+  return 0;
+}
+
+static void job_close(job *j) {
+  if (j->copy) clReleaseKernel(j->copy);
+  if (j->src) clReleaseMemObject(j->src);
+  if (j->dst) clReleaseMemObject(j->dst);
 }
 
 /* The reference against memcpy, in host memory. */
@@ -164,32 +218,18 @@ int bench_measure(bench_result *r, relayout_engine *e, relayout_plan *plan,
            .hs_size = (size_t)r->src_bytes,
            .hd_size = (size_t)r->dst_bytes,
            .copy_bytes = (size_t)r->copy_bytes};
-  cl_context ctx = relayout_engine_context(e);
-  if (!ctx) return measure_host(r, &j, out, runs);
-  cl_command_queue q = relayout_engine_queue(e);
-  cl_int err;
-  size_t per_item;
-  const unsigned char poison = 0xA5;
-  int rc = -1;
-  j.src =
-      clCreateBuffer(ctx, CL_MEM_READ_WRITE, (size_t)r->src_bytes, NULL, &err);
-  j.dst =
-      clCreateBuffer(ctx, CL_MEM_READ_WRITE, (size_t)r->dst_bytes, NULL, &err);
-  if (j.src && j.dst &&
-      clEnqueueWriteBuffer(q, j.src, CL_TRUE, 0, (size_t)r->src_bytes, in, 0,
-                           NULL, NULL) == CL_SUCCESS &&
-      clEnqueueFillBuffer(q, j.dst, &poison, 1, 0, (size_t)r->dst_bytes, 0,
-                          NULL, NULL) == CL_SUCCESS &&
-      (j.copy =
-           copy_kernel(e, j.src, j.dst, (size_t)r->copy_bytes, &per_item))) {
-    size_t items = ((size_t)r->copy_bytes / 16 + per_item - 1) / per_item;
-    j.local = rl_group_size(e, (int64_t)items);
-    j.global = (items + j.local - 1) / j.local * j.local;
+  cl_program copy;
+  if (!relayout_engine_context(e)) return measure_host(r, &j, out, runs);
+  if (!(copy = copy_program(e))) return -1;
+  int rc = job_open(&j, e, copy, in, r->src_bytes, r->dst_bytes);
+  clReleaseProgram(copy); /* its kernel keeps it */
+  if (!rc) {
     j.kind = CONVERT;
     r->t_conv = bench_median(run_once, &j, runs);
     if (r->t_conv >= 0 && out &&
-        clEnqueueReadBuffer(q, j.dst, CL_TRUE, 0, (size_t)r->dst_bytes, out, 0,
-                            NULL, NULL) != CL_SUCCESS)
+        clEnqueueReadBuffer(relayout_engine_queue(e), j.dst, CL_TRUE, 0,
+                            (size_t)r->dst_bytes, out, 0, NULL,
+                            NULL) != CL_SUCCESS)
       r->t_conv = -1;
     j.kind = ENQUEUE_COPY;
     r->t_enq = r->t_conv < 0 ? -1 : bench_median(run_once, &j, runs);
@@ -197,9 +237,51 @@ int bench_measure(bench_result *r, relayout_engine *e, relayout_plan *plan,
     r->t_kernel = r->t_enq < 0 ? -1 : bench_median(run_once, &j, runs);
     rc = r->t_conv < 0 || r->t_enq < 0 || r->t_kernel < 0 ? -1 : 0;
   }
-  if (j.copy) clReleaseKernel(j.copy);
-  if (j.src) clReleaseMemObject(j.src);
-  if (j.dst) clReleaseMemObject(j.dst);
+  job_close(&j);
+  return rc;
+}
+
+int bench_measure_batch(bench_result *r, relayout_engine *e,
+                        const bench_shape *shapes, int n, int runs, int *same) {
+  int total = 0, rc = -1;
+  for (int i = 0; i < n; i++) total += shapes[i].count;
+  job *jobs = calloc((size_t)total, sizeof *jobs);
+  cl_program copy = relayout_engine_context(e) ? copy_program(e) : NULL;
+  batch b = {.jobs = jobs, .n = 0};
+  memset(r, 0, sizeof *r);
+  *same = 1;
+  for (int i = 0; jobs && copy && i < n; i++)
+    for (int c = 0; c < shapes[i].count; c++, b.n++) {
+      jobs[b.n].plan = shapes[i].plan;
+      if (job_open(&jobs[b.n], e, copy, shapes[i].in, shapes[i].src_bytes,
+                   shapes[i].dst_bytes))
+        goto done;
+      r->src_bytes += shapes[i].src_bytes;
+      r->dst_bytes += shapes[i].dst_bytes;
+      r->copy_bytes += (int64_t)jobs[b.n].copy_bytes;
+    }
+  if (!jobs || !copy) goto done;
+  b.kind = CONVERT;
+  if ((r->t_conv = bench_median(run_batch, &b, runs)) < 0) goto done;
+  for (int i = 0, k = 0; i < n; i++) { /* every tensor's result */
+    size_t size = (size_t)shapes[i].dst_bytes;
+    unsigned char *out = malloc(size);
+    for (int c = 0; out && c < shapes[i].count; c++, k++)
+      *same &=
+          clEnqueueReadBuffer(relayout_engine_queue(e), jobs[k].dst, CL_TRUE, 0,
+                              size, out, 0, NULL, NULL) == CL_SUCCESS &&
+          !memcmp(out, shapes[i].ref, size);
+    free(out);
+    if (!out) goto done;
+  }
+  b.kind = ENQUEUE_COPY;
+  if ((r->t_enq = bench_median(run_batch, &b, runs)) < 0) goto done;
+  b.kind = COPY_KERNEL;
+  if ((r->t_kernel = bench_median(run_batch, &b, runs)) >= 0) rc = 0;
+done:
+  for (int i = 0; jobs && i < total; i++) job_close(&jobs[i]);
+  free(jobs);
+  if (copy) clReleaseProgram(copy);
   return rc;
 }
 

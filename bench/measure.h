@@ -32,6 +32,25 @@ int bench_measure(bench_result *r, relayout_engine *e, relayout_plan *plan,
                   const relayout_desc *s, const relayout_desc *d,
                   const unsigned char *in, unsigned char *out, int runs);
 
+/* One shape of a batch: its plan, source bytes, the reference's result,
+ * and how many tensors of it the batch converts. */
+typedef struct bench_shape {
+  relayout_plan *plan;
+  const unsigned char *in, *ref;
+  int64_t src_bytes, dst_bytes;
+  int count;
+} bench_shape;
+
+/* Times the shapes' tensors, each on device buffers of its own, enqueued
+ * back to back and waited on once, as a model's weights are converted (the
+ * launches overlap instead of each waiting for the device), and the copy
+ * kernel and clEnqueueCopyBuffer over the same buffers the same way; r's
+ * byte counts are the totals. *same receives whether every tensor's
+ * result equals its shape's ref. Returns 0, or -1 when the device failed
+ * or the engine is the reference. */
+int bench_measure_batch(bench_result *r, relayout_engine *e,
+                        const bench_shape *shapes, int n, int runs, int *same);
+
 /* Times relayout_plan_run from host arrays, `in` (s's bytes) into a
  * buffer of its own: the API's host path end to end, transfers included
  * (none where the device works in host memory and runs in place). Returns

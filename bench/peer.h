@@ -25,9 +25,19 @@ int peer_runs(double first_seconds, int runs);
 /* Each peer converts `in` (s's bytes) to d, times it over `runs` runs and
  * compares its first output with `want` (the scalar reference's result). */
 
-/* oneDNN's reorder on the CPU, from the library found at build time. */
-void peer_onednn(peer_result *r, const relayout_desc *s, const relayout_desc *d,
-                 const unsigned char *in, const unsigned char *want, int runs);
+/* Tensors for a peer: `count` conversions of `in` (s's bytes) to d, whose
+ * results must equal `want`. */
+typedef struct peer_tensors {
+  const relayout_desc *s, *d;
+  const unsigned char *in, *want;
+  int count;
+} peer_tensors;
+
+/* oneDNN's reorder on the CPU, from the library found at build time: every
+ * tensor of t[0..n), each on memory of its own (the first of each entry
+ * reads its `in`), run back to back with one wait, as a model's weights
+ * are repacked; a single tensor is n = 1, count 1. */
+void peer_onednn(peer_result *r, const peer_tensors *t, int n, int runs);
 
 /* numpy (pad + reshape + transpose) on the CPU, or PyTorch (the same on
  * the GPU): `backend` "numpy" or "torch", run by the interpreter found at

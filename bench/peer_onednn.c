@@ -17,9 +17,8 @@
 #include <string.h>
 
 #ifndef RELAYOUT_HAVE_ONEDNN
-void peer_onednn(peer_result *r, const relayout_desc *s, const relayout_desc *d,
-                 const unsigned char *in, const unsigned char *want, int runs) {
-  (void)s, (void)d, (void)in, (void)want, (void)runs;
+void peer_onednn(peer_result *r, const peer_tensors *t, int n, int runs) {
+  (void)t, (void)n, (void)runs;
   r->seconds = -1;
   snprintf(r->note, sizeof r->note,
            "not built with oneDNN (apt-get install libdnnl-dev, rebuild)");
@@ -92,75 +91,112 @@ static int memory_desc(dnnl_memory_desc_t *md, const relayout_desc *d,
   return 1;
 }
 
+/* One tensor's reorder, on memory of its own. */
 typedef struct reorder {
+  dnnl_primitive_desc_t pd;
   dnnl_primitive_t prim;
-  dnnl_stream_t stream;
-  dnnl_exec_arg_t args[2];
+  dnnl_memory_t sm, dm;
+  unsigned char *src, *dst; /* src NULL: the caller's `in` */
 } reorder;
 
-static int run_reorder(void *ctx) {
-  reorder *o = ctx;
-  return dnnl_primitive_execute(o->prim, o->stream, 2, o->args) !=
-                     dnnl_success ||
-                 dnnl_stream_wait(o->stream) != dnnl_success
-             ? -1
-             : 0;
+typedef struct reorders {
+  dnnl_stream_t stream;
+  reorder *o;
+  int n;
+} reorders;
+
+/* Every tensor's reorder, back to back, and one wait. */
+static int run_reorders(void *ctx) {
+  reorders *b = ctx;
+  for (int i = 0; i < b->n; i++) {
+    dnnl_exec_arg_t args[2] = {{DNNL_ARG_FROM, b->o[i].sm},
+                               {DNNL_ARG_TO, b->o[i].dm}};
+    if (dnnl_primitive_execute(b->o[i].prim, b->stream, 2, args) !=
+        dnnl_success)
+      return -1;
+  }
+  return dnnl_stream_wait(b->stream) != dnnl_success ? -1 : 0;
 }
 
-void peer_onednn(peer_result *r, const relayout_desc *s, const relayout_desc *d,
-                 const unsigned char *in, const unsigned char *want, int runs) {
+/* Sets up o, instance `instance` of t: its primitive and memory (instance
+ * 0 reads t->in, the others a copy of their own), its
+ * destination poisoned. 0, or -1 with r->note. */
+static int setup(reorder *o, const peer_tensors *t, int instance,
+                 dnnl_engine_t eng, peer_result *r) {
   dnnl_memory_desc_t smd, dmd;
+  int64_t sb, db;
+  relayout_desc_size_bytes(&sb, t->s, NULL);
+  relayout_desc_size_bytes(&db, t->d, NULL);
+  if (!memory_desc(&smd, t->s, r) || !memory_desc(&dmd, t->d, r)) return -1;
+  if (dnnl_reorder_primitive_desc_create(&o->pd, &smd, eng, &dmd, eng, NULL) !=
+      dnnl_success) {
+    snprintf(r->note, sizeof r->note, "oneDNN has no reorder for this pair");
+    return -1;
+  }
+  if ((instance && !(o->src = malloc((size_t)sb))) ||
+      !(o->dst = malloc((size_t)db))) {
+    snprintf(r->note, sizeof r->note, "out of memory");
+    return -1;
+  }
+  if (o->src) memcpy(o->src, t->in, (size_t)sb);
+  memset(o->dst, 0xA5, (size_t)db); /* poisoned: unwritten bytes show */
+  if (dnnl_primitive_create(&o->prim, o->pd) != dnnl_success ||
+      dnnl_memory_create(&o->sm, &smd, eng, o->src ? o->src : (void *)t->in) !=
+          dnnl_success ||
+      dnnl_memory_create(&o->dm, &dmd, eng, o->dst) != dnnl_success) {
+    snprintf(r->note, sizeof r->note, "oneDNN setup failed");
+    return -1;
+  }
+  return 0;
+}
+
+void peer_onednn(peer_result *r, const peer_tensors *t, int n, int runs) {
   dnnl_engine_t eng = NULL;
-  dnnl_primitive_desc_t pd = NULL;
-  reorder o = {0};
-  dnnl_memory_t sm = NULL, dm = NULL;
-  int64_t db;
-  relayout_desc_size_bytes(&db, d, NULL);
-  unsigned char *out = malloc((size_t)db);
+  reorders b = {0};
+  int total = 0;
+  for (int i = 0; i < n; i++) total += t[i].count;
   r->seconds = -1;
-  if (!out) {
+  if (!(b.o = calloc((size_t)total, sizeof *b.o))) {
     snprintf(r->note, sizeof r->note, "out of memory");
     return;
   }
-  memset(out, 0xA5, (size_t)db); /* poisoned: unwritten bytes show */
-  if (!memory_desc(&smd, s, r) || !memory_desc(&dmd, d, r)) goto done;
   if (dnnl_engine_create(&eng, dnnl_cpu, 0) != dnnl_success ||
-      dnnl_stream_create(&o.stream, eng, dnnl_stream_default_flags) !=
+      dnnl_stream_create(&b.stream, eng, dnnl_stream_default_flags) !=
           dnnl_success) {
     snprintf(r->note, sizeof r->note, "no oneDNN CPU engine");
     goto done;
   }
-  if (dnnl_reorder_primitive_desc_create(&pd, &smd, eng, &dmd, eng, NULL) !=
-      dnnl_success) {
-    snprintf(r->note, sizeof r->note, "oneDNN has no reorder for this pair");
-    goto done;
-  }
-  const char *impl = "?";
-  dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl);
-  if (dnnl_primitive_create(&o.prim, pd) != dnnl_success ||
-      dnnl_memory_create(&sm, &smd, eng, (void *)in) != dnnl_success ||
-      dnnl_memory_create(&dm, &dmd, eng, out) != dnnl_success) {
-    snprintf(r->note, sizeof r->note, "oneDNN setup failed");
-    goto done;
-  }
-  o.args[0] = (dnnl_exec_arg_t){DNNL_ARG_FROM, sm};
-  o.args[1] = (dnnl_exec_arg_t){DNNL_ARG_TO, dm};
+  for (int i = 0; i < n; i++)
+    for (int c = 0; c < t[i].count; c++)
+      if (setup(&b.o[b.n++], &t[i], c, eng, r)) goto done;
   double t0 = cli_now();
-  if (run_reorder(&o)) {
+  if (run_reorders(&b)) {
     snprintf(r->note, sizeof r->note, "oneDNN reorder failed");
     goto done;
   }
-  r->same = !memcmp(out, want, (size_t)db); /* the first run's output */
+  r->same = 1; /* the first run's outputs */
+  for (int i = 0, k = 0; i < n; i++) {
+    int64_t db;
+    relayout_desc_size_bytes(&db, t[i].d, NULL);
+    for (int c = 0; c < t[i].count; c++, k++)
+      r->same &= !memcmp(b.o[k].dst, t[i].want, (size_t)db);
+  }
   r->runs = peer_runs(cli_now() - t0, runs);
-  r->seconds = bench_median(run_reorder, &o, r->runs);
+  r->seconds = bench_median(run_reorders, &b, r->runs);
+  const char *impl = "?";
+  dnnl_primitive_desc_query(b.o[0].pd, dnnl_query_impl_info_str, 0, &impl);
   snprintf(r->note, sizeof r->note, "reorder %s", impl);
 done:
-  if (sm) dnnl_memory_destroy(sm);
-  if (dm) dnnl_memory_destroy(dm);
-  if (o.prim) dnnl_primitive_destroy(o.prim);
-  if (pd) dnnl_primitive_desc_destroy(pd);
-  if (o.stream) dnnl_stream_destroy(o.stream);
+  for (int i = 0; i < b.n; i++) {
+    if (b.o[i].sm) dnnl_memory_destroy(b.o[i].sm);
+    if (b.o[i].dm) dnnl_memory_destroy(b.o[i].dm);
+    if (b.o[i].prim) dnnl_primitive_destroy(b.o[i].prim);
+    if (b.o[i].pd) dnnl_primitive_desc_destroy(b.o[i].pd);
+    free(b.o[i].src);
+    free(b.o[i].dst);
+  }
+  free(b.o);
+  if (b.stream) dnnl_stream_destroy(b.stream);
   if (eng) dnnl_engine_destroy(eng);
-  free(out);
 }
 #endif

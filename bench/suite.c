@@ -67,37 +67,71 @@ static const row rows_all[] = {
      "1:8197x8195"},
 };
 
-/* One row's totals over its shapes: seconds weighted by count; with --json,
- * each shape's own figures too (a row of many shapes, ResNet-50's weights,
- * can lose on a few of them). */
-typedef struct totals {
-  double conv, copy_kernel, copy_enqueue, bytes;
-  json_t *shapes;        /* NULL without --json */
-  int same_as_reference; /* relayout's output on every shape */
-  double peer[NPEERS];
+/* A row's figures: seconds to convert all of its bytes, and whether every
+ * output equalled the reference's, relayout's and each peer's. */
+typedef struct figures {
+  double conv, copy_kernel, copy_enqueue;
+  int same_as_reference;
+  double peer[NPEERS]; /* < 0: the peer did not run */
   int peer_same[NPEERS], peer_runs[NPEERS];
   char peer_note[NPEERS][256];
+} figures;
+
+enum { MAX_SHAPES = 24 };
+
+/* One row: its figures shape by shape (each shape's times weighted by its
+ * count) and, for a row of many tensors (ResNet-50's weights), as one
+ * batch; with --json, each shape's own figures too (a row of many shapes
+ * can lose on a few of them). */
+typedef struct totals {
+  double bytes;
+  int nshapes, tensors;
+  figures one_by_one, batch;
+  relayout_desc s[MAX_SHAPES], d[MAX_SHAPES];
+  bench_shape kept[MAX_SHAPES]; /* plans, inputs, reference results */
+  json_t *shapes;               /* NULL without --json */
 } totals;
 
-/* Adds one peer's run on one shape, weighted by count. */
-static void add_peer(totals *t, int k, const peer_result *p, int64_t count) {
-  snprintf(t->peer_note[k], sizeof t->peer_note[k], "%s", p->note);
-  if (t->peer[k] < 0) return; /* already out on an earlier shape */
-  if (p->seconds < 0) {
-    t->peer[k] = -1;
-    return;
-  }
-  t->peer[k] += (double)count * p->seconds;
-  t->peer_same[k] &= p->same;
-  t->peer_runs[k] = p->runs;
+static void figures_init(figures *f) {
+  memset(f, 0, sizeof *f);
+  f->same_as_reference = 1;
+  for (int k = 0; k < NPEERS; k++) f->peer_same[k] = 1;
 }
 
-/* One shape of a row: relayout, the copy, then the peers the device has. */
+/* Adds one peer's run, weighted by count. */
+static void add_peer(figures *f, int k, const peer_result *p, int64_t count) {
+  snprintf(f->peer_note[k], sizeof f->peer_note[k], "%s", p->note);
+  if (f->peer[k] < 0) return; /* already out on an earlier shape */
+  if (p->seconds < 0) {
+    f->peer[k] = -1;
+    return;
+  }
+  f->peer[k] += (double)count * p->seconds;
+  f->peer_same[k] &= p->same;
+  f->peer_runs[k] = p->runs;
+}
+
+/* Whether peer k runs on this device and row. */
+static int peer_runs_here(int k, const row *w, int gpu) {
+  return k == ONEDNN ? !gpu : k == NUMPY ? !gpu && w->ascend : gpu;
+}
+
+/* Adds relayout's and the copy's times, for `bytes` read + written. */
+static void add_times(figures *f, const bench_result *r, double bytes,
+                      int64_t count) {
+  double scale = bytes / (2.0 * (double)r->copy_bytes); /* copy: min bytes */
+  f->conv += (double)count * r->t_conv;
+  f->copy_kernel += (double)count * r->t_kernel * scale;
+  f->copy_enqueue += (double)count * r->t_enq * scale;
+}
+
+/* One shape of a row: relayout, the copy, then the peers the device has.
+ * The row keeps the shape's plan, input and reference result. */
 static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
                      relayout_engine *e, int runs, int gpu) {
   relayout_layout *a = NULL, *b = NULL;
   relayout_plan *plan = NULL;
-  relayout_desc s, d;
+  relayout_desc *s = &t->s[t->nshapes], *d = &t->d[t->nshapes];
   relayout_dtype dtype;
   relayout_error err;
   int64_t ext[RELAYOUT_MAX_DIMS], sb, db;
@@ -105,42 +139,43 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
   int n, rc = EXIT_WORK;
   bench_result r;
   json_t *peers = NULL; /* this shape's peers, with --json */
+  if (t->nshapes == MAX_SHAPES) {
+    fprintf(stderr, "relayout bench: row '%s' has over %d shapes\n", w->name,
+            MAX_SHAPES);
+    return EXIT_WORK;
+  }
   if (cli_parse_shape(ext, &n, shape) ||
       relayout_dtype_from_name(&dtype, w->dtype, &err) ||
       cli_layouts(&a, &b, w->from, w->to, NULL, "bench") ||
-      relayout_bind_extents(&s, &d, a, b, dtype, n, ext, &err) ||
-      relayout_plan_create(&plan, e, &d, &s, &err)) {
+      relayout_bind_extents(s, d, a, b, dtype, n, ext, &err) ||
+      relayout_plan_create(&plan, e, d, s, &err)) {
     fprintf(stderr, "relayout bench: row '%s' %s: cannot plan it\n", w->name,
             shape);
     goto done;
   }
-  relayout_desc_size_bytes(&sb, &s, NULL);
-  relayout_desc_size_bytes(&db, &d, NULL);
+  relayout_desc_size_bytes(&sb, s, NULL);
+  relayout_desc_size_bytes(&db, d, NULL);
   if (!(in = malloc((size_t)sb)) || !(out = malloc((size_t)db)) ||
       !(ref = malloc((size_t)db))) {
     fprintf(stderr, "relayout bench: out of memory\n");
     goto done;
   }
   bench_fill(in, sb);
-  if (bench_measure(&r, e, plan, &s, &d, in, out, runs)) {
+  if (bench_measure(&r, e, plan, s, d, in, out, runs)) {
     fprintf(stderr, "relayout bench: row '%s' %s failed on %s\n", w->name,
             shape, relayout_engine_device(e));
     goto done;
   }
   memset(ref, 0xA5, (size_t)db); /* poisoned: unwritten bytes show */
-  if (relayout_convert_ref(&d, ref, (size_t)db, &s, in, (size_t)sb, &err)) {
+  if (relayout_convert_ref(d, ref, (size_t)db, s, in, (size_t)sb, &err)) {
     fprintf(stderr, "relayout bench: row '%s' %s: %s\n", w->name, shape,
             err.message);
     goto done;
   }
   double bytes = (double)(sb + db);
   int same = !memcmp(out, ref, (size_t)db);
-  t->same_as_reference &= same;
-  t->conv += (double)count * r.t_conv;
-  t->copy_kernel +=
-      (double)count * r.t_kernel * bytes / (2.0 * (double)r.copy_bytes);
-  t->copy_enqueue +=
-      (double)count * r.t_enq * bytes / (2.0 * (double)r.copy_bytes);
+  t->one_by_one.same_as_reference &= same;
+  add_times(&t->one_by_one, &r, bytes, count);
   t->bytes += (double)count * bytes;
   if (t->shapes) {
     json_t *one = json_pack("{s:s, s:I, s:f, s:f, s:f, s:b, s:{}}", "shape",
@@ -155,17 +190,15 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
     peers = json_object_get(one, "peers");
   }
   peer_result p;
+  peer_tensors one = {s, d, in, ref, 1};
   for (int k = 0; k < NPEERS; k++) {
+    if (!peer_runs_here(k, w, gpu)) continue;
     memset(&p, 0, sizeof p);
-    if (k == ONEDNN && !gpu)
-      peer_onednn(&p, &s, &d, in, ref, runs);
-    else if (k == NUMPY && !gpu && w->ascend)
-      peer_python(&p, "numpy", &s, &d, in, ref, runs);
-    else if (k == TORCH && gpu)
-      peer_python(&p, "torch", &s, &d, in, ref, runs);
+    if (k == ONEDNN)
+      peer_onednn(&p, &one, 1, runs);
     else
-      continue;
-    add_peer(t, k, &p, count);
+      peer_python(&p, k == NUMPY ? "numpy" : "torch", s, d, in, ref, runs);
+    add_peer(&t->one_by_one, k, &p, count);
     if (peers && p.seconds > 0 &&
         json_object_set_new(peers, peer_names[k],
                             json_pack("{s:f, s:f, s:b}", "gbps",
@@ -176,6 +209,10 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
       goto done;
     }
   }
+  t->kept[t->nshapes++] = (bench_shape){plan, in, ref, sb, db, (int)count};
+  t->tensors += (int)count;
+  plan = NULL; /* the row's now */
+  in = ref = NULL;
   rc = 0;
 done:
   free(in);
@@ -187,31 +224,64 @@ done:
   return rc;
 }
 
-static void print_row(const row *w, const totals *t, relayout_engine *e,
-                      int json) {
-  double gbps = t->bytes / t->conv / 1e9;
-  double copy = t->bytes / t->copy_kernel / 1e9;
+/* A row of many tensors, timed as they are converted (relayout repack, or
+ * relayout_plan_enqueue with one wait): each on buffers of its own, all
+ * launched and waited on once, oneDNN's the same way. One by one, a small
+ * tensor's time is mostly the device's launch and wait. numpy and PyTorch
+ * run one shape at a time only. */
+static int run_batch(totals *t, const row *w, relayout_engine *e, int runs,
+                     int gpu) {
+  bench_result r;
+  int same;
+  figures_init(&t->batch);
+  if (bench_measure_batch(&r, e, t->kept, t->nshapes, runs, &same)) {
+    fprintf(stderr, "relayout bench: row '%s' failed as a batch on %s\n",
+            w->name, relayout_engine_device(e));
+    return EXIT_WORK;
+  }
+  t->batch.same_as_reference = same;
+  add_times(&t->batch, &r, t->bytes, 1);
+  peer_tensors all[MAX_SHAPES];
+  for (int i = 0; i < t->nshapes; i++)
+    all[i] = (peer_tensors){&t->s[i], &t->d[i], t->kept[i].in, t->kept[i].ref,
+                            t->kept[i].count};
+  for (int k = 0; k < NPEERS; k++) {
+    if (!peer_runs_here(k, w, gpu)) continue;
+    peer_result p = {.seconds = -1, .note = "one shape at a time only"};
+    if (k == ONEDNN) peer_onednn(&p, all, t->nshapes, runs);
+    add_peer(&t->batch, k, &p, 1);
+  }
+  return 0;
+}
+
+/* One line of the table, or one JSON object (shapes: NULL for none). */
+static void print_row(const row *w, const totals *t, const figures *f,
+                      int batch, relayout_engine *e, int json) {
+  double gbps = t->bytes / f->conv / 1e9;
+  double copy = t->bytes / f->copy_kernel / 1e9;
   if (json) {
     json_t *peers = json_object();
     for (int k = 0; k < NPEERS; k++) {
-      if (!*t->peer_note[k]) continue;
-      json_t *p = json_pack("{s:s}", "note", t->peer_note[k]);
-      if (t->peer[k] > 0)
+      if (!*f->peer_note[k]) continue;
+      json_t *p = json_pack("{s:s}", "note", f->peer_note[k]);
+      if (f->peer[k] > 0)
         json_object_update_new(
             p, json_pack("{s:f, s:f, s:i, s:b}", "gbps",
-                         t->bytes / t->peer[k] / 1e9, "speedup",
-                         t->peer[k] / t->conv, "runs", t->peer_runs[k],
-                         "same_as_reference", t->peer_same[k]));
+                         t->bytes / f->peer[k] / 1e9, "speedup",
+                         f->peer[k] / f->conv, "runs", f->peer_runs[k],
+                         "same_as_reference", f->peer_same[k]));
       json_object_set_new(peers, peer_names[k], p);
     }
     json_t *o = json_pack(
-        "{s:s, s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:f, s:f, s:b, s:o}", "row",
-        w->name, "from", w->from, "to", w->to, "dtype", w->dtype, "device",
-        relayout_engine_device(e), "bytes", t->bytes, "gbps", gbps,
-        "copy_kernel_gbps", copy, "copy_enqueue_gbps",
-        t->bytes / t->copy_enqueue / 1e9, "ratio_copy_kernel", gbps / copy,
-        "same_as_reference", t->same_as_reference, "peers", peers);
-    if (o && json_object_set(o, "shapes", t->shapes)) {
+        "{s:s, s:s, s:s, s:s, s:s, s:i, s:b, s:f, s:f, s:f, s:f, s:f, s:b, "
+        "s:o}",
+        "row", w->name, "from", w->from, "to", w->to, "dtype", w->dtype,
+        "device", relayout_engine_device(e), "tensors", t->tensors, "batch",
+        batch, "bytes", t->bytes, "gbps", gbps, "copy_kernel_gbps", copy,
+        "copy_enqueue_gbps", t->bytes / f->copy_enqueue / 1e9,
+        "ratio_copy_kernel", gbps / copy, "same_as_reference",
+        f->same_as_reference, "peers", peers);
+    if (o && !batch && json_object_set(o, "shapes", t->shapes)) {
       json_decref(o);
       o = NULL;
     }
@@ -222,17 +292,19 @@ static void print_row(const row *w, const totals *t, relayout_engine *e,
     fflush(stdout);
     return;
   }
-  printf("| %s | %.0f | %.2f | %.2f | %.2f | %s |", w->name, t->bytes / 1e6,
-         gbps, copy, gbps / copy, t->same_as_reference ? "yes" : "NO");
+  printf("| %s", w->name);
+  if (batch) printf(", %d tensors, one wait", t->tensors);
+  printf(" | %.0f | %.2f | %.2f | %.2f | %s |", t->bytes / 1e6, gbps, copy,
+         gbps / copy, f->same_as_reference ? "yes" : "NO");
   for (int k = 0; k < NPEERS; k++) {
-    if (!*t->peer_note[k])
+    if (!*f->peer_note[k])
       printf(" |");
-    else if (t->peer[k] <= 0)
-      printf(" - (%s) |", t->peer_note[k]);
+    else if (f->peer[k] <= 0)
+      printf(" - (%s) |", f->peer_note[k]);
     else
-      printf(" %.2f GB/s, %.2fx%s |", t->bytes / t->peer[k] / 1e9,
-             t->peer[k] / t->conv,
-             t->peer_same[k] ? "" : ", OUTPUT DIFFERS FROM THE REFERENCE");
+      printf(" %.2f GB/s, %.2fx%s |", t->bytes / f->peer[k] / 1e9,
+             f->peer[k] / f->conv,
+             f->peer_same[k] ? "" : ", OUTPUT DIFFERS FROM THE REFERENCE");
   }
   printf("\n");
   fflush(stdout);
@@ -250,6 +322,35 @@ static int wanted(const char *rows, const char *name) {
   }
 }
 
+/* Runs one row: its shapes one by one, then, for many tensors on a
+ * device, as one batch; prints a line for each. */
+static int run_row(const row *w, relayout_engine *e, int runs, int gpu,
+                   int json) {
+  totals t = {.shapes = json ? json_array() : NULL};
+  int rc = 0;
+  if (json && !t.shapes) return cli_error(EXIT_WORK, "bench", "out of memory");
+  figures_init(&t.one_by_one);
+  char shapes[512];
+  snprintf(shapes, sizeof shapes, "%s", w->shapes);
+  for (char *save, *tok = strtok_r(shapes, " ", &save); tok && !rc;
+       tok = strtok_r(NULL, " ", &save)) {
+    char *colon = strchr(tok, ':');
+    *colon = 0;
+    rc = run_shape(&t, w, colon + 1, atoll(tok), e, runs, gpu);
+  }
+  if (!rc) print_row(w, &t, &t.one_by_one, 0, e, json);
+  if (!rc && t.tensors > 1 && relayout_engine_context(e) &&
+      !(rc = run_batch(&t, w, e, runs, gpu)))
+    print_row(w, &t, &t.batch, 1, e, json);
+  json_decref(t.shapes);
+  for (int k = 0; k < t.nshapes; k++) {
+    relayout_plan_free(t.kept[k].plan);
+    free((void *)t.kept[k].in);
+    free((void *)t.kept[k].ref);
+  }
+  return rc;
+}
+
 int bench_suite(const char *device, const char *rows, int runs, int json) {
   relayout_engine *e = NULL;
   int rc = cli_engine(&e, device, "bench");
@@ -263,27 +364,10 @@ int bench_suite(const char *device, const char *rows, int runs, int json) {
            "| %s | %s | %s |\n|---|---|---|---|---|---|---|---|---|\n",
            peer_names[0], peer_names[1], peer_names[2]);
   }
-  for (size_t i = 0; i < sizeof rows_all / sizeof rows_all[0]; i++) {
-    const row *w = &rows_all[i];
-    if (rows && !wanted(rows, w->name)) continue;
-    totals t = {.same_as_reference = 1, .shapes = json ? json_array() : NULL};
-    if (json && !t.shapes) {
-      rc = cli_error(EXIT_WORK, "bench", "out of memory");
-      break;
-    }
-    for (int k = 0; k < NPEERS; k++) t.peer_same[k] = 1;
-    char shapes[512];
-    snprintf(shapes, sizeof shapes, "%s", w->shapes);
-    for (char *save, *tok = strtok_r(shapes, " ", &save); tok && !rc;
-         tok = strtok_r(NULL, " ", &save)) {
-      char *colon = strchr(tok, ':');
-      *colon = 0;
-      rc = run_shape(&t, w, colon + 1, atoll(tok), e, runs, gpu);
-    }
-    if (!rc) print_row(w, &t, e, json);
-    json_decref(t.shapes);
-    if (rc) break;
-    ran++;
+  for (size_t i = 0; !rc && i < sizeof rows_all / sizeof rows_all[0]; i++) {
+    if (rows && !wanted(rows, rows_all[i].name)) continue;
+    rc = run_row(&rows_all[i], e, runs, gpu, json);
+    ran += !rc;
   }
   if (!rc && !ran)
     rc = cli_error(EXIT_USAGE, "bench", "no suite row's name holds '%s'", rows);

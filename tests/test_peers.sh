@@ -6,7 +6,9 @@
 # of oneDNN's reorder and numpy's pad + reshape + transpose, which redo the
 # conversion from the layout descriptors alone (every buffer poisoned first,
 # padding included). Each row's shapes, listed one by one in the JSON, must
-# add up to the row (ResNet-50: 53 weights) and agree with its verdicts.
+# add up to the row (ResNet-50: 53 weights) and agree with its verdicts. A
+# row of many weights is run again as one batch (each weight on buffers of
+# its own, one wait), relayout's and oneDNN's outputs checked the same way.
 # A peer the build did not find is reported and skipped;
 # any other peer that does not run fails. scripts/deps.sh installs both, so
 # CI runs them.
@@ -28,15 +30,31 @@ ran = {}
 absent = ("not built with", "no python with")
 weights = {"resnet50": 53}  # rows of many shapes: how many weights in all
 for r in rows:
+    want = weights.get(r["row"].split()[0], 1)
     if r["same_as_reference"]:
         passed += 1
     else:
         failed += 1
         print("FAILED: relayout differs from the reference on %s" % r["row"])
+    if r["tensors"] != want:
+        failed += 1
+        print("FAILED: %s: %d tensors (want %d)" % (r["row"], r["tensors"], want))
+    if r["batch"]:
+        for name, p in r["peers"].items():
+            if name == "oneDNN" and p["note"].startswith(absent):
+                print("skipped: %s on %s: %s" % (name, r["row"], p["note"]))
+            elif name == "oneDNN" and not p.get("same_as_reference"):
+                failed += 1
+                print("FAILED: oneDNN as a batch on %s: %s" % (r["row"], p))
+            elif name != "oneDNN" and "gbps" in p:
+                failed += 1
+                print("FAILED: %s ran a batch on %s" % (name, r["row"]))
+            else:
+                passed += 1
+        continue
     # each shape on its own (--json): all of them, agreeing with the row
     shapes = r["shapes"]
     count = sum(s["count"] for s in shapes)
-    want = weights.get(r["row"].split()[0], 1)
     same = all(s["same_as_reference"] for s in shapes)
     if count != want or same != r["same_as_reference"] or \
             min(s["gbps"] for s in shapes) <= 0:
@@ -65,9 +83,11 @@ for r in rows:
         else:
             failed += 1
             print("FAILED: %s differs from the reference on %s" % (name, r["row"]))
-if len(rows) != 6:
+batches = sum(1 for r in rows if r["batch"])
+if len(rows) != 7 or batches != 1:
     failed += 1
-    print("FAILED: %d rows ran, not 6" % len(rows))
+    print("FAILED: %d lines, %d batches, not 6 rows and 1 batch"
+          % (len(rows), batches))
 print("peers that ran: %s" % ran)
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed or not passed else 0)
