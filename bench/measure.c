@@ -266,13 +266,13 @@ int bench_measure_batch(bench_result *r, relayout_engine *e,
   for (int i = 0, k = 0; i < n; i++) { /* every tensor's result */
     size_t size = (size_t)shapes[i].dst_bytes;
     unsigned char *out = malloc(size);
-    for (int c = 0; out && c < shapes[i].count; c++, k++)
+    if (!out) goto done;
+    for (int c = 0; c < shapes[i].count; c++, k++)
       *same &=
           clEnqueueReadBuffer(relayout_engine_queue(e), jobs[k].dst, CL_TRUE, 0,
                               size, out, 0, NULL, NULL) == CL_SUCCESS &&
           !memcmp(out, shapes[i].ref, size);
     free(out);
-    if (!out) goto done;
   }
   b.kind = ENQUEUE_COPY;
   if ((r->t_enq = bench_median(run_batch, &b, runs)) < 0) goto done;
