@@ -49,25 +49,7 @@ typedef struct job {
   size_t hs_size, hd_size;
 } job;
 
-/* Enqueues one device job without waiting; 0 or -1. */
-static int enqueue_once(job *j) {
-  cl_command_queue q = relayout_engine_queue(j->engine);
-  cl_int rc = CL_SUCCESS;
-  relayout_error err;
-  if (j->kind == CONVERT)
-    return relayout_plan_enqueue(j->plan, j->dst, 0, j->src, 0, 0, NULL, NULL,
-                                 &err)
-               ? -1
-               : 0;
-  if (j->kind == ENQUEUE_COPY)
-    rc = clEnqueueCopyBuffer(q, j->src, j->dst, 0, 0, j->copy_bytes, 0, NULL,
-                             NULL);
-  else
-    rc = clEnqueueNDRangeKernel(q, j->copy, 1, NULL, &j->global, &j->local, 0,
-                                NULL, NULL);
-  return rc == CL_SUCCESS ? 0 : -1;
-}
-
+/* Host jobs: the reference, memcpy, relayout_plan_run. */
 static int run_once(void *ctx) {
   job *j = ctx;
   relayout_error err;
@@ -86,15 +68,12 @@ static int run_once(void *ctx) {
                ? -1
                : 0;
   }
-  default:
-    return enqueue_once(j) ||
-                   clFinish(relayout_engine_queue(j->engine)) != CL_SUCCESS
-               ? -1
-               : 0;
+  default: return -1; /* device jobs run in batches */
   }
 }
 
-/* Many device jobs of one kind enqueued back to back and waited on once. */
+/* Device jobs, one or many, of one kind: enqueued back to back and waited
+ * on once. */
 typedef struct batch {
   job *jobs;
   int n, kind;
@@ -102,12 +81,35 @@ typedef struct batch {
 
 static int run_batch(void *ctx) {
   batch *b = ctx;
+  cl_command_queue q = relayout_engine_queue(b->jobs[0].engine);
+  relayout_error err;
   for (int i = 0; i < b->n; i++) {
-    b->jobs[i].kind = b->kind;
-    if (enqueue_once(&b->jobs[i])) return -1;
+    job *j = &b->jobs[i];
+    cl_int rc = CL_SUCCESS;
+    if (b->kind == CONVERT)
+      rc = relayout_plan_enqueue(j->plan, j->dst, 0, j->src, 0, 0, NULL, NULL,
+                                 &err)
+               ? CL_INVALID_OPERATION
+               : CL_SUCCESS;
+    else if (b->kind == ENQUEUE_COPY)
+      rc = clEnqueueCopyBuffer(q, j->src, j->dst, 0, 0, j->copy_bytes, 0, NULL,
+                               NULL);
+    else
+      rc = clEnqueueNDRangeKernel(q, j->copy, 1, NULL, &j->global, &j->local, 0,
+                                  NULL, NULL);
+    if (rc != CL_SUCCESS) return -1;
   }
-  return clFinish(relayout_engine_queue(b->jobs[0].engine)) == CL_SUCCESS ? 0
-                                                                          : -1;
+  return clFinish(q) == CL_SUCCESS ? 0 : -1;
+}
+
+/* Times the copies over b's buffers, once its conversions' results are
+ * read: clEnqueueCopyBuffer, then the copy kernel. 0, or -1. */
+static int time_copies(bench_result *r, batch *b, int runs) {
+  b->kind = ENQUEUE_COPY;
+  r->t_enq = bench_median(run_batch, b, runs);
+  b->kind = COPY_KERNEL;
+  r->t_kernel = r->t_enq < 0 ? -1 : bench_median(run_batch, b, runs);
+  return r->t_kernel < 0 ? -1 : 0;
 }
 
 void bench_fill(unsigned char *p, int64_t n) {
@@ -124,6 +126,11 @@ int bench_is_gpu(relayout_engine *e) {
       clGetDeviceInfo(dev, CL_DEVICE_TYPE, sizeof type, &type, NULL))
     return 0;
   return (type & CL_DEVICE_TYPE_GPU) != 0;
+}
+
+/* The bytes the copy peers move: the smaller side, in 16-byte steps. */
+static int64_t copy_size(int64_t src_bytes, int64_t dst_bytes) {
+  return (src_bytes < dst_bytes ? src_bytes : dst_bytes) / 16 * 16;
 }
 
 /* kernels/copy.cl built for the engine's device, or NULL. */
@@ -155,8 +162,7 @@ static int job_open(job *j, relayout_engine *e, cl_program copy,
   size_t per_item = gpu ? 1 : 64; /* 16-byte steps each (RL_COPY_CHUNK) */
   cl_int rc;
   j->engine = e;
-  j->copy_bytes = (size_t)(src_bytes < dst_bytes ? src_bytes : dst_bytes);
-  j->copy_bytes = j->copy_bytes / 16 * 16;
+  j->copy_bytes = (size_t)copy_size(src_bytes, dst_bytes);
   j->src = clCreateBuffer(ctx, CL_MEM_READ_WRITE, (size_t)src_bytes, NULL, &rc);
   j->dst = clCreateBuffer(ctx, CL_MEM_READ_WRITE, (size_t)dst_bytes, NULL, &rc);
   if (!j->src || !j->dst ||
@@ -208,8 +214,7 @@ int bench_measure(bench_result *r, relayout_engine *e, relayout_plan *plan,
                   const unsigned char *in, unsigned char *out, int runs) {
   relayout_desc_size_bytes(&r->src_bytes, s, NULL);
   relayout_desc_size_bytes(&r->dst_bytes, d, NULL);
-  r->copy_bytes =
-      (r->src_bytes < r->dst_bytes ? r->src_bytes : r->dst_bytes) / 16 * 16;
+  r->copy_bytes = copy_size(r->src_bytes, r->dst_bytes);
   job j = {.plan = plan,
            .engine = e,
            .s = s,
@@ -223,19 +228,15 @@ int bench_measure(bench_result *r, relayout_engine *e, relayout_plan *plan,
   if (!(copy = copy_program(e))) return -1;
   int rc = job_open(&j, e, copy, in, r->src_bytes, r->dst_bytes);
   clReleaseProgram(copy); /* its kernel keeps it */
+  batch b = {.jobs = &j, .n = 1, .kind = CONVERT};
   if (!rc) {
-    j.kind = CONVERT;
-    r->t_conv = bench_median(run_once, &j, runs);
-    if (r->t_conv >= 0 && out &&
-        clEnqueueReadBuffer(relayout_engine_queue(e), j.dst, CL_TRUE, 0,
-                            (size_t)r->dst_bytes, out, 0, NULL,
-                            NULL) != CL_SUCCESS)
-      r->t_conv = -1;
-    j.kind = ENQUEUE_COPY;
-    r->t_enq = r->t_conv < 0 ? -1 : bench_median(run_once, &j, runs);
-    j.kind = COPY_KERNEL;
-    r->t_kernel = r->t_enq < 0 ? -1 : bench_median(run_once, &j, runs);
-    rc = r->t_conv < 0 || r->t_enq < 0 || r->t_kernel < 0 ? -1 : 0;
+    r->t_conv = bench_median(run_batch, &b, runs);
+    rc = r->t_conv < 0 ||
+                 (out && clEnqueueReadBuffer(relayout_engine_queue(e), j.dst,
+                                             CL_TRUE, 0, (size_t)r->dst_bytes,
+                                             out, 0, NULL, NULL) != CL_SUCCESS)
+             ? -1
+             : time_copies(r, &b, runs);
   }
   job_close(&j);
   return rc;
@@ -274,10 +275,7 @@ int bench_measure_batch(bench_result *r, relayout_engine *e,
           !memcmp(out, shapes[i].ref, size);
     free(out);
   }
-  b.kind = ENQUEUE_COPY;
-  if ((r->t_enq = bench_median(run_batch, &b, runs)) < 0) goto done;
-  b.kind = COPY_KERNEL;
-  if ((r->t_kernel = bench_median(run_batch, &b, runs)) >= 0) rc = 0;
+  rc = time_copies(r, &b, runs);
 done:
   for (int i = 0; jobs && i < total; i++) job_close(&jobs[i]);
   free(jobs);

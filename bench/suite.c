@@ -112,7 +112,7 @@ static void add_peer(figures *f, int k, const peer_result *p, int64_t count) {
 }
 
 /* Whether peer k runs on this device and row. */
-static int peer_runs_here(int k, const row *w, int gpu) {
+static int peer_on(int k, const row *w, int gpu) {
   return k == ONEDNN ? !gpu : k == NUMPY ? !gpu && w->ascend : gpu;
 }
 
@@ -192,7 +192,7 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
   peer_result p;
   peer_tensors one = {s, d, in, ref, 1};
   for (int k = 0; k < NPEERS; k++) {
-    if (!peer_runs_here(k, w, gpu)) continue;
+    if (!peer_on(k, w, gpu)) continue;
     memset(&p, 0, sizeof p);
     if (k == ONEDNN)
       peer_onednn(&p, &one, 1, runs);
@@ -246,7 +246,7 @@ static int run_batch(totals *t, const row *w, relayout_engine *e, int runs,
     all[i] = (peer_tensors){&t->s[i], &t->d[i], t->kept[i].in, t->kept[i].ref,
                             t->kept[i].count};
   for (int k = 0; k < NPEERS; k++) {
-    if (!peer_runs_here(k, w, gpu)) continue;
+    if (!peer_on(k, w, gpu)) continue;
     peer_result p = {.seconds = -1, .note = "one shape at a time only"};
     if (k == ONEDNN) peer_onednn(&p, all, t->nshapes, runs);
     add_peer(&t->batch, k, &p, 1);
