@@ -37,7 +37,15 @@ double bench_median(int (*run)(void *), void *ctx, int runs) {
 
 /* What is timed: a closure over the run's buffers. */
 typedef struct job {
-  enum { CONVERT, ENQUEUE_COPY, COPY_KERNEL, REFERENCE, MEMCPY, HOST_RUN } kind;
+  enum {
+    CONVERT,
+    ENQUEUE_COPY,
+    COPY_KERNEL,
+    REFERENCE,
+    MEMCPY,
+    HOST_RUN, /* relayout_plans_run over host */
+    HOST_EACH /* relayout_plan_run on each of host in turn */
+  } kind;
   relayout_plan *plan;
   relayout_engine *engine;
   cl_mem src, dst;
@@ -47,12 +55,16 @@ typedef struct job {
   const unsigned char *hs;
   unsigned char *hd;
   size_t hs_size, hd_size;
+  relayout_job *host;
+  int nhost;
 } job;
 
-/* Host jobs: the reference, memcpy, relayout_plan_run. */
+/* Host jobs: the reference, memcpy, relayout_plans_run, relayout_plan_run.
+ * A run that falls back to the reference (a note) counts as failed. */
 static int run_once(void *ctx) {
   job *j = ctx;
-  relayout_error err;
+  relayout_error err, note = {""};
+  int bad = 0;
   switch (j->kind) {
   case REFERENCE:
     return relayout_convert_ref(j->d, j->hd, j->hd_size, j->s, j->hs,
@@ -60,16 +72,19 @@ static int run_once(void *ctx) {
                ? -1
                : 0;
   case MEMCPY: memcpy(j->hd, j->hs, j->copy_bytes); return 0;
-  case HOST_RUN: {
-    relayout_error note;
-    return relayout_plan_run(j->plan, j->hd, j->hd_size, j->hs, j->hs_size,
-                             &note, &err) ||
-                   *note.message
-               ? -1
-               : 0;
-  }
+  case HOST_RUN:
+    bad = relayout_plans_run(j->host, j->nhost, &note, &err) != RELAYOUT_OK;
+    break;
+  case HOST_EACH:
+    for (int i = 0; i < j->nhost && !bad && !*note.message; i++) {
+      const relayout_job *h = &j->host[i];
+      bad = relayout_plan_run(h->plan, h->dst, h->dst_size, h->src, h->src_size,
+                              &note, &err) != RELAYOUT_OK;
+    }
+    break;
   default: return -1; /* device jobs run in batches */
   }
+  return bad || *note.message ? -1 : 0;
 }
 
 /* Device jobs, one or many, of one kind: enqueued back to back and waited
@@ -289,13 +304,58 @@ double bench_host_run(relayout_plan *plan, const relayout_desc *s,
   int64_t sb, db;
   relayout_desc_size_bytes(&sb, s, NULL);
   relayout_desc_size_bytes(&db, d, NULL);
-  job j = {.kind = HOST_RUN,
-           .plan = plan,
-           .hs = in,
-           .hs_size = (size_t)sb,
-           .hd_size = (size_t)db};
-  if (!(j.hd = cli_alloc_aligned(j.hd_size))) return -1;
+  relayout_job one = {plan, NULL, (size_t)db, in, (size_t)sb};
+  job j = {.kind = HOST_RUN, .host = &one, .nhost = 1};
+  if (!(one.dst = cli_alloc_aligned(one.dst_size))) return -1;
   double t = bench_median(run_once, &j, runs);
-  free(j.hd);
+  free(one.dst);
   return t;
+}
+
+/* Poisons every destination of jobs (0), or says whether each equals its
+ * shape's reference result (1). */
+static int host_results(const relayout_job *jobs, const bench_shape *shapes,
+                        int n, int check) {
+  int same = 1;
+  for (int i = 0, k = 0; i < n; i++)
+    for (int c = 0; c < shapes[i].count; c++, k++)
+      if (check)
+        same &= !memcmp(jobs[k].dst, shapes[i].ref, jobs[k].dst_size);
+      else
+        memset(jobs[k].dst, 0xA5, jobs[k].dst_size);
+  return same;
+}
+
+int bench_host_batch(const bench_shape *shapes, int n, int runs,
+                     double *one_call, double *each, int *same) {
+  int total = 0, rc = -1;
+  for (int i = 0; i < n; i++) total += shapes[i].count;
+  relayout_job *jobs = calloc((size_t)total, sizeof *jobs);
+  job j = {.host = jobs, .nhost = 0};
+  for (int i = 0; jobs && i < n; i++)
+    for (int c = 0; c < shapes[i].count; c++, j.nhost++) {
+      relayout_job *h = &jobs[j.nhost];
+      unsigned char *src = cli_alloc_aligned((size_t)shapes[i].src_bytes);
+      *h = (relayout_job){shapes[i].plan, NULL, (size_t)shapes[i].dst_bytes,
+                          src, (size_t)shapes[i].src_bytes};
+      if (!src || !(h->dst = cli_alloc_aligned(h->dst_size))) goto done;
+      memcpy(src, shapes[i].in, h->src_size);
+    }
+  if (!jobs) goto done;
+  host_results(jobs, shapes, n, 0);
+  j.kind = HOST_RUN;
+  if ((*one_call = bench_median(run_once, &j, runs)) < 0) goto done;
+  *same = host_results(jobs, shapes, n, 1);
+  host_results(jobs, shapes, n, 0);
+  j.kind = HOST_EACH;
+  if ((*each = bench_median(run_once, &j, runs)) < 0) goto done;
+  *same &= host_results(jobs, shapes, n, 1);
+  rc = 0;
+done:
+  for (int i = 0; jobs && i < total; i++) {
+    free((void *)jobs[i].src);
+    free(jobs[i].dst);
+  }
+  free(jobs);
+  return rc;
 }

@@ -60,4 +60,13 @@ double bench_host_run(relayout_plan *plan, const relayout_desc *s,
                       const relayout_desc *d, const unsigned char *in,
                       int runs);
 
+/* Times the shapes' tensors from host arrays of their own (page-aligned,
+ * sources copied from each shape's `in`): relayout_plans_run over all of
+ * them (*one_call) and relayout_plan_run on each in turn (*each), median
+ * seconds. *same receives whether every result, after each way, equals its
+ * shape's ref, the destinations poisoned before each. Returns 0, or -1
+ * when a run failed or fell back to the reference. */
+int bench_host_batch(const bench_shape *shapes, int n, int runs,
+                     double *one_call, double *each, int *same);
+
 #endif /* RELAYOUT_BENCH_MEASURE_H */

@@ -71,6 +71,7 @@ static const row rows_all[] = {
  * output equalled the reference's, relayout's and each peer's. */
 typedef struct figures {
   double conv, copy_kernel, copy_enqueue;
+  double each; /* from host arrays: relayout_plan_run on each tensor */
   int same_as_reference;
   double peer[NPEERS]; /* < 0: the peer did not run */
   int peer_same[NPEERS], peer_runs[NPEERS];
@@ -79,14 +80,18 @@ typedef struct figures {
 
 enum { MAX_SHAPES = 24 };
 
+/* How a row's tensors ran: one by one; as one batch on device buffers;
+ * from host arrays, in one relayout_plans_run. */
+typedef enum way { ONE_BY_ONE, BATCH, HOST } way;
+
 /* One row: its figures shape by shape (each shape's times weighted by its
  * count) and, for a row of many tensors (ResNet-50's weights), as one
- * batch; with --json, each shape's own figures too (a row of many shapes
- * can lose on a few of them). */
+ * batch, on device buffers and from host arrays; with --json, each shape's
+ * own figures too (a row of many shapes can lose on a few of them). */
 typedef struct totals {
   double bytes;
   int nshapes, tensors;
-  figures one_by_one, batch;
+  figures one_by_one, batch, host;
   relayout_desc s[MAX_SHAPES], d[MAX_SHAPES];
   bench_shape kept[MAX_SHAPES]; /* plans, inputs, reference results */
   json_t *shapes;               /* NULL without --json */
@@ -251,12 +256,21 @@ static int run_batch(totals *t, const row *w, relayout_engine *e, int runs,
     if (k == ONEDNN) peer_onednn(&p, all, t->nshapes, runs);
     add_peer(&t->batch, k, &p, 1);
   }
+  /* From host arrays, next to the same copy kernel and peers (oneDNN works
+   * in host memory). */
+  t->host = t->batch;
+  if (bench_host_batch(t->kept, t->nshapes, runs, &t->host.conv, &t->host.each,
+                       &t->host.same_as_reference)) {
+    fprintf(stderr, "relayout bench: row '%s' failed from host arrays on %s\n",
+            w->name, relayout_engine_device(e));
+    return EXIT_WORK;
+  }
   return 0;
 }
 
-/* One line of the table, or one JSON object (shapes: NULL for none). */
-static void print_row(const row *w, const totals *t, const figures *f,
-                      int batch, relayout_engine *e, int json) {
+/* One line of the table, or one JSON object. */
+static void print_row(const row *w, const totals *t, const figures *f, way how,
+                      relayout_engine *e, int json) {
   double gbps = t->bytes / f->conv / 1e9;
   double copy = t->bytes / f->copy_kernel / 1e9;
   if (json) {
@@ -277,11 +291,18 @@ static void print_row(const row *w, const totals *t, const figures *f,
         "s:o}",
         "row", w->name, "from", w->from, "to", w->to, "dtype", w->dtype,
         "device", relayout_engine_device(e), "tensors", t->tensors, "batch",
-        batch, "bytes", t->bytes, "gbps", gbps, "copy_kernel_gbps", copy,
-        "copy_enqueue_gbps", t->bytes / f->copy_enqueue / 1e9,
+        how != ONE_BY_ONE, "bytes", t->bytes, "gbps", gbps, "copy_kernel_gbps",
+        copy, "copy_enqueue_gbps", t->bytes / f->copy_enqueue / 1e9,
         "ratio_copy_kernel", gbps / copy, "same_as_reference",
         f->same_as_reference, "peers", peers);
-    if (o && !batch && json_object_set(o, "shapes", t->shapes)) {
+    if (o && how == ONE_BY_ONE && json_object_set(o, "shapes", t->shapes)) {
+      json_decref(o);
+      o = NULL;
+    }
+    if (o && how == HOST &&
+        json_object_update_new(o, json_pack("{s:b, s:f}", "host_arrays", 1,
+                                            "each_gbps",
+                                            t->bytes / f->each / 1e9))) {
       json_decref(o);
       o = NULL;
     }
@@ -293,7 +314,11 @@ static void print_row(const row *w, const totals *t, const figures *f,
     return;
   }
   printf("| %s", w->name);
-  if (batch) printf(", %d tensors, one wait", t->tensors);
+  if (how == BATCH) printf(", %d tensors, one wait", t->tensors);
+  if (how == HOST)
+    printf(", %d tensors from host arrays, one call (one call each: %.2f "
+           "GB/s)",
+           t->tensors, t->bytes / f->each / 1e9);
   printf(" | %.0f | %.2f | %.2f | %.2f | %s |", t->bytes / 1e6, gbps, copy,
          gbps / copy, f->same_as_reference ? "yes" : "NO");
   for (int k = 0; k < NPEERS; k++) {
@@ -338,10 +363,12 @@ static int run_row(const row *w, relayout_engine *e, int runs, int gpu,
     *colon = 0;
     rc = run_shape(&t, w, colon + 1, atoll(tok), e, runs, gpu);
   }
-  if (!rc) print_row(w, &t, &t.one_by_one, 0, e, json);
+  if (!rc) print_row(w, &t, &t.one_by_one, ONE_BY_ONE, e, json);
   if (!rc && t.tensors > 1 && relayout_engine_context(e) &&
-      !(rc = run_batch(&t, w, e, runs, gpu)))
-    print_row(w, &t, &t.batch, 1, e, json);
+      !(rc = run_batch(&t, w, e, runs, gpu))) {
+    print_row(w, &t, &t.batch, BATCH, e, json);
+    print_row(w, &t, &t.host, HOST, e, json);
+  }
   json_decref(t.shapes);
   for (int k = 0; k < t.nshapes; k++) {
     relayout_plan_free(t.kept[k].plan);

@@ -66,6 +66,12 @@ relayout_status rl_run_split(relayout_plan *p, unsigned char *dst,
  * does not: how tests on PoCL reach the copies a discrete GPU needs. */
 void rl_device_limits(relayout_engine *e);
 
+/* run.c: enqueues the plan's work on buffers, offsets in bytes, after the
+ * events in wait (*done, if not NULL, receives the completion event). */
+cl_int rl_enqueue(relayout_plan *p, cl_mem dst, size_t dst_off, cl_mem src,
+                  size_t src_off, cl_uint nwait, const cl_event *wait,
+                  cl_event *done);
+
 /* run.c: the work-group size for `items` work-items on e's device (the
  * bench's copy kernel uses it too, so that both spread alike). */
 size_t rl_group_size(const relayout_engine *e, int64_t items);

@@ -150,10 +150,9 @@ const char *relayout_plan_source(const relayout_plan *p) {
   return p && p->source ? p->source : "";
 }
 
-/* Enqueues the plan's work on buffers; offsets in bytes. */
-static cl_int enqueue(relayout_plan *p, cl_mem dst, size_t dst_off, cl_mem src,
-                      size_t src_off, cl_uint nwait, const cl_event *wait,
-                      cl_event *done) {
+cl_int rl_enqueue(relayout_plan *p, cl_mem dst, size_t dst_off, cl_mem src,
+                  size_t src_off, cl_uint nwait, const cl_event *wait,
+                  cl_event *done) {
   cl_command_queue q = p->engine->queue;
   int64_t bytes;
   relayout_desc_size_bytes(&bytes, &p->dst, NULL);
@@ -170,86 +169,6 @@ static cl_int enqueue(relayout_plan *p, cl_mem dst, size_t dst_off, cl_mem src,
   if (rc != CL_SUCCESS) return CL_INVALID_KERNEL_ARGS;
   return clEnqueueNDRangeKernel(q, p->kernel, p->work_dims, NULL, p->global,
                                 p->local, nwait, wait, done);
-}
-
-/* A device buffer for one of the caller's arrays. A device that works in
- * host memory (PoCL's CPU device) is given the array itself when it is
- * aligned to its element, as the kernels' accesses need (*wrapped = 1):
- * no copy, and the kernel reads or writes the caller's memory in place. */
-static cl_mem host_buffer(const relayout_engine *e, cl_mem_flags flags,
-                          void *host, size_t size, size_t unit, int *wrapped,
-                          cl_int *rc) {
-  *wrapped = e->host_memory && (uintptr_t)host % unit == 0;
-  return clCreateBuffer(e->context,
-                        flags | (*wrapped ? CL_MEM_USE_HOST_PTR : 0), size,
-                        *wrapped ? host : NULL, rc);
-}
-
-/* One run on host memory within the largest allocation: an array the device
- * cannot use in place is uploaded or downloaded; a wrapped dst is mapped
- * once, which makes the kernel's results visible in it. */
-static cl_int run_buffers(relayout_plan *p, void *dst, size_t db,
-                          const void *src, size_t sb) {
-  const relayout_engine *e = p->engine;
-  int bits = relayout_dtype_bits(p->dst.dtype);
-  size_t unit = bits == 4 ? 1 : (size_t)bits / 8;
-  int in_place_src, in_place_dst;
-  cl_int rc = CL_SUCCESS;
-  cl_mem bs = host_buffer(e, CL_MEM_READ_ONLY, (void *)src, sb, unit,
-                          &in_place_src, &rc);
-  cl_mem bd = NULL;
-  if (rc == CL_SUCCESS)
-    bd = host_buffer(e, CL_MEM_WRITE_ONLY, dst, db, unit, &in_place_dst, &rc);
-  if (rc == CL_SUCCESS && !in_place_src)
-    rc =
-        clEnqueueWriteBuffer(e->queue, bs, CL_FALSE, 0, sb, src, 0, NULL, NULL);
-  if (rc == CL_SUCCESS) rc = enqueue(p, bd, 0, bs, 0, 0, NULL, NULL);
-  if (rc == CL_SUCCESS && in_place_dst) {
-    void *m = clEnqueueMapBuffer(e->queue, bd, CL_TRUE, CL_MAP_READ, 0, db, 0,
-                                 NULL, NULL, &rc);
-    if (rc == CL_SUCCESS)
-      rc = clEnqueueUnmapMemObject(e->queue, bd, m, 0, NULL, NULL);
-  } else if (rc == CL_SUCCESS)
-    rc = clEnqueueReadBuffer(e->queue, bd, CL_TRUE, 0, db, dst, 0, NULL, NULL);
-  if (rc != CL_SUCCESS) clFinish(e->queue);
-  if (bs) clReleaseMemObject(bs);
-  if (bd) clReleaseMemObject(bd);
-  return rc;
-}
-
-relayout_status relayout_plan_run(relayout_plan *p, void *dst, size_t dst_size,
-                                  const void *src, size_t src_size,
-                                  relayout_error *note, relayout_error *err) {
-  if (!p || !dst || !src)
-    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
-  if (note) note->message[0] = 0;
-  relayout_status s = rl_check_sizes(&p->dst, dst_size, &p->src, src_size, err);
-  if (s) return s;
-  if (p->layout.family == RL_FAMILY_REFERENCE)
-    return relayout_convert_ref(&p->dst, dst, dst_size, &p->src, src, src_size,
-                                err);
-  int64_t sb, db;
-  relayout_desc_size_bytes(&sb, &p->src, NULL);
-  relayout_desc_size_bytes(&db, &p->dst, NULL);
-  cl_int rc = CL_INVALID_BUFFER_SIZE;
-  const relayout_engine *e = p->engine;
-  if ((uint64_t)sb > e->max_alloc || (uint64_t)db > e->max_alloc) {
-    int dim = rl_split_dim(&p->dst, &p->src);
-    if (dim >= 0) return rl_run_split(p, dst, src, dim, note, err);
-  } else
-    rc = run_buffers(p, dst, (size_t)db, src, (size_t)sb);
-  if (rc == CL_SUCCESS) return RELAYOUT_OK;
-  rl_fail(note, RELAYOUT_OK,
-          "relayout: %s failed on %s (OpenCL error %d); the scalar reference "
-          "did the work",
-          rc == CL_INVALID_BUFFER_SIZE
-              ? "a buffer beyond the device's largest allocation, with no dim "
-                "to split it along (outermost in both layouts, in whole-byte "
-                "slabs),"
-              : "the conversion",
-          e->name, rc);
-  return relayout_convert_ref(&p->dst, dst, dst_size, &p->src, src, src_size,
-                              err);
 }
 
 relayout_status relayout_plan_enqueue(relayout_plan *p, cl_mem dst,
@@ -283,7 +202,8 @@ relayout_status relayout_plan_enqueue(relayout_plan *p, cl_mem dst,
                    have_s > src_offset ? have_s - src_offset : 0,
                    have_d > dst_offset ? have_d - dst_offset : 0, (long long)sb,
                    (long long)db);
-  cl_int rc = enqueue(p, dst, dst_offset, src, src_offset, nwait, wait, done);
+  cl_int rc =
+      rl_enqueue(p, dst, dst_offset, src, src_offset, nwait, wait, done);
   if (rc != CL_SUCCESS)
     return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
                    "enqueueing the conversion failed (OpenCL error %d)", rc);

@@ -335,16 +335,46 @@ const char *relayout_plan_source(const relayout_plan *plan);
  * device that works in host memory (PoCL's CPU device) the kernel reads src
  * and writes dst in place, each array aligned to its element (a misaligned
  * one is copied), at full speed where both start on a cache line (64
- * bytes); other devices upload src and download into dst. Buffers must not
- * overlap. The sizes are checked as in relayout_convert_ref. Buffers
- * beyond the device's largest allocation run in slabs of a dim outermost in
- * both layouts. If the device fails (out of memory, say), or no such dim
- * exists, the reference does the work and *note says why.
+ * bytes); other devices upload src and download into dst. Overlapping
+ * buffers are refused. The sizes are checked as in relayout_convert_ref.
+ * Buffers beyond the device's largest allocation run in slabs of a dim
+ * outermost in both layouts. If the device fails (out of memory, say), or no
+ * such dim exists, the reference does the work and *note says why. It is
+ * relayout_plans_run with one job.
  */
 relayout_status relayout_plan_run(relayout_plan *plan, void *dst,
                                   size_t dst_size, const void *src,
                                   size_t src_size, relayout_error *note,
                                   relayout_error *err);
+
+/** One conversion of a batch: a plan and its host arrays, as the arguments
+ *  of relayout_plan_run. */
+typedef struct relayout_job {
+  relayout_plan *plan;
+  void *dst;
+  size_t dst_size;
+  const void *src;
+  size_t src_size;
+} relayout_job;
+
+/**
+ * Runs many plans of one engine on host memory, as relayout_plan_run runs
+ * each, and returns when every dst holds its result: a model's weights, say.
+ * The jobs' transfers and kernels are enqueued back to back and waited on
+ * once per group (consecutive jobs whose device-side copies fit in the
+ * device's largest allocation together; arrays that a device working in
+ * host memory uses in place take no room), so a small tensor costs no
+ * launch-and-wait round trip of its own. Every job is checked
+ * before any runs, and a bad one fails the call with nothing written and a
+ * message naming it ("job 3: ..."): NULL arrays, a plan of another engine,
+ * a buffer too small, or a destination that overlaps any job's array
+ * (sources may overlap one another). A job on the reference, or beyond the
+ * largest allocation, runs alone as relayout_plan_run runs it. If the
+ * device fails a group, the reference does that group's work and *note
+ * names the jobs; *note keeps the first such reason. njobs 0 does nothing.
+ */
+relayout_status relayout_plans_run(const relayout_job *jobs, int njobs,
+                                   relayout_error *note, relayout_error *err);
 
 /* ------------------------------------------------------------------ .npy */
 

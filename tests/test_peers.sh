@@ -8,7 +8,9 @@
 # padding included). Each row's shapes, listed one by one in the JSON, must
 # add up to the row (ResNet-50: 53 weights) and agree with its verdicts. A
 # row of many weights is run again as one batch (each weight on buffers of
-# its own, one wait), relayout's and oneDNN's outputs checked the same way.
+# its own, one wait), relayout's and oneDNN's outputs checked the same way,
+# and then from host arrays (one relayout_plans_run, and relayout_plan_run
+# on each weight), both outputs checked.
 # A peer the build did not find is reported and skipped;
 # any other peer that does not run fails. scripts/deps.sh installs both, so
 # CI runs them.
@@ -39,6 +41,10 @@ for r in rows:
     if r["tensors"] != want:
         failed += 1
         print("FAILED: %s: %d tensors (want %d)" % (r["row"], r["tensors"], want))
+    if r.get("host_arrays") and not r["each_gbps"] > 0:
+        failed += 1
+        print("FAILED: %s from host arrays: no figure for one call each"
+              % r["row"])
     if r["batch"]:
         for name, p in r["peers"].items():
             if name == "oneDNN" and p["note"].startswith(absent):
@@ -84,10 +90,11 @@ for r in rows:
             failed += 1
             print("FAILED: %s differs from the reference on %s" % (name, r["row"]))
 batches = sum(1 for r in rows if r["batch"])
-if len(rows) != 7 or batches != 1:
+hosts = sum(1 for r in rows if r.get("host_arrays"))
+if len(rows) != 8 or batches != 2 or hosts != 1:
     failed += 1
-    print("FAILED: %d lines, %d batches, not 6 rows and 1 batch"
-          % (len(rows), batches))
+    print("FAILED: %d lines, %d batches, %d from host arrays, not 6 rows, "
+          "1 batch and 1 from host arrays" % (len(rows), batches, hosts))
 print("peers that ran: %s" % ran)
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed or not passed else 0)
