@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static const char usage[] =
     "usage: relayout bench --from SRC --to DST --shape AxBxC [--dtype T]\n"
@@ -32,9 +33,11 @@ static const char usage[] =
     "           (oneDNN, numpy, PyTorch); --rows keeps the rows whose name\n"
     "           holds TEXT (or any of TEXT,TEXT,...)\n";
 
-static void report(const bench_result *r, double t_host, const cli_opt *opts,
-                   relayout_engine *e, relayout_plan *plan, int runs,
-                   int json) {
+/* same: whether the device's and the host path's results equal the
+ * reference's (-1: on the reference, nothing to compare). */
+static void report(const bench_result *r, double t_host, int same,
+                   const cli_opt *opts, relayout_engine *e, relayout_plan *plan,
+                   int runs, int json) {
   double gb = (double)(r->src_bytes + r->dst_bytes) / 1e9,
          cgb = 2.0 * (double)r->copy_bytes / 1e9;
   double conv = gb / r->t_conv, enq = cgb / r->t_enq, ker = cgb / r->t_kernel,
@@ -46,12 +49,15 @@ static void report(const bench_result *r, double t_host, const cli_opt *opts,
            "\"runs\": %d, \"bytes\": %lld, \"gbps\": %.2f, "
            "\"copy_enqueue_gbps\": %.2f, \"copy_kernel_gbps\": %.2f, "
            "\"ratio_copy_kernel\": %.3f, \"ratio_copy_enqueue\": %.3f, "
-           "\"host_gbps\": %.2f}\n",
+           "\"host_gbps\": %.2f%s}\n",
            cli_get(opts, "from"), cli_get(opts, "to"), cli_get(opts, "shape"),
            cli_get(opts, "dtype") ? cli_get(opts, "dtype") : "f32",
            relayout_engine_device(e), relayout_plan_family(plan), runs,
            (long long)(r->src_bytes + r->dst_bytes), conv, enq, ker, conv / ker,
-           conv / enq, host);
+           conv / enq, host,
+           same < 0   ? ""
+           : same > 0 ? ", \"same_as_reference\": true"
+                      : ", \"same_as_reference\": false");
     return;
   }
   printf("%s -> %s, %s %s, on %s (%s kernel)\n", cli_get(opts, "from"),
@@ -70,6 +76,9 @@ static void report(const bench_result *r, double t_host, const cli_opt *opts,
     printf("  host arrays     %9.2f GB/s  (relayout_plan_run: %s)\n", host,
            relayout_engine_host_memory(e) ? "in place"
                                           : "upload, run, download");
+    printf("  = reference     %s\n",
+           same ? "yes, both results, byte for byte"
+                : "NO: the output differs from the reference's");
   } else {
     printf("  %-15s %9.2f GB/s\n  ratio           %9.3f\n", peer, enq,
            conv / enq);
@@ -122,7 +131,7 @@ int cmd_bench(int argc, char **argv) {
   relayout_plan *plan = NULL;
   relayout_desc s, d;
   bench_result r;
-  unsigned char *in = NULL;
+  unsigned char *in = NULL, *out = NULL, *ref = NULL;
   if ((rc = cli_layouts(&a, &b, from, to, cli_get(opts, "c0"), "bench")))
     goto done;
   if (relayout_bind_extents(&s, &d, a, b, dtype, n, ext, &err)) {
@@ -136,26 +145,43 @@ int cmd_bench(int argc, char **argv) {
   }
   if (*relayout_plan_note(plan))
     fprintf(stderr, "relayout bench: %s\n", relayout_plan_note(plan));
-  int64_t sb;
+  int64_t sb, db;
   relayout_desc_size_bytes(&sb, &s, NULL);
-  if (!(in = cli_alloc_aligned((size_t)sb))) {
+  relayout_desc_size_bytes(&db, &d, NULL);
+  if (!(in = cli_alloc_aligned((size_t)sb)) || !(out = malloc((size_t)db)) ||
+      !(ref = malloc((size_t)db))) {
     rc = cli_error(EXIT_WORK, "bench", "out of memory");
     goto done;
   }
   bench_fill(in, sb);
+  memset(ref, 0xA5, (size_t)db); /* poisoned: unwritten bytes show */
   double t_host = -1;
-  if (bench_measure(&r, e, plan, &s, &d, in, NULL, (int)runs) ||
-      (t_host = relayout_engine_context(e)
-                    ? bench_host_run(plan, &s, &d, in, (int)runs)
-                    : r.t_conv) < 0) {
+  int same = -1, host_same = 1;
+  if (relayout_convert_ref(&d, ref, (size_t)db, &s, in, (size_t)sb, &err)) {
+    rc = cli_error(EXIT_WORK, "bench", "%s", err.message);
+    goto done;
+  }
+  if (bench_measure(&r, e, plan, &s, &d, in, out, (int)runs) ||
+      (t_host =
+           relayout_engine_context(e)
+               ? bench_host_run(plan, &s, &d, in, ref, &host_same, (int)runs)
+               : r.t_conv) < 0) {
     rc = cli_error(EXIT_WORK, "bench",
                    "the runs failed on %s (buffers too large for it?)",
                    relayout_engine_device(e));
     goto done;
   }
-  report(&r, t_host, opts, e, plan, (int)runs, cli_get(opts, "json") != NULL);
+  if (relayout_engine_context(e))
+    same = host_same && !memcmp(out, ref, (size_t)db);
+  report(&r, t_host, same, opts, e, plan, (int)runs,
+         cli_get(opts, "json") != NULL);
+  if (!same)
+    rc = cli_error(EXIT_WORK, "bench",
+                   "the output differs from the scalar reference's");
 done:
   free(in);
+  free(out);
+  free(ref);
   relayout_plan_free(plan);
   relayout_engine_free(e);
   relayout_layout_free(a);

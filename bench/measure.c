@@ -300,14 +300,16 @@ done:
 
 double bench_host_run(relayout_plan *plan, const relayout_desc *s,
                       const relayout_desc *d, const unsigned char *in,
-                      int runs) {
+                      const unsigned char *ref, int *same, int runs) {
   int64_t sb, db;
   relayout_desc_size_bytes(&sb, s, NULL);
   relayout_desc_size_bytes(&db, d, NULL);
   relayout_job one = {plan, NULL, (size_t)db, in, (size_t)sb};
   job j = {.kind = HOST_RUN, .host = &one, .nhost = 1};
   if (!(one.dst = cli_alloc_aligned(one.dst_size))) return -1;
+  memset(one.dst, 0xA5, one.dst_size);
   double t = bench_median(run_once, &j, runs);
+  *same = !memcmp(one.dst, ref, one.dst_size);
   free(one.dst);
   return t;
 }

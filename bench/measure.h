@@ -52,13 +52,13 @@ int bench_measure_batch(bench_result *r, relayout_engine *e,
                         const bench_shape *shapes, int n, int runs, int *same);
 
 /* Times relayout_plan_run from host arrays, `in` (s's bytes) into a
- * buffer of its own: the API's host path end to end, transfers included
- * (none where the device works in host memory and runs in place). Returns
- * the median seconds, or -1 when a run failed or fell back to the
- * reference. */
+ * poisoned buffer of its own: the API's host path end to end, transfers
+ * included (none where the device works in host memory and runs in place).
+ * *same receives whether the result equals ref. Returns the median seconds,
+ * or -1 when a run failed or fell back to the reference. */
 double bench_host_run(relayout_plan *plan, const relayout_desc *s,
                       const relayout_desc *d, const unsigned char *in,
-                      int runs);
+                      const unsigned char *ref, int *same, int runs);
 
 /* Times the shapes' tensors from host arrays of their own (page-aligned,
  * sources copied from each shape's `in`): relayout_plans_run over all of

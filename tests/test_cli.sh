@@ -123,8 +123,12 @@ expect_ok "bench" "$R" bench --device cpu --from NCHW --to NHWC --shape 2x16x8x8
 has "bench copy kernel" "copy (kernel)" out.txt
 has "bench ratio" "of the copy kernel" out.txt
 has "bench host path in place" "(relayout_plan_run: in place)" out.txt
+has "bench checks both results" "= reference     yes, both results" out.txt
 RELAYOUT_UNIFIED=0 expect_ok "bench through copies" "$R" bench --device cpu --from NCHW --to NHWC --shape 2x16x8x8 --runs 3
 has "bench host path copies" "(relayout_plan_run: upload, run, download)" out.txt
+has "bench through copies checks both results" "= reference     yes, both results" out.txt
+expect_ok "bench json on a device" "$R" bench --device cpu --from ND --to FRACTAL_NZ --shape 40x70 --dtype f16 --runs 2 --json
+has "bench json checks the result" '"same_as_reference": true' out.txt
 expect_ok "bench json" "$R" bench --device ref --from ND --to FRACTAL_NZ --shape 40x70 --dtype f16 --runs 2 --json
 has "bench json ratio" '"ratio_copy_kernel": ' out.txt
 has "bench json family" '"family": "reference"' out.txt
