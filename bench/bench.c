@@ -157,7 +157,8 @@ int cmd_bench(int argc, char **argv) {
   memset(ref, 0xA5, (size_t)db); /* poisoned: unwritten bytes show */
   double t_host = -1;
   int same = -1, host_same = 1;
-  if (relayout_convert_ref(&d, ref, (size_t)db, &s, in, (size_t)sb, &err)) {
+  if (relayout_engine_context(e) && /* else the runs are the reference */
+      relayout_convert_ref(&d, ref, (size_t)db, &s, in, (size_t)sb, &err)) {
     rc = cli_error(EXIT_WORK, "bench", "%s", err.message);
     goto done;
   }
