@@ -203,58 +203,48 @@ static void job_close(job *j) {
   if (j->dst) clReleaseMemObject(j->dst);
 }
 
-/* The reference against memcpy, in host memory. */
-static int measure_host(bench_result *r, job *j, unsigned char *out, int runs) {
-  size_t size = (size_t)r->dst_bytes;
-  unsigned char *result = out ? out : malloc(size), *scratch = malloc(size);
+/* The reference engine: the reference, into a poisoned buffer, against
+ * memcpy, in host memory. */
+static int measure_host(bench_result *r, const bench_shape *x,
+                        const relayout_desc *s, const relayout_desc *d,
+                        int runs, int *same) {
+  size_t size = (size_t)x->dst_bytes;
+  job j = {.s = s,
+           .d = d,
+           .hs = x->in,
+           .hs_size = (size_t)x->src_bytes,
+           .hd_size = size};
+  unsigned char *result = malloc(size), *scratch = malloc(size);
   int rc = -1;
+  *r = (bench_result){.src_bytes = x->src_bytes,
+                      .dst_bytes = x->dst_bytes,
+                      .copy_bytes = copy_size(x->src_bytes, x->dst_bytes)};
+  j.copy_bytes = (size_t)r->copy_bytes;
   if (result && scratch) {
     memset(result, 0xA5, size);
-    j->hd = result;
-    j->kind = REFERENCE;
-    r->t_conv = bench_median(run_once, j, runs);
-    j->hd = scratch; /* memcpy leaves the result alone */
-    j->kind = MEMCPY;
+    j.hd = result;
+    j.kind = REFERENCE;
+    r->t_conv = bench_median(run_once, &j, runs);
+    *same = !memcmp(result, x->ref, size);
+    j.hd = scratch; /* memcpy leaves the result alone */
+    j.kind = MEMCPY;
     r->t_enq = r->t_kernel =
-        r->t_conv < 0 ? -1 : bench_median(run_once, j, runs);
+        r->t_conv < 0 ? -1 : bench_median(run_once, &j, runs);
     rc = r->t_enq < 0 ? -1 : 0;
   }
-  if (result != out) free(result);
+  free(result);
   free(scratch);
   return rc;
 }
 
-int bench_measure(bench_result *r, relayout_engine *e, relayout_plan *plan,
-                  const relayout_desc *s, const relayout_desc *d,
-                  const unsigned char *in, unsigned char *out, int runs) {
-  relayout_desc_size_bytes(&r->src_bytes, s, NULL);
-  relayout_desc_size_bytes(&r->dst_bytes, d, NULL);
-  r->copy_bytes = copy_size(r->src_bytes, r->dst_bytes);
-  job j = {.plan = plan,
-           .engine = e,
-           .s = s,
-           .d = d,
-           .hs = in,
-           .hs_size = (size_t)r->src_bytes,
-           .hd_size = (size_t)r->dst_bytes,
-           .copy_bytes = (size_t)r->copy_bytes};
-  cl_program copy;
-  if (!relayout_engine_context(e)) return measure_host(r, &j, out, runs);
-  if (!(copy = copy_program(e))) return -1;
-  int rc = job_open(&j, e, copy, in, r->src_bytes, r->dst_bytes);
-  clReleaseProgram(copy); /* its kernel keeps it */
-  batch b = {.jobs = &j, .n = 1, .kind = CONVERT};
-  if (!rc) {
-    r->t_conv = bench_median(run_batch, &b, runs);
-    rc = r->t_conv < 0 ||
-                 (out && clEnqueueReadBuffer(relayout_engine_queue(e), j.dst,
-                                             CL_TRUE, 0, (size_t)r->dst_bytes,
-                                             out, 0, NULL, NULL) != CL_SUCCESS)
-             ? -1
-             : time_copies(r, &b, runs);
-  }
-  job_close(&j);
-  return rc;
+int bench_measure(bench_result *r, relayout_engine *e, const bench_shape *x,
+                  const relayout_desc *s, const relayout_desc *d, int runs,
+                  int *same) {
+  bench_shape one = *x;
+  one.count = 1;
+  return relayout_engine_context(e)
+             ? bench_measure_batch(r, e, &one, 1, runs, same)
+             : measure_host(r, x, s, d, runs, same);
 }
 
 int bench_measure_batch(bench_result *r, relayout_engine *e,
@@ -298,22 +288,6 @@ done:
   return rc;
 }
 
-double bench_host_run(relayout_plan *plan, const relayout_desc *s,
-                      const relayout_desc *d, const unsigned char *in,
-                      const unsigned char *ref, int *same, int runs) {
-  int64_t sb, db;
-  relayout_desc_size_bytes(&sb, s, NULL);
-  relayout_desc_size_bytes(&db, d, NULL);
-  relayout_job one = {plan, NULL, (size_t)db, in, (size_t)sb};
-  job j = {.kind = HOST_RUN, .host = &one, .nhost = 1};
-  if (!(one.dst = cli_alloc_aligned(one.dst_size))) return -1;
-  memset(one.dst, 0xA5, one.dst_size);
-  double t = bench_median(run_once, &j, runs);
-  *same = !memcmp(one.dst, ref, one.dst_size);
-  free(one.dst);
-  return t;
-}
-
 /* Poisons every destination of jobs (0), or says whether each equals its
  * shape's reference result (1). */
 static int host_results(const relayout_job *jobs, const bench_shape *shapes,
@@ -348,10 +322,12 @@ int bench_host_batch(const bench_shape *shapes, int n, int runs,
   j.kind = HOST_RUN;
   if ((*one_call = bench_median(run_once, &j, runs)) < 0) goto done;
   *same = host_results(jobs, shapes, n, 1);
-  host_results(jobs, shapes, n, 0);
-  j.kind = HOST_EACH;
-  if ((*each = bench_median(run_once, &j, runs)) < 0) goto done;
-  *same &= host_results(jobs, shapes, n, 1);
+  if (each) {
+    host_results(jobs, shapes, n, 0);
+    j.kind = HOST_EACH;
+    if ((*each = bench_median(run_once, &j, runs)) < 0) goto done;
+    *same &= host_results(jobs, shapes, n, 1);
+  }
   rc = 0;
 done:
   for (int i = 0; jobs && i < total; i++) {

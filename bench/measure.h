@@ -24,14 +24,6 @@ typedef struct bench_result {
   int64_t src_bytes, dst_bytes, copy_bytes;
 } bench_result;
 
-/* Times plan (d <- s) on its engine's device with `in` (s's bytes) as the
- * source, and that device's copy bandwidth in the same run; out (d's
- * bytes, may be NULL) receives the conversion's result, its buffer poisoned
- * before the first run. Returns 0, or -1 when the device failed. */
-int bench_measure(bench_result *r, relayout_engine *e, relayout_plan *plan,
-                  const relayout_desc *s, const relayout_desc *d,
-                  const unsigned char *in, unsigned char *out, int runs);
-
 /* One shape of a batch: its plan, source bytes, the reference's result,
  * and how many tensors of it the batch converts. */
 typedef struct bench_shape {
@@ -51,21 +43,20 @@ typedef struct bench_shape {
 int bench_measure_batch(bench_result *r, relayout_engine *e,
                         const bench_shape *shapes, int n, int runs, int *same);
 
-/* Times relayout_plan_run from host arrays, `in` (s's bytes) into a
- * poisoned buffer of its own: the API's host path end to end, transfers
- * included (none where the device works in host memory and runs in place).
- * *same receives whether the result equals ref. Returns the median seconds,
- * or -1 when a run failed or fell back to the reference. */
-double bench_host_run(relayout_plan *plan, const relayout_desc *s,
-                      const relayout_desc *d, const unsigned char *in,
-                      const unsigned char *ref, int *same, int runs);
+/* One shape (its count is ignored), timed on its engine's device as a
+ * batch of one, or on the reference engine the reference against memcpy
+ * (s and d are its descriptors); *same receives whether the result equals
+ * x->ref. Returns 0, or -1 when the device failed. */
+int bench_measure(bench_result *r, relayout_engine *e, const bench_shape *x,
+                  const relayout_desc *s, const relayout_desc *d, int runs,
+                  int *same);
 
 /* Times the shapes' tensors from host arrays of their own (page-aligned,
  * sources copied from each shape's `in`): relayout_plans_run over all of
- * them (*one_call) and relayout_plan_run on each in turn (*each), median
- * seconds. *same receives whether every result, after each way, equals its
- * shape's ref, the destinations poisoned before each. Returns 0, or -1
- * when a run failed or fell back to the reference. */
+ * them (*one_call) and, unless each is NULL, relayout_plan_run on each in
+ * turn (*each), median seconds. *same receives whether every result, after each
+ * way, equals its shape's ref, the destinations poisoned before each. Returns
+ * 0, or -1 when a run failed or fell back to the reference. */
 int bench_host_batch(const bench_shape *shapes, int n, int runs,
                      double *one_call, double *each, int *same);
 

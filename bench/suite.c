@@ -140,7 +140,7 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
   relayout_dtype dtype;
   relayout_error err;
   int64_t ext[RELAYOUT_MAX_DIMS], sb, db;
-  unsigned char *in = NULL, *out = NULL, *ref = NULL;
+  unsigned char *in = NULL, *ref = NULL;
   int n, rc = EXIT_WORK;
   bench_result r;
   json_t *peers = NULL; /* this shape's peers, with --json */
@@ -160,25 +160,25 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
   }
   relayout_desc_size_bytes(&sb, s, NULL);
   relayout_desc_size_bytes(&db, d, NULL);
-  if (!(in = malloc((size_t)sb)) || !(out = malloc((size_t)db)) ||
-      !(ref = malloc((size_t)db))) {
+  if (!(in = malloc((size_t)sb)) || !(ref = malloc((size_t)db))) {
     fprintf(stderr, "relayout bench: out of memory\n");
     goto done;
   }
   bench_fill(in, sb);
-  if (bench_measure(&r, e, plan, s, d, in, out, runs)) {
-    fprintf(stderr, "relayout bench: row '%s' %s failed on %s\n", w->name,
-            shape, relayout_engine_device(e));
-    goto done;
-  }
   memset(ref, 0xA5, (size_t)db); /* poisoned: unwritten bytes show */
   if (relayout_convert_ref(d, ref, (size_t)db, s, in, (size_t)sb, &err)) {
     fprintf(stderr, "relayout bench: row '%s' %s: %s\n", w->name, shape,
             err.message);
     goto done;
   }
+  bench_shape x = {plan, in, ref, sb, db, (int)count};
+  int same;
+  if (bench_measure(&r, e, &x, s, d, runs, &same)) {
+    fprintf(stderr, "relayout bench: row '%s' %s failed on %s\n", w->name,
+            shape, relayout_engine_device(e));
+    goto done;
+  }
   double bytes = (double)(sb + db);
-  int same = !memcmp(out, ref, (size_t)db);
   t->one_by_one.same_as_reference &= same;
   add_times(&t->one_by_one, &r, bytes, count);
   t->bytes += (double)count * bytes;
@@ -214,14 +214,13 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
       goto done;
     }
   }
-  t->kept[t->nshapes++] = (bench_shape){plan, in, ref, sb, db, (int)count};
+  t->kept[t->nshapes++] = x;
   t->tensors += (int)count;
   plan = NULL; /* the row's now */
   in = ref = NULL;
   rc = 0;
 done:
   free(in);
-  free(out);
   free(ref);
   relayout_plan_free(plan);
   relayout_layout_free(a);
