@@ -53,8 +53,10 @@ cl_program rl_program_get(relayout_engine *e, const char *source,
 void rl_programs_free(relayout_engine *e);
 
 /* split.c: the dim to run in slabs when buffers exceed the device's largest
- * allocation (-1: none), and the run that does it. */
-int rl_split_dim(const relayout_desc *dst, const relayout_desc *src);
+ * allocation, max_alloc (-1: none, or a slab of it exceeds it too), and the
+ * run that does it. */
+int rl_split_dim(const relayout_desc *dst, const relayout_desc *src,
+                 uint64_t max_alloc);
 relayout_status rl_run_split(relayout_plan *p, unsigned char *dst,
                              const unsigned char *src, int dim,
                              relayout_error *note, relayout_error *err);

@@ -178,12 +178,13 @@ static relayout_status run_alone(const relayout_job *j, relayout_error *note,
                                  relayout_error *err) {
   relayout_plan *p = j->plan;
   if (p->layout.family != RL_FAMILY_REFERENCE) {
-    int dim = rl_split_dim(&p->dst, &p->src);
+    int dim = rl_split_dim(&p->dst, &p->src, p->engine->max_alloc);
     if (dim >= 0) return rl_run_split(p, j->dst, j->src, dim, note, err);
     rl_fail(note, RELAYOUT_OK,
             "relayout: a buffer beyond %s's largest allocation, with no dim "
             "to split it along (outermost in both layouts, in whole-byte "
-            "slabs); the scalar reference did the work",
+            "slabs within that allocation); the scalar reference did the "
+            "work",
             p->engine->name);
   }
   return relayout_convert_ref(&p->dst, j->dst, j->dst_size, &p->src, j->src,

@@ -21,9 +21,19 @@ static int plain_outer(const relayout_desc *d, const relayout_axis *a) {
          !d->pad_before[a->dim] && (a->stride * bits) % 8 == 0;
 }
 
-int rl_split_dim(const relayout_desc *dst, const relayout_desc *src) {
+static int64_t slab_bytes(const relayout_desc *d, int dim) {
+  for (int i = 0; i < d->naxes; i++)
+    if (d->axes[i].dim == dim && d->axes[i].extent > 1)
+      return d->axes[i].stride * relayout_dtype_bits(d->dtype) / 8;
+  return 0;
+}
+
+int rl_split_dim(const relayout_desc *dst, const relayout_desc *src,
+                 uint64_t max_alloc) {
   const relayout_axis *a = outermost(dst), *b = outermost(src);
-  if (!plain_outer(dst, a) || !plain_outer(src, b) || a->dim != b->dim)
+  if (!plain_outer(dst, a) || !plain_outer(src, b) || a->dim != b->dim ||
+      (uint64_t)slab_bytes(dst, a->dim) > max_alloc ||
+      (uint64_t)slab_bytes(src, a->dim) > max_alloc)
     return -1;
   return a->dim;
 }
@@ -40,22 +50,12 @@ static void narrow(relayout_desc *out, const relayout_desc *in, int d,
     }
 }
 
-static int64_t slab_bytes(const relayout_desc *d, int dim) {
-  for (int i = 0; i < d->naxes; i++)
-    if (d->axes[i].dim == dim && d->axes[i].extent > 1)
-      return d->axes[i].stride * relayout_dtype_bits(d->dtype) / 8;
-  return 0;
-}
-
 relayout_status rl_run_split(relayout_plan *p, unsigned char *dst,
                              const unsigned char *src, int dim,
                              relayout_error *note, relayout_error *err) {
   int64_t ss = slab_bytes(&p->src, dim), ds = slab_bytes(&p->dst, dim);
   int64_t per = (int64_t)p->engine->max_alloc / (ss > ds ? ss : ds);
-  int64_t n = p->dst.dims[dim];
-  if (per < 1)
-    return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
-                   "one slab is larger than the device's largest allocation");
+  int64_t n = p->dst.dims[dim]; /* per >= 1: rl_split_dim saw to it */
   for (int64_t at = 0; at < n; at += per) {
     int64_t count = n - at < per ? n - at : per;
     relayout_desc s, d;

@@ -339,7 +339,8 @@ const char *relayout_plan_source(const relayout_plan *plan);
  * buffers are refused. The sizes are checked as in relayout_convert_ref.
  * Buffers beyond the device's largest allocation run in slabs of a dim
  * outermost in both layouts. If the device fails (out of memory, say), or no
- * such dim exists, the reference does the work and *note says why. It is
+ * such dim exists whose slabs fit, the reference does the work and *note
+ * says why. It is
  * relayout_plans_run with one job.
  */
 relayout_status relayout_plan_run(relayout_plan *plan, void *dst,
