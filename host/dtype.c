@@ -44,6 +44,11 @@ relayout_status relayout_dtype_from_name(relayout_dtype *out, const char *name,
                  name);
 }
 
+size_t rl_unit(relayout_dtype dtype) {
+  int bits = relayout_dtype_bits(dtype);
+  return bits > 8 ? (size_t)bits / 8 : 1;
+}
+
 /* C0 as Ascend's graph engine defines it: 32 bytes of 1-byte types, 64
  * 4-bit elements, 16 elements otherwise (fp32 included). */
 int64_t rl_cube_c0(relayout_dtype dtype) {

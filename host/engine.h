@@ -36,13 +36,16 @@ struct relayout_plan {
   relayout_engine *engine;
   relayout_desc dst, src;
   relayout_desc moved; /* the destination as the kernel moves it: dst, or
-                        * its byte view (rl_nibble_bytes) */
+                        * its view in wider units (rl_widen) */
   rl_layout_plan layout;
   char *source;
   cl_kernel kernel;
   cl_uint work_dims;
   size_t local[3], global[3];
   char note[RELAYOUT_ERROR_LEN];
+  relayout_plan *plain; /* widened plans: the same conversion element by
+                         * element, for offsets off the wider units (built
+                         * on first use), or NULL */
 };
 
 /* A program for this source on the engine's device: from memory, from the

@@ -97,13 +97,13 @@ static relayout_status check_jobs(const relayout_job *jobs, int njobs,
 }
 
 /* Whether an array goes to the device as it is: a device that works in host
- * memory is given the array itself where it is aligned to its element, as
- * the kernels' accesses need; no copy, the kernel reads or writes the
- * caller's memory in place. */
+ * memory is given the array itself where it is aligned to the unit the
+ * kernel moves (an element, or a wider unit: rl_widen), as the kernel's
+ * accesses need; no copy, the kernel reads or writes the caller's memory in
+ * place. */
 static int in_place(const relayout_plan *p, const void *host) {
-  int bits = relayout_dtype_bits(p->dst.dtype);
-  size_t unit = bits == 4 ? 1 : (size_t)bits / 8;
-  return p->engine->host_memory && (uintptr_t)host % unit == 0;
+  return p->engine->host_memory &&
+         (uintptr_t)host % rl_unit(p->moved.dtype) == 0;
 }
 
 /* Device-side bytes a job takes (0 where both arrays are used in place);

@@ -101,6 +101,9 @@ relayout_status rl_format_grammar(rl_grammar *out, const relayout_layout *l,
 relayout_status rl_layout_grammar(rl_grammar *out, const relayout_layout *l,
                                   relayout_dtype dtype, relayout_error *err);
 int64_t rl_cube_c0(relayout_dtype dtype);
+/* The bytes an element of dtype takes, 1 for 4-bit types: what buffers and
+ * offsets are aligned to. */
+size_t rl_unit(relayout_dtype dtype);
 int64_t rl_b32(relayout_dtype dtype);
 
 /* ---- tpu.c */

@@ -101,12 +101,14 @@ void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
                      const relayout_desc *src, int for_cpu,
                      int64_t stream_from);
 
-/* A 4-bit conversion whose elements move in pairs (both layouts keep one
- * dim innermost, contiguous, in whole bytes): the same conversion in bytes,
- * in dst8 and src8, which the planner and kernels then take instead. 0 when
- * it is not such a conversion. */
-int rl_nibble_bytes(relayout_desc *dst8, relayout_desc *src8,
-                    const relayout_desc *dst, const relayout_desc *src);
+/* A conversion whose elements move in wider units (both layouts keep one
+ * dim innermost and contiguous, its elements pairing up: 4-bit elements
+ * into bytes, and on up to 8 bytes where the shorter of the two runs folds
+ * into one unit): the same conversion of unsigned units, in dst_w and
+ * src_w, which the planner and kernels then take instead. 0 when it is not
+ * such a conversion (dst_w and src_w are then copies of dst and src). */
+int rl_widen(relayout_desc *dst_w, relayout_desc *src_w,
+             const relayout_desc *dst, const relayout_desc *src);
 
 /* The kernel source for a plan: a generated header, then kernels/relayout.cl.
  * Returns a malloc'ed string, or NULL when out of memory. */

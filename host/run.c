@@ -79,23 +79,19 @@ static int64_t stream_from(const relayout_engine *e) {
   return v ? atoll(v) : (int64_t)(e->cache / 2);
 }
 
-relayout_status relayout_plan_create(relayout_plan **out,
-                                     relayout_engine *engine,
-                                     const relayout_desc *dst,
-                                     const relayout_desc *src,
-                                     relayout_error *err) {
-  if (!out || !engine || !dst || !src)
-    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
-  *out = NULL;
-  relayout_status s = rl_check_pair(dst, src, err);
-  if (s) return s;
+/* A plan for a checked pair; with `widen`, moving the widest units the
+ * layouts allow (rl_widen), else element by element. */
+static relayout_status plan_create(relayout_plan **out, relayout_engine *engine,
+                                   const relayout_desc *dst,
+                                   const relayout_desc *src, int widen,
+                                   relayout_error *err) {
   relayout_plan *p = calloc(1, sizeof *p);
   if (!p) return rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
   p->engine = engine;
   p->dst = *dst;
   p->src = *src;
-  relayout_desc dst8, src8; /* 4-bit layouts that move as bytes */
-  if (rl_nibble_bytes(&dst8, &src8, dst, src)) dst = &dst8, src = &src8;
+  relayout_desc dst_w, src_w; /* the layouts in the units the kernel moves */
+  if (widen && rl_widen(&dst_w, &src_w, dst, src)) dst = &dst_w, src = &src_w;
   p->moved = *dst;
   /* RELAYOUT_FAMILIES=gpu|cpu picks the other kind's kernels (for tests and
    * tuning); by default the device's type decides. */
@@ -131,8 +127,21 @@ relayout_status relayout_plan_create(relayout_plan **out,
   return RELAYOUT_OK;
 }
 
+relayout_status relayout_plan_create(relayout_plan **out,
+                                     relayout_engine *engine,
+                                     const relayout_desc *dst,
+                                     const relayout_desc *src,
+                                     relayout_error *err) {
+  if (!out || !engine || !dst || !src)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
+  *out = NULL;
+  relayout_status s = rl_check_pair(dst, src, err);
+  return s ? s : plan_create(out, engine, dst, src, 1, err);
+}
+
 void relayout_plan_free(relayout_plan *p) {
   if (!p) return;
+  relayout_plan_free(p->plain);
   if (p->kernel) clReleaseKernel(p->kernel);
   free(p->source);
   free(p);
@@ -159,8 +168,7 @@ cl_int rl_enqueue(relayout_plan *p, cl_mem dst, size_t dst_off, cl_mem src,
   if (p->layout.family == RL_FAMILY_COPY)
     return clEnqueueCopyBuffer(q, src, dst, src_off, dst_off, (size_t)bytes,
                                nwait, wait, done);
-  int bits = relayout_dtype_bits(p->dst.dtype);
-  size_t unit = bits == 4 ? 1 : (size_t)bits / 8;
+  size_t unit = rl_unit(p->moved.dtype);
   cl_long soff = (cl_long)(src_off / unit), doff = (cl_long)(dst_off / unit);
   cl_int rc = clSetKernelArg(p->kernel, 0, sizeof src, &src);
   rc |= clSetKernelArg(p->kernel, 1, sizeof soff, &soff);
@@ -183,8 +191,7 @@ relayout_status relayout_plan_enqueue(relayout_plan *p, cl_mem dst,
                    "this plan runs on the scalar reference%s%s: it cannot "
                    "enqueue on OpenCL buffers",
                    *p->note ? ": " : "", p->note);
-  int bits = relayout_dtype_bits(p->dst.dtype);
-  size_t unit = bits == 4 ? 1 : (size_t)bits / 8;
+  size_t unit = rl_unit(p->dst.dtype);
   if (dst_offset % unit || src_offset % unit)
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
                    "offsets must be multiples of the %zu-byte element", unit);
@@ -202,8 +209,26 @@ relayout_status relayout_plan_enqueue(relayout_plan *p, cl_mem dst,
                    have_s > src_offset ? have_s - src_offset : 0,
                    have_d > dst_offset ? have_d - dst_offset : 0, (long long)sb,
                    (long long)db);
+  /* offsets off the wider units a widened plan moves: its element by
+   * element twin, built on first use */
+  relayout_plan *run = p;
+  size_t moved = rl_unit(p->moved.dtype);
+  if (p->layout.family != RL_FAMILY_COPY &&
+      (dst_offset % moved || src_offset % moved)) {
+    relayout_status s =
+        p->plain ? RELAYOUT_OK
+                 : plan_create(&p->plain, p->engine, &p->dst, &p->src, 0, err);
+    if (s) return s;
+    if (p->plain->layout.family == RL_FAMILY_REFERENCE)
+      return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
+                     "offsets off this plan's %zu-byte units need a kernel "
+                     "that moves single elements, which runs on the scalar "
+                     "reference: %s",
+                     moved, p->plain->note);
+    run = p->plain;
+  }
   cl_int rc =
-      rl_enqueue(p, dst, dst_offset, src, src_offset, nwait, wait, done);
+      rl_enqueue(run, dst, dst_offset, src, src_offset, nwait, wait, done);
   if (rc != CL_SUCCESS)
     return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
                    "enqueueing the conversion failed (OpenCL error %d)", rc);

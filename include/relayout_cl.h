@@ -44,6 +44,10 @@ int relayout_engine_host_memory(const relayout_engine *engine);
  * after the events in wait; *done (if not NULL) receives an event the caller
  * releases. Buffers must belong to the engine's context and be large enough
  * (checked). A reference plan cannot enqueue: RELAYOUT_ERR_UNSUPPORTED.
+ * A plan whose kernel moves several elements as one unit (NCHW4 -> CHWN4
+ * moves each pixel's 4 int8 channels as one 4-byte word) builds, on the
+ * first enqueue at offsets that are not multiples of that unit, a second
+ * kernel that moves single elements, and runs that one at such offsets.
  */
 relayout_status relayout_plan_enqueue(relayout_plan *plan, cl_mem dst,
                                       size_t dst_offset, cl_mem src,

@@ -550,7 +550,7 @@ static void boxes(void) {
       {"cpu", 0, "NCHW", "NCHW16c8n", box_span, {9, 20, 3, 5}, 1},
       {"cpu", 0, "NCHW", "CHWN4", box_long_p, {3, 10, 37, 41}, 1},
       {"cpu", 0, "NCHW", "CHWN4", box_fills_lines, {37, 5, 33, 35}, 1},
-      {"cpu", 0, "nChw8c", "nChw16c", box_whole_q, {2, 24, 5, 7}, 1},
+      {"cpu", 0, "nChw8c", "nChw16c", box_whole_q, {2, 23, 5, 7}, 1},
       {"cpu", 0, "NCHW", "NHWC", box_squares, {2, 24, 9, 15}, 1}, /* P's edge */
       /* P's and K's edges (9 channels: not planes taken apart) */
       {"cpu", 0, "NHWC", "NCHW", box_squares, {2, 41, 3, 9}, 1},
@@ -939,23 +939,70 @@ static void nibbles(void) {
   want_plan = NULL;
 }
 
+/* Conversions whose layouts share an innermost run move it as one unit
+ * (host/widen.c): bytes at 4 bits, and wider units where the shorter run
+ * folds into 8 bytes or fewer; a longer run stays in elements, and so does
+ * a dim whose extent will not pair. Each runs at its destination offset
+ * and one element past it, where a widened plan's units do not fit and its
+ * element-by-element twin runs instead. */
+static long long want_unit;
+static int moves_want_unit(const char *s) {
+  return element_size(s) == want_unit;
+}
+static void widening(void) {
+  static const struct {
+    int family;
+    const char *src, *dst;
+    relayout_dtype t;
+    int64_t shape[4];
+    long long unit;
+  } cases[] = {
+      {0, "NCHW4", "CHWN4", RELAYOUT_I8, {2, 8, 5, 7}, 4},
+      {0, "CHWN4", "NCHW4", RELAYOUT_F16, {3, 8, 5, 7}, 8},
+      {0, "NCHW4", "CHWN4", RELAYOUT_I8, {2, 6, 5, 7}, 2}, /* C pairs once */
+      {0, "NCHW4", "CHWN4", RELAYOUT_I8, {2, 5, 5, 7}, 1},
+      {0, "NCHW4", "CHWN4", RELAYOUT_U4, {2, 8, 5, 7}, 2},
+      {0, "2N", "4N", RELAYOUT_I8, {8, 3, 5, 7}, 2},
+      {0, "NHWC", "NCHW4", RELAYOUT_I8, {2, 5, 7, 12}, 4},
+      {0, "nChw8c", "nChw16c", RELAYOUT_I8, {2, 32, 5, 7}, 8},
+      {0, "nChw8c", "nChw16c", RELAYOUT_F16, {2, 32, 5, 7}, 2}, /* 16 B */
+      {0, "nChw16c", "NCHW64", RELAYOUT_I8, {2, 64, 5, 7}, 1},
+      {2, "ND", "FRACTAL_NZ", RELAYOUT_U4, {2, 17, 128}, 1},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (int gpu = 0; gpu < 2; gpu++)
+      for (int skew = 0; skew < 2; skew++) {
+        force_families = gpu ? "gpu" : "cpu";
+        want_unit = cases[i].unit;
+        want_plan = moves_want_unit;
+        dst_skew = skew ? ((size_t)relayout_dtype_bits(cases[i].t) + 7) / 8 : 0;
+        one_pair(cases[i].src, cases[i].dst, cases[i].t,
+                 &families[cases[i].family], cases[i].shape);
+      }
+  dst_skew = 0;
+  force_families = NULL;
+  want_plan = NULL;
+}
+
 /* n bytes starting on a page (aligned_alloc takes whole pages). */
 static unsigned char *page_alloc(size_t n) {
   return aligned_alloc(4096, (n + 4095) & ~(size_t)4095);
 }
 
 /* relayout_plan_run on host arrays. A device that works in host memory
- * runs the kernel on them in place where an array is aligned to its
- * element and copies one that is not; with RELAYOUT_UNIFIED=0 it copies
- * both, as a discrete GPU does. Both ways, with the plan's stores streamed
- * (their alignment is checked on the array's real address), each array at
+ * runs the kernel on them in place where an array is aligned to the unit
+ * the kernel moves and copies one that is not; with RELAYOUT_UNIFIED=0 it
+ * copies both, as a discrete GPU does. Both ways, with the plan's stores
+ * streamed (their alignment is checked on the array's real address), and
+ * for a plan that moves 4-byte units of bytes (host/widen.c), each array at
  * offsets 0 to 8 bytes past a page: the output, poisoned and fenced, equals
  * the reference's. A destination one byte short is refused. */
-static void host_path(const char *device) {
+static int moves_words(const char *s) { return element_size(s) == 4; }
+static void host_path_of(const char *device, const char *from, const char *to,
+                         relayout_dtype t, int (*planned)(const char *)) {
   const int64_t ext[4] = {2, 64, 9, 9};
   relayout_desc s, d;
-  CHECK(bind_pair(&s, &d, "NCHW", "NC1HWC0", RELAYOUT_F32, &families[0], ext),
-        "bind");
+  CHECK(bind_pair(&s, &d, from, to, t, &families[0], ext), "bind");
   int64_t sb, db;
   relayout_desc_size_bytes(&sb, &s, NULL);
   relayout_desc_size_bytes(&db, &d, NULL);
@@ -990,8 +1037,8 @@ static void host_path(const char *device) {
     relayout_plan *plan;
     CHECK_OK(relayout_plan_create(&plan, e, &d, &s, &e_));
     CHECK(!(engine_type() & CL_DEVICE_TYPE_CPU) ||
-              box_streams(relayout_plan_source(plan)),
-          "the plan streams");
+              planned(relayout_plan_source(plan)),
+          "%s -> %s: not the plan the test is for", from, to);
     relayout_error note;
     for (size_t so = 0; so <= 8; so++)
       for (size_t dof = 0; dof <= 8; dof++) {
@@ -1002,8 +1049,9 @@ static void host_path(const char *device) {
         CHECK_OK(relayout_plan_run(plan, at_d, (size_t)db, at_s, (size_t)sb,
                                    &note, &e_));
         CHECK(!memcmp(at_d, want.data, (size_t)db),
-              "copies %d, source +%zu, destination +%zu: output differs",
-              copies, so, dof);
+              "%s -> %s, copies %d, source +%zu, destination +%zu: output "
+              "differs",
+              from, to, copies, so, dof);
         int fence = !*note.message;
         for (unsigned char *b = out; b < out + room + db + pad; b++)
           fence &= (b >= at_d && b < at_d + db) || *b == 0xA5;
@@ -1022,6 +1070,10 @@ static void host_path(const char *device) {
   free(out);
   free(src);
   guarded_free(&want);
+}
+static void host_path(const char *device) {
+  host_path_of(device, "NCHW", "NC1HWC0", RELAYOUT_F32, box_streams);
+  host_path_of(device, "NCHW4", "CHWN4", RELAYOUT_I8, moves_words);
 }
 
 /* Rows whose last data is read as the vector that ends with it (NHWC ->
@@ -1087,6 +1139,7 @@ int main(void) {
   streams();
   reads_inside();
   nibbles();
+  widening();
   int nshapes = shapes ? atoi(shapes) : 2;
   matrix(nshapes);
   random_layouts(60 * nshapes);
