@@ -333,15 +333,16 @@ const char *relayout_plan_source(const relayout_plan *plan);
 /**
  * Runs a plan on host memory and returns when dst holds the result. On a
  * device that works in host memory (PoCL's CPU device) the kernel reads src
- * and writes dst in place, each array aligned to its element (a misaligned
- * one is copied), at full speed where both start on a cache line (64
- * bytes); other devices upload src and download into dst. Overlapping
+ * and writes dst in place where the array is aligned to the unit the kernel
+ * moves (its element, or several elements moved as one: NCHW4 -> CHWN4
+ * moves each pixel's 4 int8 channels as a 4-byte word; a misaligned array
+ * is copied), at full speed where both start on a cache line (64 bytes);
+ * other devices upload src and download into dst. Overlapping
  * buffers are refused. The sizes are checked as in relayout_convert_ref.
  * Buffers beyond the device's largest allocation run in slabs of a dim
  * outermost in both layouts. If the device fails (out of memory, say), or no
  * such dim exists whose slabs fit, the reference does the work and *note
- * says why. It is
- * relayout_plans_run with one job.
+ * says why. It is relayout_plans_run with one job.
  */
 relayout_status relayout_plan_run(relayout_plan *plan, void *dst,
                                   size_t dst_size, const void *src,

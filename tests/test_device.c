@@ -984,6 +984,43 @@ static void widening(void) {
   want_plan = NULL;
 }
 
+/* A widened plan still refuses offsets off the element, as every plan
+ * does, and writes nothing: f16 NCHW4 -> CHWN4 (8-byte units) at a
+ * destination offset of 1 byte, then of one element past the end. */
+static void widened_refusals(void) {
+  const int64_t ext[4] = {3, 8, 5, 7};
+  relayout_desc s, d;
+  CHECK(bind_pair(&s, &d, "NCHW4", "CHWN4", RELAYOUT_F16, &families[0], ext),
+        "bind");
+  int64_t sb, db;
+  relayout_desc_size_bytes(&sb, &s, NULL);
+  relayout_desc_size_bytes(&db, &d, NULL);
+  relayout_plan *plan;
+  CHECK_OK(relayout_plan_create(&plan, engine, &d, &s, &e_));
+  CHECK(element_size(relayout_plan_source(plan)) == 8, "8-byte units");
+  cl_context ctx = relayout_engine_context(engine);
+  cl_command_queue q = relayout_engine_queue(engine);
+  cl_int rc;
+  size_t total = (size_t)db + 16;
+  cl_mem bs = clCreateBuffer(ctx, CL_MEM_READ_ONLY, (size_t)sb, NULL, &rc);
+  cl_mem bd = clCreateBuffer(ctx, CL_MEM_READ_WRITE, total, NULL, &rc);
+  unsigned char poison = 0xA5, data = 0x5A, *got = malloc(total);
+  clEnqueueFillBuffer(q, bs, &data, 1, 0, (size_t)sb, 0, NULL, NULL);
+  clEnqueueFillBuffer(q, bd, &poison, 1, 0, total, 0, NULL, NULL);
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "multiples of the 2-byte element",
+              relayout_plan_enqueue(plan, bd, 1, bs, 0, 0, NULL, NULL, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_BUFFER, "past their offsets",
+              relayout_plan_enqueue(plan, bd, 18, bs, 0, 0, NULL, NULL, &e_));
+  clEnqueueReadBuffer(q, bd, CL_TRUE, 0, total, got, 0, NULL, NULL);
+  int untouched = got != NULL;
+  for (size_t i = 0; got && i < total; i++) untouched &= got[i] == 0xA5;
+  CHECK(untouched, "a refused enqueue wrote to the destination");
+  free(got);
+  clReleaseMemObject(bs);
+  clReleaseMemObject(bd);
+  relayout_plan_free(plan);
+}
+
 /* n bytes starting on a page (aligned_alloc takes whole pages). */
 static unsigned char *page_alloc(size_t n) {
   return aligned_alloc(4096, (n + 4095) & ~(size_t)4095);
@@ -1140,6 +1177,7 @@ int main(void) {
   reads_inside();
   nibbles();
   widening();
+  widened_refusals();
   int nshapes = shapes ? atoi(shapes) : 2;
   matrix(nshapes);
   random_layouts(60 * nshapes);
