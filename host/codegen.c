@@ -504,6 +504,7 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
   if (p->lead) put(&t, "#define RL_LEAD %d\n", p->lead);
   if (p->staged) put(&t, "#define RL_STAGED %d\n", p->staged);
   if (p->shift) put(&t, "#define RL_SHIFT 1\n");
+  if (p->copy_in) put(&t, "#define RL_COPY_IN 1\n");
   if (p->odd) put(&t, "#define RL_ODD_ROWS 1\n");
   if (p->odd_k) put(&t, "#define RL_ODD_K 1\n");
   if (p->stream > 1) { /* each lane's number, in a vector of a store */

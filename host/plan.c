@@ -393,7 +393,7 @@ static void plan_box(rl_layout_plan *p, int size) {
  * later, only to plans that do not stream yet; plan_bytes16 and plan_tiles
  * ask again for their squares), the planner at the end. */
 static int squares_group(const rl_layout_plan *p, int size) {
-  if (p->vec < 2 || p->wide || p->span || p->flat) return 1;
+  if (p->vec < 2 || p->wide || p->span || p->flat || p->copy_in) return 1;
   const rl_box_axis *K = &p->box[2];
   int side = p->tile ? p->tile : p->vec, row = p->tile ? 16 : p->vec * size,
       g = 1;
@@ -422,7 +422,7 @@ static int squares_group(const rl_layout_plan *p, int size) {
  * int8 0.95-1.05x, which stay element by element (bench/README.md). */
 static int square_tail(const rl_layout_plan *p, int size) {
   return p->vec > 1 && !p->tile && !p->wide && !p->span && !p->flat &&
-         (p->stream || (p->ahead && size == 4));
+         !p->copy_in && (p->stream || (p->ahead && size == 4));
 }
 
 /* Whether a destination is too big for the cache: stream_from bytes or
@@ -888,6 +888,57 @@ static void plan_planes(rl_layout_plan *p, const relayout_desc *dst, int size,
   *p = t;
 }
 
+/* CPU devices, 1-byte squares that do not stream, writing each destination
+ * row in pieces under a line, whose K rows all fall into one set of the
+ * first-level cache in the source (a stride a multiple of 4 KiB: NCHW ->
+ * HWCN int8 64x256x56x56, K's 64 rows 784 KiB apart). A square read 8
+ * bytes of 8 such lines, which left the cache before the next square along
+ * P read the rest of them, and wrote 8 bytes of 8 rows, whose lines (16
+ * KiB apart there, in one set too) left before the next square along K
+ * wrote theirs. Instead (kernels/relayout.cl rl_copy_in) the box, a line
+ * along K by a line along P (or P's whole extent, and Q's steps continuing
+ * it in the source up to a line), is read a whole source line at a time
+ * into a private buffer, transposed as 16 x 16 squares into another, and
+ * written a whole destination line at a time, streamed where its rows
+ * start on the line grid. Alternating in one process on the Zen 4
+ * machine, 3 rounds, mean ratio to copy new/old (bench/README.md, "Boxes
+ * through private buffers"): into HWCN from NCHW 64x256x56x56 3.5x,
+ * 64x64x112x112 2.2x, 256x64x32x32 2.3x; from NHWC 2.3x, NC1HWC0 1.7x,
+ * nChw16c 1.6x, NCHW32 1.5x, NCHW64 1.5x; HWCN -> NCHW 2.2x. Not for wider
+ * elements (f16 into HWCN 0.62x-1.26x), nor where a group of squares
+ * already writes whole lines or K's whole block (widened CHWN4 and 2N
+ * conversions: 0.5x-0.85x), nor where K's rows spread over 2 sets or more
+ * (FRACTAL_Z -> nChw8c int8, rows 2 KiB apart: 0.4x). */
+static void plan_copy_in(rl_layout_plan *p, const relayout_desc *dst, int size,
+                         int64_t stream_from) {
+  const rl_box_axis *P = &p->box[0], *Q = &p->box[1], *K = &p->box[2];
+  int64_t width = 16 / size, line = 64 / size;
+  if (size != 1 || !too_big(dst, stream_from) || p->vec < 2 || p->stream ||
+      p->tile || p->wide || p->span || p->flat || p->planes || p->staged ||
+      p->shift || p->ahead)
+    return;
+  const rl_iter_axis *a = &p->axes[P->axis], *k = &p->axes[K->axis];
+  int64_t piece = squares_group(p, size) * p->vec * size;
+  if (k->extent % line || a->extent % width ||
+      cache_sets(k->sstride * size) > 1 || piece >= 64 ||
+      piece >= K->block * size)
+    return;
+  p->vec = (int)width;
+  p->lead = 0;
+  p->copy_in = 1;
+  p->box[2].block = line;
+  set_block(p, 0, line);
+  /* Q's steps continuing P's whole extent in the source: up to a line */
+  int runs = Q->axis >= 0 && P->block == a->extent &&
+             p->axes[Q->axis].sstride == a->extent * a->sstride;
+  set_block(p, 1, runs ? line / P->block : 1);
+  int whole = 1; /* rows on the line grid when the box's first one is */
+  for (int b = 0; b < 2; b++)
+    if (p->box[b].axis >= 0 && p->axes[p->box[b].axis].dstride % line)
+      whole = 0;
+  p->stream = whole ? (int)width : 0;
+}
+
 /* log2 of the least power of two >= n */
 static int ceil_log2(int64_t n) {
   int b = 0;
@@ -1117,6 +1168,7 @@ void rl_plan_layouts(rl_layout_plan *out, const relayout_desc *dst,
       plan_span(&p, bits / 8);
       plan_flat(&p, bits / 8);
       plan_planes(&p, dst, bits / 8, stream_from);
+      plan_copy_in(&p, dst, bits / 8, stream_from);
       p.group = squares_group(&p, bits / 8);
       p.tail = square_tail(&p, bits / 8);
     } else {

@@ -91,6 +91,10 @@ typedef struct rl_layout_plan {
   int odd_k;  /* LINES, 4-bit squares: K's extent is odd, so destination
                * rows start mid-byte; each Q step's run of P's rows, whole
                * bytes, goes through a private buffer */
+
+  int copy_in; /* LINES: 1-byte squares whose source rows fall into one
+                * cache set: the box's source read whole into a private
+                * buffer, its destination rows put together in another */
 } rl_layout_plan;
 
 /* Analyses dst <- src (same logical dims) for a GPU (the families that

@@ -63,7 +63,7 @@ static void sizes(relayout_plan *p) {
   /* PoCL gives each work-item of a group its own copy of a private array,
    * side by side: a staged box's buffer then leaves the cache (NCHW ->
    * CHWN4 int8 ran at 0.5x in groups of 392, 0.75x of 16) */
-  p->local[0] = l->staged ? 1 : rl_group_size(e, items);
+  p->local[0] = l->staged || l->copy_in ? 1 : rl_group_size(e, items);
   int64_t groups = (items + (int64_t)p->local[0] - 1) / (int64_t)p->local[0];
   p->global[0] = (size_t)groups * p->local[0];
 }

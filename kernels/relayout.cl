@@ -24,13 +24,16 @@
  * one run of whole rows (or, for squares of nibbles, rows that each start
  * on the 16-byte grid), before rl_lines writes it out;
  * RL_SHIFT, rl_lines streams each row of its box through a private buffer
- * (rows off the store grid); RL_PLANES, the planes rl_lines interleaves,
- * RL_PLANE_W elements of each at a time, into RL_PLANES vectors
- * RL_MIX(x, r) (clang's shuffles: CPU devices only), or with RL_SPLIT
- * takes apart; RL_LANES, the lane numbers of a vector rl_lines streams
- * (rows partly padding are built in registers); RL_NIBBLES, rl_lines moves
- * 4-bit elements (RL_T bytes, two to one), with RL_VEC 8 in squares of 8 x 8
- * nibbles, whose source rows, with RL_ODD_ROWS, may start mid-byte.
+ * (rows off the store grid); RL_COPY_IN, rl_lines moves each box through
+ * two private buffers, its source rows read whole into one and its
+ * destination rows written whole from the other; RL_PLANES, the planes
+ * rl_lines interleaves, RL_PLANE_W elements of each at a time, into
+ * RL_PLANES vectors RL_MIX(x, r) (clang's shuffles: CPU devices only), or
+ * with RL_SPLIT takes apart; RL_LANES, the lane numbers of a vector
+ * rl_lines streams (rows partly padding are built in registers);
+ * RL_NIBBLES, rl_lines moves 4-bit elements (RL_T bytes, two to one), with
+ * RL_VEC 8 in squares of 8 x 8 nibbles, whose source rows, with
+ * RL_ODD_ROWS, may start mid-byte.
  * RL_KERNEL names the one kernel a plan compiles: 1 rl_gather, 2 rl_rows,
  * 3 rl_gather_nibbles, 4 rl_stage, 5 rl_lines. Each writes every destination
  * element once, padding as zero.
@@ -651,6 +654,43 @@ static inline void rl_box_squares(__global const RL_T *restrict src,
         }
   }
 }
+#ifdef RL_COPY_IN
+/* A box of whole squares (RL_VT rows of 16 bytes) whose source rows fall
+ * into one cache set (host/plan.c plan_copy_in), in three passes over
+ * private buffers: K's source rows read whole into one, each row's runs at
+ * its mq steps along Q one after another; the squares transposed from
+ * there into the other, which holds the box's destination rows; those
+ * written out whole, one after another. */
+static inline void rl_copy_in(__global const RL_T *restrict src,
+                              __global RL_T *restrict dst, RL_I mp, RL_I mq,
+                              RL_I mk, int stream) {
+  const RL_I w = RL_BP / RL_VEC, h = RL_BK / RL_VEC; /* vectors per row */
+  RL_VT in[RL_BK * RL_BQ * w], out[RL_BQ * RL_BP * h];
+  for (RL_I k = 0; k < mk; k++)
+    for (RL_I q = 0; q < mq; q++)
+      for (RL_I p = 0; p < mp; p += RL_VEC)
+        in[(k * RL_BQ + q) * w + p / RL_VEC] =
+            RL_AT(src + k * RL_SK + q * RL_SQ + p);
+  for (RL_I q = 0; q < mq; q++)
+    for (RL_I p = 0; p < mp; p += RL_VEC)
+      for (RL_I k = 0; k < mk; k += RL_VEC) {
+        RL_VT r[RL_VEC];
+#pragma unroll
+        for (int j = 0; j < RL_VEC; j++)
+          r[j] = in[((k + j) * RL_BQ + q) * w + p / RL_VEC];
+        rl_transpose(r);
+#pragma unroll
+        for (int j = 0; j < RL_VEC; j++)
+          out[(q * RL_BP + p + j) * h + k / RL_VEC] = r[j];
+      }
+  for (RL_I q = 0; q < mq; q++)
+    for (RL_I p = 0; p < mp; p++)
+      for (RL_I k = 0; k < mk; k += RL_VEC)
+        rl_put_row(dst + q * RL_DQ + p * RL_DP + k,
+                   RL_TRANSFORM(out[(q * RL_BP + p) * h + k / RL_VEC]),
+                   stream);
+}
+#endif
 #endif
 
 #ifdef RL_NIBBLES
@@ -1047,6 +1087,14 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
 #else
 #ifdef RL_FLAT
     rl_flat_squares(src, dst, mp, mq);
+    return;
+#endif
+#ifdef RL_COPY_IN
+    /* P's extent whole squares, K's whole lines (host/plan.c) */
+    if (mp == RL_BP && mq == RL_BQ && stream) /* the common box, fixed */
+      rl_copy_in(src, dst, RL_BP, RL_BQ, RL_BK, 1);
+    else
+      rl_copy_in(src, dst, mp, mq, mk, stream);
     return;
 #endif
     int lead = 0;

@@ -676,6 +676,14 @@ static void boxes(void) {
  *   apart, each row's 256 bytes streamed, the last box along K, 256
  *   pixels, unstaged; P's last box 6 channels, two to a byte). The same
  *   shapes run at the other widths too;
+ * - boxes whose source rows crowd into one cache set, read whole into a
+ *   private buffer and written from another (NCHW -> HWCN, N = 64, its
+ *   rows 20 KiB apart in the source, 16 KiB in the destination; int8,
+ *   wider elements as planned): P's last box ragged (80 pixels); Q's
+ *   steps continuing P's run in the source, 4 to a box, the last box 2
+ *   (nChw16c -> HWCN, 6 pixels); N padded to 128
+ *   (HWCN%128 with N = 40), so that boxes partly data go element by
+ *   element and the second block along N is padding;
  * - 4-bit whole rows copied as words, 16-byte pieces to a store (ND ->
  *   FRACTAL_NZ with N = 71: every other source row starts mid-byte, and
  *   the second block of each row, 7 nibbles of data, goes two to a byte). */
@@ -752,6 +760,10 @@ static int box_streams_narrow(const char *s) { /* 1-byte rows of 8 */
 }
 static int box_shifts(const char *s) {
   return define_value(s, "RL_SHIFT") == 1 && box_streams(s);
+}
+static int box_copies_in(const char *s) { /* 1-byte elements */
+  return element_size(s) > 1 || (define_value(s, "RL_COPY_IN") == 1 &&
+                                 define_value(s, "RL_STREAM") == 16);
 }
 
 /* 4-bit: squares through a private buffer, streamed, P's last box ragged
@@ -831,6 +843,9 @@ static void streams(void) {
       {0, "NCHW", "NC1HWC0", nibble_staged, {2, 70, 9, 10}, 0},
       {0, "NHWC", "NCHW", nibble_staged_rows, {2, 24, 32, 70}, 0},
       {2, "ND", "FRACTAL_NZ", nibble_streams_words, {2, 17, 71}, 0},
+      {0, "NCHW", "HWCN", box_copies_in, {64, 256, 8, 10}, 1},
+      {0, "nChw16c", "HWCN", box_copies_in, {64, 2048, 2, 3}, 1},
+      {0, "NCHW", "HWCN%128", box_copies_in, {40, 16, 16, 16}, 1},
       /* boxes past the destination's end write up to it only */
       {0, "nChw16c", "nChw8c", box_streams_pads, {2, 17, 5, 7}, 3},
   };
