@@ -912,31 +912,28 @@ static void plan_planes(rl_layout_plan *p, const relayout_desc *dst, int size,
 static void plan_copy_in(rl_layout_plan *p, const relayout_desc *dst, int size,
                          int64_t stream_from) {
   const rl_box_axis *P = &p->box[0], *Q = &p->box[1], *K = &p->box[2];
-  int64_t width = 16 / size, line = 64 / size;
   if (size != 1 || !too_big(dst, stream_from) || p->vec < 2 || p->stream ||
       p->tile || p->wide || p->span || p->flat || p->planes || p->staged ||
       p->shift || p->ahead)
     return;
   const rl_iter_axis *a = &p->axes[P->axis], *k = &p->axes[K->axis];
-  int64_t piece = squares_group(p, size) * p->vec * size;
-  if (k->extent % line || a->extent % width ||
-      cache_sets(k->sstride * size) > 1 || piece >= 64 ||
-      piece >= K->block * size)
+  int64_t piece = squares_group(p, 1) * p->vec; /* bytes of a row at once */
+  if (k->extent % 64 || a->extent % 16 || cache_sets(k->sstride) > 1 ||
+      piece >= 64 || piece >= K->block)
     return;
-  p->vec = (int)width;
+  p->vec = 16;
   p->lead = 0;
   p->copy_in = 1;
-  p->box[2].block = line;
-  set_block(p, 0, line);
+  p->box[2].block = 64;
+  set_block(p, 0, 64);
   /* Q's steps continuing P's whole extent in the source: up to a line */
   int runs = Q->axis >= 0 && P->block == a->extent &&
              p->axes[Q->axis].sstride == a->extent * a->sstride;
-  set_block(p, 1, runs ? line / P->block : 1);
+  set_block(p, 1, runs ? 64 / P->block : 1);
   int whole = 1; /* rows on the line grid when the box's first one is */
   for (int b = 0; b < 2; b++)
-    if (p->box[b].axis >= 0 && p->axes[p->box[b].axis].dstride % line)
-      whole = 0;
-  p->stream = whole ? (int)width : 0;
+    if (p->box[b].axis >= 0 && p->axes[p->box[b].axis].dstride % 64) whole = 0;
+  p->stream = whole ? 16 : 0;
 }
 
 /* log2 of the least power of two >= n */
