@@ -4,6 +4,11 @@
  * the key, the binary's length and checksum, then the binary: an entry that
  * fails any check, or that the driver refuses, is rebuilt from source and
  * rewritten (through a temp file renamed into place).
+ *
+ * PoCL (3.1) fails an assertion, aborting the process, when it loads a binary
+ * whose program.bc is empty; a PoCL build once returned such a binary while
+ * another process built the same source. PoCL binaries without program.bc
+ * are therefore neither stored nor loaded.
  */
 #include "engine.h"
 
@@ -58,6 +63,18 @@ static void entry_path(char *out, size_t size, const char *dir, uint64_t key) {
   snprintf(out, size, "%s/%016llx.bin", dir, (unsigned long long)key);
 }
 
+/* Not a PoCL binary, or one that holds a non-empty program.bc: the file's
+ * path, then its length (4 bytes) and contents. */
+static int loadable(const unsigned char *bin, size_t len) {
+  static const char pocl[] = "poclbin", bc[] = "/program.bc";
+  const size_t n = sizeof bc - 1;
+  if (len < sizeof pocl || memcmp(bin, pocl, sizeof pocl)) return 1;
+  for (size_t i = 0; i + n + 4 <= len; i++)
+    if (!memcmp(bin + i, bc, n))
+      return bin[i + n] || bin[i + n + 1] || bin[i + n + 2] || bin[i + n + 3];
+  return 0;
+}
+
 static cl_program build(relayout_engine *e, cl_program prog,
                         relayout_error *err) {
   if (clBuildProgram(prog, 1, &e->device, RL_BUILD_OPTIONS, NULL, NULL) ==
@@ -84,7 +101,8 @@ static cl_program load(relayout_engine *e, const char *path, uint64_t key) {
       fread(head, sizeof head, 1, f) == 1 && head[0] == key && head[1] > 0 &&
       head[1] < ((uint64_t)1 << 30) && (bin = malloc((size_t)head[1])) &&
       fread(bin, (size_t)head[1], 1, f) == 1 && fgetc(f) == EOF &&
-      fnv(0xcbf29ce484222325ULL, bin, (size_t)head[1]) == head[2]) {
+      fnv(0xcbf29ce484222325ULL, bin, (size_t)head[1]) == head[2] &&
+      loadable(bin, (size_t)head[1])) {
     size_t len = (size_t)head[1];
     const unsigned char *bins[1] = {bin};
     cl_int status, rc;
@@ -112,8 +130,10 @@ static void store(cl_program prog, const char *dir, const char *path,
   char tmp[4200];
   snprintf(tmp, sizeof tmp, "%s/.tmp-XXXXXX", dir);
   int fd = bin ? mkstemp(tmp) : -1;
-  if (fd >= 0 && clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins,
-                                  NULL) == CL_SUCCESS) {
+  if (fd >= 0 &&
+      clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL) ==
+          CL_SUCCESS &&
+      loadable(bin, len)) {
     uint64_t head[3] = {key, len, fnv(0xcbf29ce484222325ULL, bin, len)};
     FILE *f = fdopen(fd, "wb");
     int ok = f && fwrite(RL_BIN_MAGIC, 8, 1, f) == 1 &&

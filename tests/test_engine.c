@@ -69,6 +69,44 @@ static int entry(char *path, size_t size) {
   return ok;
 }
 
+/* The entry at `path` with its binary replaced by PoCL's binary less
+ * program.bc (its path and contents gone, their lengths 0), under a valid
+ * checksum: the binary PoCL returned once from a raced build. Entries are
+ * the magic (8 bytes), key, length, FNV-1a checksum of the binary (8 bytes
+ * each), the binary. Returns 0 where the binary is not PoCL's. */
+static int strip_program_bc(const char *path) {
+  FILE *f = fopen(path, "rb");
+  struct stat st;
+  if (!f || stat(path, &st)) return 0;
+  size_t size = (size_t)st.st_size;
+  unsigned char *e = malloc(size);
+  int read = fread(e, size, 1, f) == 1;
+  fclose(f);
+  unsigned char *bin = e + 32, *bc = NULL;
+  size_t len = size - 32;
+  for (size_t i = 4; read && i + 15 <= len && !bc; i++)
+    if (!memcmp(bin + i, "/program.bc", 11)) bc = bin + i;
+  if (!bc || memcmp(bin, "poclbin", 8)) {
+    free(e);
+    return 0;
+  }
+  uint32_t bc_len;
+  memcpy(&bc_len, bc + 11, 4);
+  unsigned char *rest = bc + 15 + bc_len;
+  memset(bc - 4, 0, 8);
+  memmove(bc + 4, rest, (size_t)(bin + len - rest));
+  uint64_t n = (uint64_t)(bc + 4 + (bin + len - rest) - bin),
+           h = 0xcbf29ce484222325ULL;
+  for (uint64_t i = 0; i < n; i++) h = (h ^ bin[i]) * 0x100000001b3ULL;
+  memcpy(e + 16, &n, 8);
+  memcpy(e + 24, &h, 8);
+  f = fopen(path, "wb");
+  fwrite(e, 32 + n, 1, f);
+  fclose(f);
+  free(e);
+  return 1;
+}
+
 static void disk_cache(void) {
   relayout_engine *e;
   CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
@@ -115,6 +153,20 @@ static void disk_cache(void) {
   CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
   convert_on(e);
   builds(e, 1, 0, "foreign file: rebuilt");
+  relayout_engine_free(e);
+
+  /* PoCL aborts on loading a binary without program.bc: never loaded. */
+  if (!strip_program_bc(path)) {
+    printf("note: the CPU device's binaries are not PoCL's\n");
+    return;
+  }
+  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
+  convert_on(e);
+  builds(e, 1, 0, "PoCL binary without program.bc: rebuilt");
+  relayout_engine_free(e);
+  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
+  convert_on(e);
+  builds(e, 0, 1, "rewritten entry: from disk");
   relayout_engine_free(e);
 }
 
