@@ -213,7 +213,7 @@ static inline void rl_put_row(__global RL_T *at, RL_VT v, int stream) {
  * vector's first lanes, the rest zero: the vector that ends at `end` as a
  * little-endian 128-bit number (two ulongs), shifted down by the bytes
  * before them. RL_VT is 16 bytes wherever rows stream with RL_SK 1
- * (stream_stores in host/plan.c). OpenCL's shuffle() with a mask computed
+ * (stream_stores in host/plan_lines.c). OpenCL's shuffle() with a mask computed
  * at run time went lane by lane. */
 static inline RL_VT rl_row_tail(__global const RL_T *end, RL_I rem) {
   ulong2 x = as_ulong2(RL_AT(end - RL_STREAM));
@@ -489,7 +489,7 @@ static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
 }
 
 /* A box whose Q continues K's rows in the destination, K whole in it
- * (host/plan.c plan_flat): along each of P's elements, the box's
+ * (host/plan_lines.c plan_flat): along each of P's elements, the box's
  * destination is one run of mq x RL_BK elements, row r of which is K's
  * element r % RL_BK at Q step r / RL_BK (RL_ROW). Squares take RL_VEC
  * consecutive rows of that run by RL_VEC elements along P, wherever along
@@ -566,7 +566,7 @@ static inline void rl_rest_squares(__global const RL_T *in, RL_I mp,
  * along K, RL_GROUP of them along K at a time, each row's pieces one after
  * another; element by element where P, K or Q (RL_SIDE_Q) leaves less than
  * a group, except that with RL_SQUARE_TAIL (plain squares, K's block whole
- * squares: host/plan.c square_tail) a box builds its rows past the last
+ * squares: host/plan_lines.c square_tail) a box builds its rows past the last
  * square along P into vectors, streamed where the box streams. With `stage`
  * (RL_STAGED: whole squares along P and K), the rows go there, at their
  * place in the box's destination run, instead, as do Q's last steps short
@@ -656,7 +656,7 @@ static inline void rl_box_squares(__global const RL_T *restrict src,
 }
 #ifdef RL_COPY_IN
 /* A box of whole squares (RL_VT rows of 16 bytes) whose source rows fall
- * into one cache set (host/plan.c plan_copy_in), in three passes over
+ * into one cache set (host/plan_lines.c plan_copy_in), in three passes over
  * private buffers: K's source rows read whole into one, each row's runs at
  * its mq steps along Q one after another; the squares transposed from
  * there into the other, which holds the box's destination rows; those
@@ -1044,11 +1044,11 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
   stream = (ulong)dst % sizeof(RL_VT) == 0; /* then every store is aligned */
 #endif
 #ifdef RL_ODD_K
-  /* destination rows that start mid-byte (host/plan.c nibble_odd_k): each
-   * Q step's run of mp rows, whole bytes, put together in a private
-   * buffer, then written out. Words and nibbles go in as read-modify-
-   * writes of the bytes they share, so the buffer starts as zeros, never
-   * read before it is written. */
+  /* destination rows that start mid-byte (host/plan_nibbles.c
+   * nibble_odd_k): each Q step's run of mp rows, whole bytes, put together
+   * in a private buffer, then written out. Words and nibbles go in as
+   * read-modify-writes of the bytes they share, so the buffer starts as
+   * zeros, never read before it is written. */
   uchar run[RL_BP * RL_BK / 2 + 8] = {0};
   for (RL_I q = 0; q < mq; q++) {
     __global uchar *out = dst + q * RL_DQ / 2;
@@ -1066,7 +1066,7 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
       n[2] - (mp - 1) * RL_CP - (mq - 1) * RL_CQ >= mk) {
 #ifdef RL_NIBBLES
 #ifdef RL_STAGED
-    /* the box's destination rows (host/plan.c nibble_staged) through a
+    /* the box's destination rows (host/plan_nibbles.c nibble_staged) through a
      * private buffer, RL_BK nibbles apart, then written in order: one
      * run of whole 16-byte pieces (RL_DP == RL_BK), or each row whole
      * (RL_BK and RL_DP multiples of 32: each row starts on the grid) */
@@ -1090,7 +1090,7 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
     return;
 #endif
 #ifdef RL_COPY_IN
-    /* P's extent whole squares, K's whole lines (host/plan.c) */
+    /* P's extent whole squares, K's whole lines (host/plan_lines.c) */
     if (mp == RL_BP && mq == RL_BQ && stream) /* the common box, fixed */
       rl_copy_in(src, dst, RL_BP, RL_BQ, RL_BK, 1);
     else
