@@ -107,6 +107,16 @@ static int strip_program_bc(const char *path) {
   return 1;
 }
 
+/* A new CPU engine converts once: built `src` programs from source and
+ * loaded `disk` from the disk cache. */
+static void fresh(int src, int disk, const char *when) {
+  relayout_engine *e;
+  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
+  convert_on(e);
+  builds(e, src, disk, when);
+  relayout_engine_free(e);
+}
+
 static void disk_cache(void) {
   relayout_engine *e;
   CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
@@ -118,10 +128,7 @@ static void disk_cache(void) {
   char path[256];
   CHECK(entry(path, sizeof path), "a cache entry was written in %s", dir);
 
-  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
-  convert_on(e);
-  builds(e, 0, 1, "new engine: from disk");
-  relayout_engine_free(e);
+  fresh(0, 1, "new engine: from disk");
 
   /* A flipped byte inside the binary: detected, rebuilt, rewritten. */
   FILE *f = fopen(path, "r+b");
@@ -132,42 +139,24 @@ static void disk_cache(void) {
   fseek(f, st.st_size / 2, SEEK_SET);
   fputc(c ^ 0xFF, f);
   fclose(f);
-  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
-  convert_on(e);
-  builds(e, 1, 0, "corrupt entry: rebuilt");
-  relayout_engine_free(e);
-  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
-  convert_on(e);
-  builds(e, 0, 1, "rewritten entry: from disk");
-  relayout_engine_free(e);
+  fresh(1, 0, "corrupt entry: rebuilt");
+  fresh(0, 1, "rewritten entry: from disk");
 
   /* A truncated entry, and one that is not an entry at all. */
   CHECK(truncate(path, 20) == 0, "truncate");
-  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
-  convert_on(e);
-  builds(e, 1, 0, "truncated entry: rebuilt");
-  relayout_engine_free(e);
+  fresh(1, 0, "truncated entry: rebuilt");
   f = fopen(path, "wb");
   fputs("not a program", f);
   fclose(f);
-  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
-  convert_on(e);
-  builds(e, 1, 0, "foreign file: rebuilt");
-  relayout_engine_free(e);
+  fresh(1, 0, "foreign file: rebuilt");
 
   /* PoCL aborts on loading a binary without program.bc: never loaded. */
   if (!strip_program_bc(path)) {
     printf("note: the CPU device's binaries are not PoCL's\n");
     return;
   }
-  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
-  convert_on(e);
-  builds(e, 1, 0, "PoCL binary without program.bc: rebuilt");
-  relayout_engine_free(e);
-  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
-  convert_on(e);
-  builds(e, 0, 1, "rewritten entry: from disk");
-  relayout_engine_free(e);
+  fresh(1, 0, "PoCL binary without program.bc: rebuilt");
+  fresh(0, 1, "its rewritten entry: from disk");
 }
 
 static void choosing(void) {
