@@ -3,7 +3,10 @@
  * A disk entry is keyed by device, driver and source. Its file holds a magic,
  * the key, the binary's length and checksum, then the binary: an entry that
  * fails any check, or that the driver refuses, is rebuilt from source and
- * rewritten (through a temp file renamed into place).
+ * rewritten (through a temp file renamed into place). Loading an entry
+ * marks it used (its modification time); storing one prunes the directory
+ * when its entries exceed RELAYOUT_CACHE_MB, least recently used first,
+ * down to three quarters of the bound.
  *
  * PoCL (3.1) fails an assertion, aborting the process, when it loads a binary
  * whose program.bc is empty; a PoCL build once returned such a binary while
@@ -12,7 +15,9 @@
  */
 #include "engine.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +66,72 @@ static int cache_dir(char *out, size_t size) {
 
 static void entry_path(char *out, size_t size, const char *dir, uint64_t key) {
   snprintf(out, size, "%s/%016llx.bin", dir, (unsigned long long)key);
+}
+
+/* The disk cache's bound in bytes: RELAYOUT_CACHE_MB MiB where that is a
+ * positive number, else 256 MiB. */
+static uint64_t cache_bound(void) {
+  const char *v = getenv("RELAYOUT_CACHE_MB");
+  double mb = v ? atof(v) : 0;
+  return (uint64_t)((mb > 0 && mb < 1e12 ? mb : 256) * 1048576);
+}
+
+/* Whether a file name is an entry's: 16 hex digits, ".bin". */
+static int entry_name(const char *name) {
+  if (strlen(name) != 20 || strcmp(name + 16, ".bin")) return 0;
+  for (int i = 0; i < 16; i++)
+    if (!strchr("0123456789abcdef", name[i])) return 0;
+  return 1;
+}
+
+typedef struct aged {
+  char name[24];
+  uint64_t size;
+  struct timespec used;
+} aged;
+
+static int older(const void *a, const void *b) {
+  const struct timespec *x = &((const aged *)a)->used,
+                        *y = &((const aged *)b)->used;
+  if (x->tv_sec != y->tv_sec) return x->tv_sec < y->tv_sec ? -1 : 1;
+  return (x->tv_nsec > y->tv_nsec) - (x->tv_nsec < y->tv_nsec);
+}
+
+/* Entries past the bound removed, least recently used first, down to three
+ * quarters of it; `keep` (the entry just stored) stays. Files other than
+ * entries are left alone, and an entry another process removed first is
+ * skipped. */
+static void prune(const char *dir, const char *keep) {
+  uint64_t bound = cache_bound(), total = 0;
+  DIR *d = opendir(dir);
+  if (!d) return;
+  aged *all = NULL;
+  size_t n = 0, cap = 0;
+  char path[4096 + 1 + sizeof((struct dirent *)0)->d_name];
+  for (struct dirent *f; (f = readdir(d));) {
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", dir, f->d_name);
+    if (!entry_name(f->d_name) || stat(path, &st)) continue;
+    total += (uint64_t)st.st_size;
+    if (!strcmp(f->d_name, keep)) continue;
+    if (n == cap) {
+      aged *more = realloc(all, (cap = cap ? 2 * cap : 64) * sizeof *all);
+      if (!more) break;
+      all = more;
+    }
+    snprintf(all[n].name, sizeof all[n].name, "%s", f->d_name);
+    all[n].size = (uint64_t)st.st_size;
+    all[n++].used = st.st_mtim;
+  }
+  closedir(d);
+  if (total > bound && n) {
+    qsort(all, n, sizeof *all, older);
+    for (size_t i = 0; i < n && total > bound / 4 * 3; i++) {
+      snprintf(path, sizeof path, "%s/%s", dir, all[i].name);
+      if (!unlink(path)) total -= all[i].size;
+    }
+  }
+  free(all);
 }
 
 /* Not a PoCL binary, or one that holds a non-empty program.bc: the file's
@@ -112,6 +183,7 @@ static cl_program load(relayout_engine *e, const char *path, uint64_t key) {
       prog = NULL;
     else
       prog = build(e, prog, NULL);
+    if (prog) utimensat(AT_FDCWD, path, NULL, 0); /* used now */
   }
   free(bin);
   fclose(f);
@@ -140,7 +212,10 @@ static void store(cl_program prog, const char *dir, const char *path,
              fwrite(head, sizeof head, 1, f) == 1 &&
              fwrite(bin, len, 1, f) == 1;
     ok = (f ? fclose(f) == 0 : (close(fd), 0)) && ok;
-    if (!ok || rename(tmp, path)) unlink(tmp);
+    if (!ok || rename(tmp, path))
+      unlink(tmp);
+    else
+      prune(dir, strrchr(path, '/') + 1);
   } else if (fd >= 0) {
     close(fd);
     unlink(tmp);

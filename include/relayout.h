@@ -311,8 +311,10 @@ void relayout_engine_builds(const relayout_engine *engine, int *from_source,
  * it builds (or loads from cache) its kernel; running it compiles nothing.
  * Program binaries are cached on disk in RELAYOUT_CACHE_DIR, else
  * $XDG_CACHE_HOME/relayout, else ~/.cache/relayout (RELAYOUT_CACHE_DIR=off:
- * none); a corrupt or stale entry is rebuilt. When the kernel cannot be built
- * the plan falls back to the reference and relayout_plan_note says why.
+ * none); a corrupt or stale entry is rebuilt. The entries are kept under
+ * RELAYOUT_CACHE_MB MiB (default 256), the least recently used removed
+ * first. When the kernel cannot be built the plan falls back to the
+ * reference and relayout_plan_note says why.
  */
 typedef struct relayout_plan relayout_plan;
 relayout_status relayout_plan_create(relayout_plan **out,

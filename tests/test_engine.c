@@ -2,6 +2,7 @@
  * engine */
 #include "check.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -159,6 +160,87 @@ static void disk_cache(void) {
   fresh(0, 1, "its rewritten entry: from disk");
 }
 
+/* The entries in the cache directory: how many and their bytes, the path
+ * of the one modified last in `last` (may be NULL); with `clear`, each
+ * removed. */
+static int entries(long *bytes, char *last, int clear) {
+  DIR *d = opendir(dir);
+  int n = 0;
+  *bytes = 0;
+  char path[128];
+  struct stat st;
+  struct timespec latest = {0, 0};
+  for (struct dirent *f; d && (f = readdir(d));)
+    if (strstr(f->d_name, ".bin") &&
+        snprintf(path, sizeof path, "%s/%.40s", dir, f->d_name) > 0 &&
+        !stat(path, &st)) {
+      n++;
+      *bytes += (long)st.st_size;
+      if (last && (st.st_mtim.tv_sec > latest.tv_sec ||
+                   (st.st_mtim.tv_sec == latest.tv_sec &&
+                    st.st_mtim.tv_nsec > latest.tv_nsec))) {
+        latest = st.st_mtim;
+        strcpy(last, path);
+      }
+      if (clear) unlink(path);
+    }
+  if (d) closedir(d);
+  return n;
+}
+
+/* NCHW -> NHWC f32 on a new engine, 2x17x5xW: each W its own program,
+ * all of about one size. Returns the path of the entry modified last. */
+static void nhwc(int w, char *last) {
+  relayout_engine *e;
+  long bytes;
+  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
+  convert_to(e, "NHWC", RELAYOUT_F32, (const int64_t[]){2, 17, 5, w}, NULL);
+  relayout_engine_free(e);
+  entries(&bytes, last, 0);
+}
+
+/* Bounded by RELAYOUT_CACHE_MB: a store past the bound removes the least
+ * recently used entries (loading one uses it) until they fit in three
+ * quarters of the bound, never the one it stored, and leaves other files
+ * alone. Entry sizes vary with PoCL's own cache, so the bound is set from
+ * the five entries stored first and the removals follow from their sizes. */
+static void bounded(void) {
+  char other[128], mb[32], e[6][128];
+  long size[6], all;
+  snprintf(other, sizeof other, "%s/notes.txt", dir);
+  FILE *f = fopen(other, "w");
+  fputs("not an entry", f);
+  fclose(f);
+  entries(&all, NULL, 1);
+  for (int i = 0; i < 5; i++) {
+    long before = all;
+    nhwc(3 + i, e[i]);
+    entries(&all, NULL, 0);
+    size[i] = all - before;
+  }
+  CHECK(entries(&all, NULL, 0) == 5, "5 entries stored");
+  snprintf(mb, sizeof mb, "%.6f", (double)(all + 1) / 1048576);
+  setenv("RELAYOUT_CACHE_MB", mb, 1);
+  long fit = (long)(atof(mb) * 1048576) / 4 * 3;
+  nhwc(3, e[0]); /* loaded: used after the other four */
+  nhwc(8, e[5]);
+  struct stat st;
+  CHECK(stat(e[5], &st) == 0, "the entry stored last stays");
+  all += (long)st.st_size;
+  int gone[6] = {0};
+  for (int j = 0; j < 5 && all > fit; j++) { /* least recently used first */
+    int i = j < 4 ? j + 1 : 0;
+    gone[i] = 1;
+    all -= size[i];
+  }
+  CHECK(gone[1] && !gone[0], "the bound prunes the oldest, not the one used");
+  for (int i = 0; i < 6; i++)
+    CHECK((access(e[i], F_OK) != 0) == gone[i], "entry %d %s", i,
+          gone[i] ? "removed" : "kept");
+  CHECK(access(other, F_OK) == 0, "files other than entries stay");
+  unsetenv("RELAYOUT_CACHE_MB");
+}
+
 static void choosing(void) {
   relayout_engine *e;
   relayout_error note;
@@ -227,6 +309,7 @@ int main(void) {
   setenv("RELAYOUT_CACHE_DIR", dir, 1);
   choosing();
   disk_cache();
+  bounded();
   slabs();
   char cmd[96];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
