@@ -85,7 +85,7 @@ static int entry_name(const char *name) {
 }
 
 typedef struct aged {
-  char name[24];
+  char name[21];
   uint64_t size;
   struct timespec used;
 } aged;
@@ -119,7 +119,7 @@ static void prune(const char *dir, const char *keep) {
       if (!more) break;
       all = more;
     }
-    snprintf(all[n].name, sizeof all[n].name, "%s", f->d_name);
+    memcpy(all[n].name, f->d_name, 21); /* entry_name: 20 characters */
     all[n].size = (uint64_t)st.st_size;
     all[n++].used = st.st_mtim;
   }
