@@ -6,7 +6,7 @@
  * rewritten (through a temp file renamed into place). Loading an entry
  * marks it used (its modification time); storing one prunes the directory
  * when its entries exceed RELAYOUT_CACHE_MB, least recently used first,
- * down to three quarters of the bound.
+ * down to three quarters of the bound, and removes temp files a day old.
  *
  * PoCL (3.1) fails an assertion, aborting the process, when it loads a binary
  * whose program.bc is empty; a PoCL build once returned such a binary while
@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define RL_BIN_MAGIC     "RLBIN001"
@@ -97,10 +98,17 @@ static int older(const void *a, const void *b) {
   return (x->tv_nsec > y->tv_nsec) - (x->tv_nsec < y->tv_nsec);
 }
 
+/* Whether a file is a temp file (store's) left a day ago or more, by a
+ * process that died before renaming it. */
+static int stale_temp(const char *name, const struct stat *st) {
+  return !strncmp(name, ".tmp-", 5) && strlen(name) == 11 &&
+         st->st_mtim.tv_sec < time(NULL) - 86400;
+}
+
 /* Entries past the bound removed, least recently used first, down to three
- * quarters of it; `keep` (the entry just stored) stays. Files other than
- * entries are left alone, and an entry another process removed first is
- * skipped. */
+ * quarters of it; `keep` (the entry just stored) stays, and so do files
+ * other than entries but stale temp files. An entry another process removed
+ * first is skipped. */
 static void prune(const char *dir, const char *keep) {
   uint64_t bound = cache_bound(), total = 0;
   DIR *d = opendir(dir);
@@ -111,7 +119,9 @@ static void prune(const char *dir, const char *keep) {
   for (struct dirent *f; (f = readdir(d));) {
     struct stat st;
     snprintf(path, sizeof path, "%s/%s", dir, f->d_name);
-    if (!entry_name(f->d_name) || stat(path, &st)) continue;
+    if (stat(path, &st)) continue;
+    if (stale_temp(f->d_name, &st)) unlink(path);
+    if (!entry_name(f->d_name)) continue;
     total += (uint64_t)st.st_size;
     if (!strcmp(f->d_name, keep)) continue;
     if (n == cap) {

@@ -3,8 +3,10 @@
 #include "check.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
 
 static char dir[64];
 
@@ -207,10 +209,19 @@ static void nhwc(int w, char *last) {
 static void bounded(void) {
   char other[128], mb[32], e[6][128];
   long size[6], all;
+  char temp[2][128];
   snprintf(other, sizeof other, "%s/notes.txt", dir);
-  FILE *f = fopen(other, "w");
-  fputs("not an entry", f);
-  fclose(f);
+  snprintf(temp[0], sizeof temp[0], "%s/.tmp-abcdef", dir);
+  snprintf(temp[1], sizeof temp[1], "%s/.tmp-ghijkl", dir);
+  for (int i = 0; i < 3; i++) {
+    FILE *f = fopen(i < 2 ? temp[i] : other, "w");
+    fputs("not an entry", f);
+    fclose(f);
+  }
+  /* one temp file left by a process that died two days ago */
+  struct timespec then[2] = {{time(NULL) - 2 * 86400, 0},
+                             {time(NULL) - 2 * 86400, 0}};
+  utimensat(AT_FDCWD, temp[0], then, 0);
   entries(&all, NULL, 1);
   for (int i = 0; i < 5; i++) {
     long before = all;
@@ -237,7 +248,9 @@ static void bounded(void) {
   for (int i = 0; i < 6; i++)
     CHECK((access(e[i], F_OK) != 0) == gone[i], "entry %d %s", i,
           gone[i] ? "removed" : "kept");
-  CHECK(access(other, F_OK) == 0, "files other than entries stay");
+  CHECK(access(other, F_OK) == 0 && access(temp[1], F_OK) == 0,
+        "files other than entries stay, and so do new temp files");
+  CHECK(access(temp[0], F_OK) != 0, "a temp file a day old goes");
   unsetenv("RELAYOUT_CACHE_MB");
 }
 
