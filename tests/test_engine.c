@@ -191,7 +191,8 @@ static int entries(long *bytes, char *last, int clear) {
 }
 
 /* NCHW -> NHWC f32 on a new engine, 2x17x5xW: each W its own program,
- * all of about one size. Returns the path of the entry modified last. */
+ * all of about one size. `last` receives the path of the entry modified
+ * last (the one stored or loaded). */
 static void nhwc(int w, char *last) {
   relayout_engine *e;
   long bytes;
@@ -207,9 +208,8 @@ static void nhwc(int w, char *last) {
  * alone. Entry sizes vary with PoCL's own cache, so the bound is set from
  * the five entries stored first and the removals follow from their sizes. */
 static void bounded(void) {
-  char other[128], mb[32], e[6][128];
+  char other[128], temp[2][128], mb[32], e[6][128];
   long size[6], all;
-  char temp[2][128];
   snprintf(other, sizeof other, "%s/notes.txt", dir);
   snprintf(temp[0], sizeof temp[0], "%s/.tmp-abcdef", dir);
   snprintf(temp[1], sizeof temp[1], "%s/.tmp-ghijkl", dir);
