@@ -70,11 +70,14 @@ static void entry_path(char *out, size_t size, const char *dir, uint64_t key) {
 }
 
 /* The disk cache's bound in bytes: RELAYOUT_CACHE_MB MiB where that is a
- * positive number, else 256 MiB. */
+ * positive number and nothing else, else 256 MiB (so that "1G" is not
+ * taken for 1 MiB and empties the cache). */
 static uint64_t cache_bound(void) {
   const char *v = getenv("RELAYOUT_CACHE_MB");
-  double mb = v ? atof(v) : 0;
-  return (uint64_t)((mb > 0 && mb < 1e12 ? mb : 256) * 1048576);
+  char *end = NULL;
+  double mb = v && *v ? strtod(v, &end) : 0;
+  if (!end || *end || !(mb > 0 && mb < 1e12)) mb = 256;
+  return (uint64_t)(mb * 1048576);
 }
 
 /* Whether a file name is an entry's: 16 hex digits, ".bin". */

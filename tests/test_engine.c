@@ -96,6 +96,10 @@ static int strip_program_bc(const char *path) {
   uint32_t bc_len;
   memcpy(&bc_len, bc + 11, 4);
   unsigned char *rest = bc + 15 + bc_len;
+  if (rest > bin + len) {
+    free(e);
+    return 0;
+  }
   memset(bc - 4, 0, 8);
   memmove(bc + 4, rest, (size_t)(bin + len - rest));
   uint64_t n = (uint64_t)(bc + 4 + (bin + len - rest) - bin),
@@ -223,13 +227,15 @@ static void bounded(void) {
                              {time(NULL) - 2 * 86400, 0}};
   utimensat(AT_FDCWD, temp[0], then, 0);
   entries(&all, NULL, 1);
+  /* a bound with a unit is no bound: the default, not 1 KiB */
+  setenv("RELAYOUT_CACHE_MB", "0.001 MiB", 1);
   for (int i = 0; i < 5; i++) {
     long before = all;
     nhwc(3 + i, e[i]);
     entries(&all, NULL, 0);
     size[i] = all - before;
   }
-  CHECK(entries(&all, NULL, 0) == 5, "5 entries stored");
+  CHECK(entries(&all, NULL, 0) == 5, "5 entries stored, none pruned");
   snprintf(mb, sizeof mb, "%.6f", (double)(all + 1) / 1048576);
   setenv("RELAYOUT_CACHE_MB", mb, 1);
   long fit = (long)(atof(mb) * 1048576) / 4 * 3;
