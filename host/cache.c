@@ -73,10 +73,9 @@ static void entry_path(char *out, size_t size, const char *dir, uint64_t key) {
  * positive number and nothing else, else 256 MiB (so that "1G" is not
  * taken for 1 MiB and empties the cache). */
 static uint64_t cache_bound(void) {
-  const char *v = getenv("RELAYOUT_CACHE_MB");
-  char *end = NULL;
-  double mb = v && *v ? strtod(v, &end) : 0;
-  if (!end || *end || !(mb > 0 && mb < 1e12)) mb = 256;
+  double mb;
+  if (!rl_env_number("RELAYOUT_CACHE_MB", &mb) || !(mb > 0 && mb < 1e12))
+    mb = 256;
   return (uint64_t)(mb * 1048576);
 }
 

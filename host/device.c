@@ -2,6 +2,7 @@
 #include "engine.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,9 +139,19 @@ void rl_device_limits(relayout_engine *e) {
                   &e->max_group, NULL);
   e->max_alloc = alloc;
   e->cache = cache;
-  const char *limit = getenv("RELAYOUT_MAX_ALLOC");
-  long long v = limit ? atoll(limit) : 0;
-  if (v > 0 && (uint64_t)v < e->max_alloc) e->max_alloc = (uint64_t)v;
+  double v;
+  if (rl_env_number("RELAYOUT_MAX_ALLOC", &v) && v >= 1 &&
+      v < (double)e->max_alloc)
+    e->max_alloc = (uint64_t)v;
+}
+
+int rl_env_number(const char *name, double *out) {
+  const char *v = getenv(name);
+  char *end = NULL;
+  double x = v && *v ? strtod(v, &end) : 0;
+  if (!end || *end || !isfinite(x)) return 0;
+  *out = x;
+  return 1;
 }
 
 relayout_status relayout_engine_create(relayout_engine **out,

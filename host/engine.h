@@ -71,6 +71,11 @@ relayout_status rl_run_split(relayout_plan *p, unsigned char *dst,
  * does not: how tests on PoCL reach the copies a discrete GPU needs. */
 void rl_device_limits(relayout_engine *e);
 
+/* The tuning variables' one reading: 1 with the value of environment
+ * variable `name` in *out where it is a finite number and nothing else
+ * ("64K" or "1G" is not one), else 0, and the caller keeps its default. */
+int rl_env_number(const char *name, double *out);
+
 /* run.c: enqueues the plan's work on buffers, offsets in bytes, after the
  * events in wait (*done, if not NULL, receives the completion event). */
 cl_int rl_enqueue(relayout_plan *p, cl_mem dst, size_t dst_off, cl_mem src,

@@ -75,8 +75,10 @@ static void sizes(relayout_plan *p) {
  * tests and tuning). */
 static int64_t stream_from(const relayout_engine *e) {
   if (e->reference || e->is_gpu) return 0;
-  const char *v = getenv("RELAYOUT_STREAM_BYTES");
-  return v ? atoll(v) : (int64_t)(e->cache / 2);
+  double v;
+  return rl_env_number("RELAYOUT_STREAM_BYTES", &v) && v >= 0 && v < 1e18
+             ? (int64_t)v
+             : (int64_t)(e->cache / 2);
 }
 
 /* A plan for a checked pair; with `widen`, moving the widest units the

@@ -322,6 +322,46 @@ static void slabs(void) {
   unsetenv("RELAYOUT_MAX_ALLOC");
 }
 
+/* Whether NCHW -> NHWC f32 2x64x23x23 (270 KB) streams its stores on a
+ * new CPU engine with RELAYOUT_STREAM_BYTES set to `bytes`. */
+static int streams_at(const char *bytes) {
+  relayout_engine *e;
+  relayout_plan *p;
+  relayout_layout *a = parse("NCHW"), *b = parse("NHWC");
+  relayout_desc s, d;
+  setenv("RELAYOUT_STREAM_BYTES", bytes, 1);
+  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
+  CHECK_OK(relayout_bind_extents(&s, &d, a, b, RELAYOUT_F32, 4,
+                                 (const int64_t[]){2, 64, 23, 23}, &e_));
+  CHECK_OK(relayout_plan_create(&p, e, &d, &s, &e_));
+  int streamed = strstr(relayout_plan_source(p), "#define RL_STREAM ") != NULL;
+  relayout_plan_free(p);
+  relayout_engine_free(e);
+  relayout_layout_free(a);
+  relayout_layout_free(b);
+  unsetenv("RELAYOUT_STREAM_BYTES");
+  return streamed;
+}
+
+/* The tuning variables take a plain number or nothing: "8K" is not 8 bytes
+ * nor 8 KiB, but the default (the cache's bound is tested in `bounded`). */
+static void tuning_numbers(void) {
+  CHECK(streams_at("1"), "RELAYOUT_STREAM_BYTES=1 streams a 270 KB tensor");
+  CHECK(!streams_at("1e9"), "RELAYOUT_STREAM_BYTES=1e9 does not");
+  CHECK(!streams_at("1 byte") && !streams_at("-1"),
+        "a bad RELAYOUT_STREAM_BYTES means the default (half the cache)");
+  relayout_engine *e;
+  relayout_error note;
+  setenv("RELAYOUT_MAX_ALLOC", "8K", 1);
+  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
+  convert_to(e, "FRACTAL_Z", RELAYOUT_F32, (const int64_t[]){9, 17, 9, 7},
+             &note);
+  CHECK(!*note.message, "RELAYOUT_MAX_ALLOC=8K lowers nothing: '%s'",
+        note.message);
+  relayout_engine_free(e);
+  unsetenv("RELAYOUT_MAX_ALLOC");
+}
+
 int main(void) {
   snprintf(dir, sizeof dir, "/tmp/relayout-cache-XXXXXX");
   if (!mkdtemp(dir)) return 2;
@@ -330,6 +370,7 @@ int main(void) {
   disk_cache();
   bounded();
   slabs();
+  tuning_numbers();
   char cmd[96];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   if (system(cmd)) return 2;
