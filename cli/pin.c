@@ -3,7 +3,7 @@
  * PoCL's CPU device (pthread) leaves its worker threads to the scheduler
  * unless POCL_AFFINITY is 1, when worker i runs on CPU i only. Unpinned,
  * two workers can share one CPU for much of a kernel, which cost tensors
- * of 8 MiB and more up to half their speed (bench/README.md,
+ * of 8 MiB and more up to half their speed (bench/TUNING.md,
  * "Pinned PoCL threads"); pinned, a worker wakes a few microseconds later,
  * which tensors of 1 MiB and less feel. PoCL reads the variable once, when
  * its device starts, so the command sets it first thing, and only where

@@ -2,7 +2,7 @@
  * per work-item, its squares and its stores
  *
  * Each rule below carries the measurements that chose it (alternating runs
- * in one process; bench/README.md has the tables).
+ * in one process; bench/TUNING.md has the tables).
  */
 #include "plan_lines.h"
 
@@ -202,7 +202,7 @@ void rl_plan_box(rl_layout_plan *p, int size) {
      * 57x57, 58x58, 73x73, 147x147 and 35x35, f16 57x57 5-15%; int8 and
      * rows on the grid (56x56) ran alike with it, and so did 14x14 and
      * 7x7, whose rows are a few boxes long; 1 line on gained less, 6 and
-     * 12 lines less again (bench/README.md) */
+     * 12 lines less again (bench/TUNING.md) */
     if (p->vec > 1 && p->box[1].axis < 0 && k->sstride * size % 64 &&
         p->axes[p->box[0].axis].extent > p->box[0].block + 3 * line)
       p->lead = 3 * line;
@@ -229,7 +229,7 @@ void rl_plan_box(rl_layout_plan *p, int size) {
  * from 4 pieces) go 2 at a time (4 squares of f16 spilled: NCHW -> NC1HWC0
  * f16 39.7 GB/s one at a time, 29.2 as 4). Alternating runs in one process
  * on the 2-core machine, three rounds, median GB/s one at a time and
- * grouped (bench/README.md): NHWC -> NCHW 64x56x56x256 f32 18.5/19.3,
+ * grouped (bench/TUNING.md): NHWC -> NCHW 64x56x56x256 f32 18.5/19.3,
  * 23.1/25.4, 22.4/25.8; int8 (tiles) 18.5/22.7, 22.6/23.4, 24.5/26.2;
  * NCHW -> FRACTAL_Z 512x512x3x3 f32 28.4/34.2, 24.1/27.9, 23.8/27.9; f16
  * 30.1/31.3, 30.0/33.4, 28.3/30.2. NCHW -> NHWC at every width, NC1HWC0 and
@@ -269,7 +269,7 @@ static int squares_group(const rl_layout_plan *p, int size) {
  * vectors against element by element, 2 or 3 rounds: NCHW ->
  * FRACTAL_Z f32 512x512x3x3 1.05-1.08x, 256x256x3x3 1.05-1.23x,
  * 256x256x5x5 1.00-1.09x, 128x128x3x3 1.02-1.13x; f16 0.93-1.01x and
- * int8 0.95-1.05x, which stay element by element (bench/README.md). */
+ * int8 0.95-1.05x, which stay element by element (bench/TUNING.md). */
 static int square_tail(const rl_layout_plan *p, int size) {
   return p->vec > 1 && !p->tile && !p->wide && !p->span && !p->flat &&
          !p->copy_in && (p->stream || (p->ahead && size == 4));
@@ -285,7 +285,7 @@ int rl_too_big(const relayout_desc *dst, int64_t stream_from) {
  * plain stores only). Such a store sends its line to memory without first
  * reading it into the cache (on the 2-core development machine's PoCL, a
  * copy kernel with them moves 1.4x the bytes per second). The rule, from
- * A/B runs there (bench/README.md):
+ * A/B runs there (bench/TUNING.md):
  * - the destination is too big for the cache (stream_from);
  * - squares, one row per store: one square keeps at most 4 lines open at a
  *   time (8 open lines, as f16 and int8 squares 8 rows tall with rows a
@@ -308,7 +308,7 @@ int rl_too_big(const relayout_desc *dst, int64_t stream_from) {
  *   (FRACTAL_Z from 3x3 f32 weights: 9 rows a multiple of 4 KiB apart
  *   where N is a multiple of 64): NCHW -> FRACTAL_Z f32 2048x2048x3x3
  *   and 1024x1024x3x3 streamed read 1% to 23% faster in 4 of 5 rounds
- *   each, the fifth mixed (bench/README.md, "Short runs streamed").
+ *   each, the fifth mixed (bench/TUNING.md, "Short runs streamed").
  *   NCHW -> NHWC f32, whose groups write whole lines too but in runs
  *   along K, measured -6% to -14% streamed at 512 channels, +7% to +12%
  *   at 2048, and stays plain.
@@ -410,7 +410,7 @@ static int64_t cache_sets(int64_t stride) {
  *   int8 at 64x64 pixels fell from 9.3 to 4.7 GB/s as tiles, NHWC -> NCHW
  *   f16 28x28x512 from 19.3 to 16.5 with K cut to 32 rows).
  * Alternating runs in one process on the 2-core machine, median GB/s
- * before and as tiles (bench/README.md): NCHW -> NHWC 64x256x56x56 int8
+ * before and as tiles (bench/TUNING.md): NCHW -> NHWC 64x256x56x56 int8
  * 14.5-16.2 and 19.0-20.3, f16 19.7-21.0 and 25.7-27.2; NHWC -> NCHW
  * 64x56x56x256 int8 11.5-11.7 and 18.6-18.7, f16 14.7 and 20.1-21.1.
  * Where squares stream already (NC1HWC0 int8: 15 as squares, 11 as
@@ -423,7 +423,7 @@ static int64_t cache_sets(int64_t stride) {
  * 9.4-12.7 and 9.7-14.8; at 128 pages or fewer (112x112x128, 48x48x256,
  * 40x40x256, 28x28x512, 14x14x1024, NHWC -> NCHW) a cut ran alike or
  * lower, down to 0.6x, and so did f16 tiles cut to a line at 56x56
- * (bench/README.md). */
+ * (bench/TUNING.md). */
 static void plan_tiles(rl_layout_plan *p, const relayout_desc *dst, int size,
                        int64_t stream_from) {
   const rl_box_axis *P = &p->box[0], *K = &p->box[2];
@@ -454,7 +454,7 @@ static void plan_tiles(rl_layout_plan *p, const relayout_desc *dst, int size,
  * of interleaving; 8 x 8 squares move the same bytes in 4 times as many
  * 8-byte loads and stores, each store from a general register.
  * Alternating runs in one process on the 2-core machine, median GB/s
- * before and after, copy kernel in brackets (bench/README.md): NCHW ->
+ * before and after, copy kernel in brackets (bench/TUNING.md): NCHW ->
  * NC1HWC0 int8 64x256x56x56 16.8 and 21.6 (21.5), 15.7 and 21.1 (19.3),
  * 17.9 and 23.7 (21.2); NCHW -> NHWC int8 64x32x112x112 12.0 and 21.1
  * (22.4), 15.3 and 23.8 (24.8), 10.6 and 18.2 (15.8). Alike: nChw16c
@@ -481,7 +481,7 @@ static void plan_bytes16(rl_layout_plan *p, const relayout_desc *dst, int size,
  * after the transpose are 16 contiguous bytes each (kernels/relayout.cl
  * rl_square_row): a quarter of the loads and stores. Alternating runs in
  * one process on the 2-core machine, median GB/s before and after
- * (bench/README.md): NCHW -> 4N int8 64x256x56x56 11.5-12.0 and
+ * (bench/TUNING.md): NCHW -> 4N int8 64x256x56x56 11.5-12.0 and
  * 13.4-14.0, NCHW -> NCHW4 9.8-9.9 and 11.7-11.8. Non-temporal stores on
  * top measured within the noise. Where N or C is not padded, plan_planes
  * now replaces them (1.3-1.5x faster). */
@@ -502,7 +502,7 @@ static void plan_wide(rl_layout_plan *p, int size) {
  * measured faster than whole lines written in turn (P 64 to 512 bytes,
  * alone or with Q 64, or 1 KiB walked a line at a time through all of Q:
  * 0.4-0.9x of these). Alternating runs in one process on the 2-core
- * machine, median GB/s before and after (bench/README.md): NCHW -> CHWN4
+ * machine, median GB/s before and after (bench/TUNING.md): NCHW -> CHWN4
  * 64x256x56x56 int8 6.2-6.3 and 10.1-10.2 (copy kernel 17.6), f16 6.2-7.8
  * and 8.1-9.9, 128x128x28x28 int8 4.4-4.8 and 5.9-6.5; NHWC -> 4N int8
  * 1.9-2.0 and 5.7-6.2. Nor did 4 tiles side by side along Q, each
@@ -749,7 +749,7 @@ static void plan_planes(rl_layout_plan *p, const relayout_desc *dst, int size,
  * into a private buffer, transposed as 16 x 16 squares into another, and
  * written a whole destination line at a time, streamed where its rows
  * start on the line grid. Alternating in one process on the Zen 4
- * machine, 3 rounds, mean ratio to copy new/old (bench/README.md, "Boxes
+ * machine, 3 rounds, mean ratio to copy new/old (bench/TUNING.md, "Boxes
  * through private buffers"): into HWCN from NCHW 64x256x56x56 3.5x,
  * 64x64x112x112 2.2x, 256x64x32x32 2.3x; from NHWC 2.3x, NC1HWC0 1.7x,
  * nChw16c 1.6x, NCHW32 1.5x, NCHW64 1.5x; HWCN -> NCHW 2.2x. Not for wider

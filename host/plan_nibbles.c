@@ -26,7 +26,7 @@ static int nibble_rows(const rl_layout_plan *p) {
  * row may start mid-byte, and its words are moved down a nibble. NCHW ->
  * NHWC int4 64x256x56x56 moved element by element at 0.07 of the copy
  * kernel's speed on the development machine, in squares at 0.36-0.37
- * (bench/README.md, "4-bit squares"); NCHW -> FRACTAL_Z 2048x2048x3x3 and
+ * (bench/TUNING.md, "4-bit squares"); NCHW -> FRACTAL_Z 2048x2048x3x3 and
  * NCHW -> NHWC 64x512x7x7, element by element at 0.07 and 0.03-0.04, with
  * odd rows at 0.28-0.29 and 0.14-0.36 ("4-bit rows that start
  * mid-byte"). */
@@ -114,7 +114,7 @@ static void nibble_stream(rl_layout_plan *p, const relayout_desc *dst,
  * by nibble; on the development machine FRACTAL_Z -> NCHW int4
  * 2048x2048x3x3 went from 0.22 to 4.2-4.3 GB/s (0.01 of the copy kernel
  * to 0.23-0.27), NHWC -> NCHW 256x7x7x2048 from 0.32 to 3.6-3.7
- * (bench/README.md, "4-bit destination rows that start mid-byte"). */
+ * (bench/TUNING.md, "4-bit destination rows that start mid-byte"). */
 static int nibble_odd_k(rl_layout_plan *p) {
   const rl_box_axis *P = &p->box[0], *K = &p->box[2];
   int64_t ek = p->axes[K->axis].extent;

@@ -203,7 +203,7 @@ static inline void rl_put_row(__global RL_T *at, RL_VT v, int stream) {
  * vector ending with the data would start before the buffer, are selected
  * element by element too. Rows built in a private buffer and then read
  * back as vectors ran slower than element by element: each vector read
- * waited on the element stores before it. bench/README.md has the
+ * waited on the element stores before it. bench/TUNING.md has the
  * figures. */
 #define RL_PAD_ROWS 1
 #define RL_PAD_ROW(data) (RL_SK == 1 || (data)*4 <= RL_BK)
