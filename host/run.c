@@ -69,16 +69,28 @@ static void sizes(relayout_plan *p) {
 }
 
 /* CPU devices write destinations of this many bytes or more with streaming
- * stores where a plan can (0: never): half the device's cache, so that
- * source and destination together exceed it and written lines would leave
- * the cache before anything reads them. RELAYOUT_STREAM_BYTES sets it (for
- * tests and tuning). */
+ * stores where a plan can (0: never): 0.3 of the device's cache, where
+ * source and destination together (most often the same size) fill 0.6 of
+ * it. On the Zen 4 machine (32 MiB of L3 reported, shared with other
+ * guests), conversions run again and again over the same buffers found
+ * them in the cache only up to about that. Streamed against plain stores,
+ * alternating in one process, 2 rounds, median GB/s new/old (bench/
+ * TUNING.md, "The streaming threshold"): at 12.8 MB NCHW -> NHWC f32
+ * 2.7x-3.3x, f16 1.8x-2.0x, int8 2.0x-2.9x; NC1HWC0 f16 1.3x-1.8x, int8
+ * 2.0x; nChw16c f32 1.1x-1.4x; CHWN4 int8 2.1x-2.4x; NHWC -> HWCN int8
+ * 3.6x-4.0x (plan_copy_in); NHWC -> NCHW f32 1.1x, int8 0.7x-1.1x, f16
+ * 0.56x-0.73x (its streamed plan takes tiles); at 10 and 11.2 MB NCHW -> NHWC
+ * f32 1.4x-2.1x, f16 1.5x-2.8x, NC1HWC0 int8 0.8x-2.3x. Below it, streaming
+ * lost: FRACTAL_Z f32 9.4 MB (3x3) 0.67x-0.90x, 8.4 MB (1x1) 0.5x-0.6x;
+ * NCHW -> NHWC f32 6.4 MB 0.5x-0.6x. Half the cache, before, left 10-16
+ * MiB destinations plain. RELAYOUT_STREAM_BYTES sets it (for tests and
+ * tuning). */
 static int64_t stream_from(const relayout_engine *e) {
   if (e->reference || e->is_gpu) return 0;
   double v;
   return rl_env_number("RELAYOUT_STREAM_BYTES", &v) && v >= 0 && v < 1e18
              ? (int64_t)v
-             : (int64_t)(e->cache / 2);
+             : (int64_t)(e->cache * 3 / 10);
 }
 
 /* A plan for a checked pair; with `widen`, moving the widest units the

@@ -6,7 +6,7 @@
  * with a poisoned tail, equals the scalar reference's. Pairs alternate
  * between the GPU kernel families and the CPU ones (RELAYOUT_FAMILIES), so a
  * CPU device tests both; on CPU devices, each CPU plan that would change
- * with streamed stores (used at sizes past half the cache) runs that way
+ * with streamed stores (used past the streaming threshold) runs that way
  * too. The device is
  * RELAYOUT_TEST_DEVICE, else "cpu" (PoCL); RELAYOUT_TEST_SHAPES shapes per
  * family (default 2), and 60 times that many pairs of random grammar layouts.

@@ -1,6 +1,7 @@
 /* test_engine.c - device choice, the program cache on disk, the reference
  * engine */
 #include "check.h"
+#include "relayout_cl.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -331,17 +332,18 @@ static void slabs(void) {
   unsetenv("RELAYOUT_MAX_ALLOC");
 }
 
-/* Whether NCHW -> NHWC f32 2x64x23x23 (270 KB) streams its stores on a
- * new CPU engine with RELAYOUT_STREAM_BYTES set to `bytes`. */
-static int streams_at(const char *bytes) {
+/* Whether NCHW -> NHWC f32 nx64x23x23 (135 KB each n) streams its stores
+ * on a new CPU engine with RELAYOUT_STREAM_BYTES set to `bytes` (NULL:
+ * unset). */
+static int streams_at(const char *bytes, int64_t n) {
   relayout_engine *e;
   relayout_plan *p;
   relayout_layout *a = parse("NCHW"), *b = parse("NHWC");
   relayout_desc s, d;
-  setenv("RELAYOUT_STREAM_BYTES", bytes, 1);
+  if (bytes) setenv("RELAYOUT_STREAM_BYTES", bytes, 1);
   CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
   CHECK_OK(relayout_bind_extents(&s, &d, a, b, RELAYOUT_F32, 4,
-                                 (const int64_t[]){2, 64, 23, 23}, &e_));
+                                 (const int64_t[]){n, 64, 23, 23}, &e_));
   CHECK_OK(relayout_plan_create(&p, e, &d, &s, &e_));
   int streamed = strstr(relayout_plan_source(p), "#define RL_STREAM ") != NULL;
   relayout_plan_free(p);
@@ -352,14 +354,38 @@ static int streams_at(const char *bytes) {
   return streamed;
 }
 
+/* The CPU device's global memory cache in bytes (0: unknown). */
+static int64_t cpu_cache(void) {
+  relayout_engine *e;
+  cl_device_id dev;
+  cl_ulong bytes = 0;
+  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
+  if (clGetContextInfo(relayout_engine_context(e), CL_CONTEXT_DEVICES,
+                       sizeof dev, &dev, NULL) ||
+      clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof bytes,
+                      &bytes, NULL))
+    bytes = 0;
+  relayout_engine_free(e);
+  return (int64_t)bytes;
+}
+
 /* RELAYOUT_STREAM_BYTES takes a plain number or nothing: "1 byte" is not
  * 1, but the default (RELAYOUT_MAX_ALLOC's reading is tested in `slabs`,
- * RELAYOUT_CACHE_MB's in `bounded`). */
+ * RELAYOUT_CACHE_MB's in `bounded`). The default streams destinations of
+ * 0.3 of the cache and more: 0.4 streams, 0.2 does not. */
 static void stream_bytes(void) {
-  CHECK(streams_at("1"), "RELAYOUT_STREAM_BYTES=1 streams a 270 KB tensor");
-  CHECK(!streams_at("1e9"), "RELAYOUT_STREAM_BYTES=1e9 does not");
-  CHECK(!streams_at("1 byte") && !streams_at("-1"),
-        "a bad RELAYOUT_STREAM_BYTES means the default (half the cache)");
+  CHECK(streams_at("1", 2), "RELAYOUT_STREAM_BYTES=1 streams a 270 KB tensor");
+  CHECK(!streams_at("1e9", 2), "RELAYOUT_STREAM_BYTES=1e9 does not");
+  CHECK(!streams_at("1 byte", 2) && !streams_at("-1", 2),
+        "a bad RELAYOUT_STREAM_BYTES means the default (0.3 of the cache)");
+  int64_t cache = cpu_cache(), each = 64 * 23 * 23 * 4;
+  CHECK(cache > 10 * each, "the CPU device reports a cache (%lld bytes)",
+        (long long)cache);
+  if (cache <= 10 * each) return;
+  CHECK(streams_at(NULL, cache * 4 / 10 / each + 1),
+        "a destination of 0.4 of the cache streams by default");
+  CHECK(!streams_at(NULL, cache * 2 / 10 / each),
+        "a destination of 0.2 of the cache does not");
 }
 
 int main(void) {
