@@ -340,7 +340,10 @@ static int streams_at(const char *bytes, int64_t n) {
   relayout_plan *p;
   relayout_layout *a = parse("NCHW"), *b = parse("NHWC");
   relayout_desc s, d;
-  if (bytes) setenv("RELAYOUT_STREAM_BYTES", bytes, 1);
+  if (bytes)
+    setenv("RELAYOUT_STREAM_BYTES", bytes, 1);
+  else
+    unsetenv("RELAYOUT_STREAM_BYTES");
   CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
   CHECK_OK(relayout_bind_extents(&s, &d, a, b, RELAYOUT_F32, 4,
                                  (const int64_t[]){n, 64, 23, 23}, &e_));
