@@ -540,21 +540,43 @@ static void plan_span(rl_layout_plan *p, int size) {
  * 1.04-1.12x; 5x5x256x512 int8 1.69-1.80x, f16 1.62-2.44x, f32
  * 1.03-1.23x; 7x7x128x256 int8 2.67-2.97x, f16 2.86-3.38x, f32
  * 1.38-1.99x; 7x7x512x64 int8 2.24-2.68x; 1x7x256x256 f32 1.38-1.41x.
- * Squares of 2 (f64) read 0.69-1.09x, and keep the plan before. */
+ * Squares of 2 (f64) read 0.69-1.09x, and keep the plan before.
+ * Narrow: K's block under a square's 16 bytes, 1- and 2-byte elements,
+ * where tiles do not take it (into 2N and 4N from FRACTAL_Z, NHWC,
+ * NC1HWC0 and the channel-blocked formats; HWCN -> NCHW4 and nChw8c): the
+ * same, squares of 16 bytes (16 x 16 bytes, 8 x 8 halves) across Q, each
+ * row written 16 bytes at a time where squares of K's width wrote 2 or 4,
+ * in boxes of up to 16 KiB. Not where more than an eighth of the rows fall
+ * short of a square (NCHW -> CHWN4 with N = 3: 12 rows). Alternating
+ * runs on the Zen 4 machine, 3 rounds, new/old (bench/TUNING.md, "Narrow
+ * K across Q"): 32x256x28x28 int8 1.2x-4.6x (HWCN -> NCHW4 3.2-3.4x,
+ * NCHW64 -> 2N 4.0-4.6x), f16 1.0x-1.9x, FRACTAL_Z -> 4N and 2N f16
+ * 11-23x (from 1.4-2.7 GB/s); 64x256x56x56 int8 1.3x-2.3x, FRACTAL_Z ->
+ * 4N 10-11x, f16 0.88x-1.5x, FRACTAL_Z 6.5-13x; 1024x512x3x3 int8 into 2N
+ * 2.6x-3.4x, FRACTAL_Z -> 4N 0.71x-1.11x, f16 0.76x-1.41x. With 4-byte
+ * elements, 0.64x-2.0x: they keep their plans. */
 static void plan_flat(rl_layout_plan *p, int size) {
   const rl_box_axis *K = &p->box[2];
   int n = p->naxes, q = n - 2;
-  if (p->vec < 4 || p->tile || p->wide || p->span || p->ahead || p->staged ||
-      p->shift || K->block != p->axes[K->axis].extent || K->block % p->vec == 0)
+  int64_t width = 16 / size;
+  int narrow = size <= 2 && p->vec > 1 && K->block < width &&
+               width % K->block == 0 && p->axes[p->box[0].axis].extent >= width;
+  if (p->tile || p->wide || p->span || p->staged || p->shift ||
+      K->block != p->axes[K->axis].extent ||
+      (!narrow && (p->vec < 4 || p->ahead || K->block % p->vec == 0)))
     return;
   /* rl_plan_box leaves Q out where K's rows fill the box: it comes back */
   if (p->box[1].axis < 0 && q >= 0 && q != p->box[0].axis &&
       p->axes[q].check < 0 && p->axes[q].dstride == K->block)
     p->box[1] = (rl_box_axis){q, 1, 0};
   if (!continues_rows(p)) return;
+  int64_t rows = p->axes[p->box[1].axis].extent * K->block;
+  if (narrow && rows % width * 8 > rows) return;
+  if (narrow) p->vec = (int)width;
   int64_t row = K->block * size, steps = 64; /* the fewest whole lines */
   while (steps > 1 && row * (steps / 2) % 64 == 0) steps /= 2;
   rl_box_block(p, 0, 16 * p->vec);
+  while (narrow && 2 * steps * p->box[0].block * row <= 16384) steps *= 2;
   rl_box_block(p, 1, steps);
   p->flat = 1;
   p->ahead = 2;
@@ -674,6 +696,11 @@ static void plan_shift(rl_layout_plan *p, const relayout_desc *dst, int size,
  * each plane's stores fill a line one after another (one step at a time,
  * streamed f16 and f32 with 4 to 8 planes fell to 5 GB/s, 0.3 of the
  * squares before; 4N -> NCHW int8, planes 784 KiB apart, to 0.36).
+ * A box's last pixels under those 4 steps go one step at a time (before:
+ * element by element; 3 alternating rounds on the Zen 4 machine, GB/s
+ * before and after: CHWN4 -> HWCN int8 32x256x28x28, 32 pixels per box,
+ * 2.7-4.8 and 11.8-29.3, 16x256x56x56 5.0-8.4 and 25.4-43.8, f16 3.1-4.2
+ * and 8.0-9.6; NCHW4 -> NCHW f16 32x256x28x28 19.8-20.8 and 50.4-51.5).
  * Before, squares 2 to 4 elements wide, or element by element. Alternating
  * runs, median GB/s before and after, two rounds: NHWC -> NCHW
  * 64x224x224xC int8 C = 2 4.9 and 17.9, 4.9 and 15.9; 3 6.5 and 14.8, 6.4

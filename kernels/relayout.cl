@@ -329,11 +329,12 @@ static inline void rl_shift_row(__global const RL_T *restrict in,
  * from one side shuffled into RL_PLANES vectors of the other (RL_MIX),
  * RL_PLANE_RUN such steps at once, each plane's stores one after another
  * (with RL_SPLIT a line of them, so that a plane's non-temporal stores fill
- * it before the next plane's start); the last pixels, under that, one
- * element at a time. RL_PLANE_IN(k, p) and RL_PLANE_OUT(k, p) are where
- * pixel p's element k lies on each side, RL_MIX_IN(k, p) and
- * RL_MIX_OUT(r, p) where the vectors start. With RL_LEAD, each load first
- * asks for the line RL_LEAD elements on along its plane. */
+ * it before the next plane's start), then single steps; the last pixels,
+ * under RL_PLANE_W, one element at a time. RL_PLANE_IN(k, p) and
+ * RL_PLANE_OUT(k, p) are where pixel p's element k lies on each side,
+ * RL_MIX_IN(k, p) and RL_MIX_OUT(r, p) where the vectors start. With
+ * RL_LEAD, each load first asks for the line RL_LEAD elements on along its
+ * plane. */
 #ifdef RL_SPLIT
 #define RL_PLANE_IN(k, p) ((p) * RL_PLANES + (k))
 #define RL_PLANE_OUT(k, p) ((k) * RL_DP + (p))
@@ -347,6 +348,20 @@ static inline void rl_shift_row(__global const RL_T *restrict in,
 #define RL_MIX_OUT(r, p) RL_PLANE_OUT((r) * RL_PLANE_W, p)
 #define RL_PLANE_RUN 1
 #endif
+/* one step's loads, shuffled into the vectors of the other side */
+static inline void rl_plane_mix(__global const RL_T *restrict in, RL_I p,
+                                RL_VT *y) {
+  RL_VT x[RL_PLANES];
+#pragma unroll
+  for (int k = 0; k < RL_PLANES; k++) {
+#ifdef RL_LEAD
+    RL_PREFETCH(in + RL_MIX_IN(k, p) + RL_LEAD);
+#endif
+    x[k] = RL_AT(in + RL_MIX_IN(k, p));
+  }
+#pragma unroll
+  for (int r = 0; r < RL_PLANES; r++) y[r] = RL_MIX(x, r);
+}
 static inline void rl_planes(__global const RL_T *restrict in,
                              __global RL_T *restrict out, RL_I m,
                              int stream) {
@@ -354,18 +369,8 @@ static inline void rl_planes(__global const RL_T *restrict in,
   for (; p + RL_PLANE_RUN * RL_PLANE_W <= m; p += RL_PLANE_RUN * RL_PLANE_W) {
     RL_VT y[RL_PLANE_RUN][RL_PLANES];
 #pragma unroll
-    for (int u = 0; u < RL_PLANE_RUN; u++) {
-      RL_VT x[RL_PLANES];
-#pragma unroll
-      for (int k = 0; k < RL_PLANES; k++) {
-#ifdef RL_LEAD
-        RL_PREFETCH(in + RL_MIX_IN(k, p + u * RL_PLANE_W) + RL_LEAD);
-#endif
-        x[k] = RL_AT(in + RL_MIX_IN(k, p + u * RL_PLANE_W));
-      }
-#pragma unroll
-      for (int r = 0; r < RL_PLANES; r++) y[u][r] = RL_MIX(x, r);
-    }
+    for (int u = 0; u < RL_PLANE_RUN; u++)
+      rl_plane_mix(in, p + u * RL_PLANE_W, y[u]);
 #pragma unroll
     for (int r = 0; r < RL_PLANES; r++)
 #pragma unroll
@@ -373,6 +378,15 @@ static inline void rl_planes(__global const RL_T *restrict in,
         rl_put_row(out + RL_MIX_OUT(r, p + u * RL_PLANE_W),
                    RL_TRANSFORM(y[u][r]), stream);
   }
+#if RL_PLANE_RUN > 1
+  for (; p + RL_PLANE_W <= m; p += RL_PLANE_W) { /* single steps */
+    RL_VT y[RL_PLANES];
+    rl_plane_mix(in, p, y);
+#pragma unroll
+    for (int r = 0; r < RL_PLANES; r++)
+      rl_put_row(out + RL_MIX_OUT(r, p), RL_TRANSFORM(y[r]), stream);
+  }
+#endif
   for (; p < m; p++)
     for (int k = 0; k < RL_PLANES; k++)
       out[RL_PLANE_OUT(k, p)] = RL_TRANSFORM(in[RL_PLANE_IN(k, p)]);
@@ -494,14 +508,22 @@ static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
  * element r % RL_BK at Q step r / RL_BK (RL_ROW). Squares take RL_VEC
  * consecutive rows of that run by RL_VEC elements along P, wherever along
  * Q and K the rows fall, and each first prefetches the rows RL_AHEAD
- * squares on; the rest goes element by element. */
+ * squares on. The last square along each side ends where the box does,
+ * over part of the one before (each element it writes again gets the same
+ * value); a box under a square along either goes element by element. */
 #ifdef RL_FLAT
 static inline void rl_flat_squares(__global const RL_T *restrict src,
                                    __global RL_T *restrict dst, RL_I mp,
                                    RL_I mq) {
-  RL_I rows = mq * RL_BK, sr = rows - rows % RL_VEC, sp = mp - mp % RL_VEC;
-  for (RL_I r = 0; r < sr; r += RL_VEC) {
-    RL_I at[RL_VEC];
+  RL_I rows = mq * RL_BK;
+  if (rows < RL_VEC || mp < RL_VEC) {
+    for (RL_I p = 0; p < mp; p++)
+      for (RL_I r = 0; r < rows; r++)
+        dst[p * RL_DP + r] = RL_TRANSFORM(src[RL_ROW(r) + p]);
+    return;
+  }
+  for (RL_I r0 = 0; r0 < rows; r0 += RL_VEC) {
+    RL_I r = min(r0, rows - RL_VEC), at[RL_VEC];
 #pragma unroll
     for (int j = 0; j < RL_VEC; j++) {
       RL_I next = r + RL_AHEAD * RL_VEC + j;
@@ -509,7 +531,8 @@ static inline void rl_flat_squares(__global const RL_T *restrict src,
       for (RL_I p = 0; next < rows && p < mp; p += 64 / sizeof(RL_T))
         RL_PREFETCH(src + RL_ROW(next) + p);
     }
-    for (RL_I p = 0; p < sp; p += RL_VEC) {
+    for (RL_I p0 = 0; p0 < mp; p0 += RL_VEC) {
+      RL_I p = min(p0, mp - RL_VEC);
       RL_VT v[RL_VEC];
 #pragma unroll
       for (int j = 0; j < RL_VEC; j++) v[j] = RL_AT(src + at[j] + p);
@@ -519,9 +542,6 @@ static inline void rl_flat_squares(__global const RL_T *restrict src,
         RL_AT(dst + (p + j) * RL_DP + r) = RL_TRANSFORM(v[j]);
     }
   }
-  for (RL_I p = 0; p < mp; p++)
-    for (RL_I r = p < sp ? sr : 0; r < rows; r++)
-      dst[p * RL_DP + r] = RL_TRANSFORM(src[RL_ROW(r) + p]);
 }
 #endif
 

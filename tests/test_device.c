@@ -450,6 +450,18 @@ static int box_flat(const char *s) { /* HWCN -> NCHW: K (the pixels) not
          (define_value(s, "RL_BQ") == define_value(s, "RL_EQ") ||
           define_value(s, "RL_BQ") * k * element_size(s) % 64 == 0);
 }
+static int box_flat_narrow(const char *s) { /* into 4N and 2N: K
+                                              (4 or 2 images)
+                                              under a square's 16 bytes,
+                                              its rows continued by Q:
+                                              squares of 16 bytes across
+                                              Q; wider elements keep their
+                                              plans */
+  return element_size(s) > 2 ||
+         (define_value(s, "RL_FLAT") == 1 &&
+          define_value(s, "RL_VEC") * element_size(s) == 16 &&
+          define_value(s, "RL_BK") < define_value(s, "RL_VEC"));
+}
 static int box_skips(const char *s) { /* unpacking (C = 40 from blocks of
                                         16, M and N off the fractal grid),
                                         or into smaller blocks (C = 17 from
@@ -562,6 +574,11 @@ static void boxes(void) {
        * 7x7 plan_box leaves Q out at 2 bytes and more */
       {"cpu", 0, "HWCN", "NCHW", box_flat, {3, 3, 70, 150}, 1},
       {"cpu", 0, "HWCN", "NCHW", box_flat, {7, 7, 40, 70}, 1},
+      /* C's last squares short, Q's last box (169 pixels, boxes of 128 or
+       * 64) and its last rows short of a square */
+      {"cpu", 0, "NHWC", "2N", box_flat_narrow, {6, 13, 13, 37}, 1},
+      /* N and C padded (boxes with padding go element by element) */
+      {"cpu", 0, "FRACTAL_Z", "4N", box_flat_narrow, {37, 40, 9, 11}, 1},
       {"cpu", 0, "NC1HWC0", "NCHW", box_skips, {2, 40, 5, 7}, 1},
       {"cpu", 0, "nChw8c", "NHWC", box_skips, {2, 17, 5, 7}, 1},
       {"cpu", 0, "FRACTAL_Z", "NCHW", box_skips, {70, 17, 3, 3}, 1},
@@ -587,8 +604,8 @@ static void boxes(void) {
       {"cpu", 0, "NCHW", "NHWC", box_planes, {2, 3, 9, 7}, 1},
       {"cpu", 0, "NCHW", "4N", box_planes, {8, 3, 5, 7}, 1},
       {"cpu", 0, "NCHW", "NCHW4", box_planes, {2, 8, 5, 7}, 1},
-      /* 117 pixels: a run of 4 vectors' worth or more, then one element at
-       * a time; planes off the 16-byte grid */
+      /* 117 pixels: runs of 4 vectors' worth, single vectors, then one
+       * element at a time; planes off the 16-byte grid */
       {"cpu", 0, "NHWC", "NCHW", box_splits, {2, 9, 13, 3}, 1},
       /* two boxes along the pixels, the second partial */
       {"cpu", 0, "NHWC", "NCHW", box_splits, {1, 40, 41, 5}, 1},
