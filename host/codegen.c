@@ -494,7 +494,7 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
   if (p->tile) put(&t, "#define RL_TILE %d\n", p->tile);
   if (p->wide) put(&t, "#define RL_WIDE 1\n");
   if (p->span) put(&t, "#define RL_SPAN %d\n", p->span);
-  if (p->flat) put(&t, "#define RL_FLAT 1\n");
+  if (p->flat) put(&t, "#define RL_FLAT %d\n", p->flat);
   if (p->group > 1) put(&t, "#define RL_GROUP %d\n", p->group);
   if (p->tail) put(&t, "#define RL_SQUARE_TAIL 1\n");
   put(&t, "#define RL_TRANSFORM(x) (x)\n");

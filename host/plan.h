@@ -55,7 +55,9 @@ typedef struct rl_layout_plan {
              * span, K's whole block at each (K's block under 16 bytes) */
   int flat; /* LINES: squares take the box's rows in destination order,
              * Q step after Q step, wherever along Q and K they fall (K
-             * whole, Q continuing its rows, K's extent not whole squares) */
+             * whole, Q continuing its rows, K's extent not whole squares);
+             * 2: its columns in source order likewise (P whole, under a
+             * square, Q continuing its run in the source) */
   int wide; /* LINES: 1-byte squares of 4 rows along K by 16 bytes along P
              * (K's block 4, the rows it writes following one another) */
   rl_box_axis box[3]; /* LINES: P, Q, then K, the innermost axis */

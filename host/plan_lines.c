@@ -583,6 +583,40 @@ static void plan_flat(rl_layout_plan *p, int size) {
   p->stream = 0;
 }
 
+/* CPU devices, the other way: P whole, free of padding and a divisor of
+ * a square's 16 bytes, 1- and 2-byte elements, with Q continuing its run
+ * in the source (2N, 4N and CHWN4 as sources: 2 or 4 images, then the
+ * pixels or N; not a 3x3 kernel's 9 pixels, pixel_runs) and K's extent at
+ * least a square: squares of 16 bytes along the source's run
+ * across P and Q by 16 bytes along K, each column written as a 16-byte
+ * piece of its destination row (kernels/relayout.cl rl_flat_squares), in
+ * boxes of a line of K by up to 16 KiB. Before, squares of P's width.
+ * Alternating runs on the Zen 4 machine, 2 rounds, new/old geomean of the
+ * pairs that changed (bench/TUNING.md, "Narrow P across Q"): int8
+ * 32x256x28x28 2.42x (15 pairs, 1.57x-4.36x), 64x256x56x56 1.39x,
+ * 1024x512x3x3 1.89x; f16 1.39x, 1.14x, 1.33x (0.77x-4.0x). Not where
+ * the plan streams: CHWN4 -> NCHW f16 64x256x56x56 read 0.56x-0.64x. */
+static void plan_flat_cols(rl_layout_plan *p, int size) {
+  const rl_box_axis *P = &p->box[0], *Q = &p->box[1], *K = &p->box[2];
+  int64_t width = 16 / size;
+  if (size > 2 || p->vec < 2 || p->tile || p->wide || p->span || p->flat ||
+      p->staged || p->shift || p->stream || Q->axis < 0)
+    return;
+  const rl_iter_axis *a = &p->axes[P->axis], *q = &p->axes[Q->axis];
+  if (a->sstride != 1 || a->extent >= width || width % a->extent ||
+      P->block != a->extent || a->check >= 0 || p->skip ||
+      q->sstride != a->extent || q->check >= 0 ||
+      q->extent * a->extent < width || p->axes[K->axis].extent < width)
+    return;
+  p->vec = (int)width;
+  rl_box_block(p, 2, 64 / size);
+  rl_box_block(p, 1, 16384 / (p->box[2].block * size * a->extent));
+  p->flat = 2;
+  p->ahead = 0;
+  p->lead = 0;
+  p->stream = 0;
+}
+
 /* CPU devices, K one block of up to 16 bytes, strided in the source, with
  * Q continuing its rows and P's rows following one another (NCHW -> CHWN4:
  * 4 channels, N, then the pixels): a box of P x all of Q x K is one run of
@@ -823,6 +857,7 @@ void rl_plan_lines(rl_layout_plan *p, const relayout_desc *dst, int size,
   plan_wide(p, size);
   plan_span(p, size);
   plan_flat(p, size);
+  plan_flat_cols(p, size);
   plan_planes(p, dst, size, stream_from);
   plan_copy_in(p, dst, size, stream_from);
   p->group = squares_group(p, size);

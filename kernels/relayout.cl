@@ -16,13 +16,14 @@
  * by side along K rl_lines moves at once; RL_SQUARE_TAIL, where a box of
  * squares builds its rows past the last square along P into vectors;
  * RL_FLAT, where its squares take the box's rows in destination order
- * across Q; RL_AHEAD, how many Q steps (RL_FLAT: squares) ahead rl_lines'
- * squares prefetch the source; RL_LEAD, how many elements past its box
- * along P a box of squares first prefetches each source row (past each
- * load, for squares of nibbles and for interleaved planes); RL_STAGED,
- * the 16-byte rows of a private buffer that holds a box's destination,
- * one run of whole rows (or, for squares of nibbles, rows that each start
- * on the 16-byte grid), before rl_lines writes it out;
+ * across Q (2: its columns in source order across Q); RL_AHEAD, how many
+ * Q steps (RL_FLAT: squares) ahead rl_lines' squares prefetch the source;
+ * RL_LEAD, how many elements past its box along P a box of squares first
+ * prefetches each source row (past each load, for squares of nibbles and
+ * for interleaved planes); RL_STAGED, the 16-byte rows of a private
+ * buffer that holds a box's destination, one run of whole rows (or, for
+ * squares of nibbles, rows that each start on the 16-byte grid), before
+ * rl_lines writes it out;
  * RL_SHIFT, rl_lines streams each row of its box through a private buffer
  * (rows off the store grid); RL_COPY_IN, rl_lines moves each box through
  * two private buffers, its source rows read whole into one and its
@@ -414,7 +415,7 @@ static inline void rl_planes(__global const RL_T *restrict in,
 #else
 #define RL_SIDE_Q 1
 #endif
-#if defined(RL_SPAN) || defined(RL_FLAT)
+#if defined(RL_SPAN) || RL_FLAT == 1
 #define RL_ROW(r) ((r) / RL_BK * RL_SQ + (r) % RL_BK * RL_SK)
 #else
 #define RL_ROW(r) ((r) * RL_SK)
@@ -503,43 +504,61 @@ static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
 }
 
 /* A box whose Q continues K's rows in the destination, K whole in it
- * (host/plan_lines.c plan_flat): along each of P's elements, the box's
- * destination is one run of mq x RL_BK elements, row r of which is K's
- * element r % RL_BK at Q step r / RL_BK (RL_ROW). Squares take RL_VEC
- * consecutive rows of that run by RL_VEC elements along P, wherever along
- * Q and K the rows fall, and each first prefetches the rows RL_AHEAD
- * squares on. The last square along each side ends where the box does,
- * over part of the one before (each element it writes again gets the same
- * value); a box under a square along either goes element by element. */
+ * (host/plan_lines.c plan_flat, RL_FLAT 1): along each of P's elements,
+ * the box's destination is one run of mq x RL_BK elements, row r of which
+ * is K's element r % RL_BK at Q step r / RL_BK (RL_ROW). Squares take
+ * RL_VEC consecutive rows of that run by RL_VEC elements along P, wherever
+ * along Q and K the rows fall, and each first prefetches the rows RL_AHEAD
+ * squares on. The other way (plan_flat_cols, RL_FLAT 2): P whole in each
+ * box and under a square, Q continuing its run in the source (2N's or 4N's
+ * images, then the pixels); along each of K's elements the box's source is
+ * one run of mq x RL_BP elements, column c of which is P's element
+ * c % RL_BP at Q step c / RL_BP (RL_COL), and squares take RL_VEC
+ * consecutive columns of it by RL_VEC elements along K. Either way a
+ * square reads RL_VEC source rows (RL_FLAT_IN(a), a along the first side)
+ * along the second side and writes each of its RL_VEC destination rows
+ * (RL_FLAT_OUT(b), b along the second) as one row piece. The last square
+ * along each side ends where the box does, over part of the one before
+ * (each element it writes again gets the same value); a box under a
+ * square along either goes element by element. */
 #ifdef RL_FLAT
+#if RL_FLAT == 1
+#define RL_FLAT_IN(a) RL_ROW(a)
+#define RL_FLAT_OUT(b) ((b) * RL_DP)
+#else
+#define RL_COL(c) ((c) % RL_BP * RL_DP + (c) / RL_BP * RL_DQ)
+#define RL_FLAT_IN(a) ((a) * RL_SK)
+#define RL_FLAT_OUT(b) RL_COL(b)
+#endif
 static inline void rl_flat_squares(__global const RL_T *restrict src,
-                                   __global RL_T *restrict dst, RL_I mp,
-                                   RL_I mq) {
-  RL_I rows = mq * RL_BK;
-  if (rows < RL_VEC || mp < RL_VEC) {
-    for (RL_I p = 0; p < mp; p++)
-      for (RL_I r = 0; r < rows; r++)
-        dst[p * RL_DP + r] = RL_TRANSFORM(src[RL_ROW(r) + p]);
+                                   __global RL_T *restrict dst, RL_I na,
+                                   RL_I nb) {
+  if (na < RL_VEC || nb < RL_VEC) {
+    for (RL_I a = 0; a < na; a++)
+      for (RL_I b = 0; b < nb; b++)
+        dst[RL_FLAT_OUT(b) + a] = RL_TRANSFORM(src[RL_FLAT_IN(a) + b]);
     return;
   }
-  for (RL_I r0 = 0; r0 < rows; r0 += RL_VEC) {
-    RL_I r = min(r0, rows - RL_VEC), at[RL_VEC];
+  for (RL_I a0 = 0; a0 < na; a0 += RL_VEC) {
+    RL_I a = min(a0, na - RL_VEC), at[RL_VEC];
 #pragma unroll
     for (int j = 0; j < RL_VEC; j++) {
-      RL_I next = r + RL_AHEAD * RL_VEC + j;
-      at[j] = RL_ROW(r + j);
-      for (RL_I p = 0; next < rows && p < mp; p += 64 / sizeof(RL_T))
-        RL_PREFETCH(src + RL_ROW(next) + p);
+      at[j] = RL_FLAT_IN(a + j);
+#ifdef RL_AHEAD
+      RL_I next = a + RL_AHEAD * RL_VEC + j;
+      for (RL_I b = 0; next < na && b < nb; b += 64 / sizeof(RL_T))
+        RL_PREFETCH(src + RL_FLAT_IN(next) + b);
+#endif
     }
-    for (RL_I p0 = 0; p0 < mp; p0 += RL_VEC) {
-      RL_I p = min(p0, mp - RL_VEC);
+    for (RL_I b0 = 0; b0 < nb; b0 += RL_VEC) {
+      RL_I b = min(b0, nb - RL_VEC);
       RL_VT v[RL_VEC];
 #pragma unroll
-      for (int j = 0; j < RL_VEC; j++) v[j] = RL_AT(src + at[j] + p);
+      for (int j = 0; j < RL_VEC; j++) v[j] = RL_AT(src + at[j] + b);
       rl_transpose(v);
 #pragma unroll
       for (int j = 0; j < RL_VEC; j++)
-        RL_AT(dst + (p + j) * RL_DP + r) = RL_TRANSFORM(v[j]);
+        RL_AT(dst + RL_FLAT_OUT(b + j) + a) = RL_TRANSFORM(v[j]);
     }
   }
 }
@@ -1105,8 +1124,11 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
     rl_nibble_squares(src, s, dst, mp, mq, mk, 0, 0);
     return;
 #else
-#ifdef RL_FLAT
-    rl_flat_squares(src, dst, mp, mq);
+#if RL_FLAT == 1
+    rl_flat_squares(src, dst, mq * RL_BK, mp);
+    return;
+#elif RL_FLAT == 2
+    rl_flat_squares(src, dst, mk, mq * RL_BP);
     return;
 #endif
 #ifdef RL_COPY_IN

@@ -462,6 +462,16 @@ static int box_flat_narrow(const char *s) { /* into 4N and 2N: K
           define_value(s, "RL_VEC") * element_size(s) == 16 &&
           define_value(s, "RL_BK") < define_value(s, "RL_VEC"));
 }
+static int box_flat_cols(const char *s) { /* from 2N and CHWN4: P (2
+                                            images, 4 channels) under a
+                                            square, its run continued by
+                                            Q in the source: squares of 16
+                                            bytes across P and Q; wider
+                                            elements keep their plans */
+  return element_size(s) > 2 ||
+         (define_value(s, "RL_FLAT") == 2 &&
+          define_value(s, "RL_VEC") * element_size(s) == 16);
+}
 static int box_skips(const char *s) { /* unpacking (C = 40 from blocks of
                                         16, M and N off the fractal grid),
                                         or into smaller blocks (C = 17 from
@@ -579,6 +589,11 @@ static void boxes(void) {
       {"cpu", 0, "NHWC", "2N", box_flat_narrow, {6, 13, 13, 37}, 1},
       /* N and C padded (boxes with padding go element by element) */
       {"cpu", 0, "FRACTAL_Z", "4N", box_flat_narrow, {37, 40, 9, 11}, 1},
+      /* K's (C's) last square short (at f16, a last box of 5, under a
+       * square); Q's last box (255 pixels, boxes of 221 or 128) and its
+       * last columns short of a square */
+      {"cpu", 0, "2N", "NHWC", box_flat_cols, {6, 37, 17, 15}, 1},
+      {"cpu", 0, "CHWN4", "NCHW", box_flat_cols, {5, 8, 9, 11}, 1},
       {"cpu", 0, "NC1HWC0", "NCHW", box_skips, {2, 40, 5, 7}, 1},
       {"cpu", 0, "nChw8c", "NHWC", box_skips, {2, 17, 5, 7}, 1},
       {"cpu", 0, "FRACTAL_Z", "NCHW", box_skips, {70, 17, 3, 3}, 1},
