@@ -556,22 +556,24 @@ static void plan_span(rl_layout_plan *p, int size) {
  * 2.6x-3.4x, FRACTAL_Z -> 4N 0.71x-1.11x, f16 0.76x-1.41x. With 4-byte
  * elements, 0.64x-2.0x: they keep their plans. */
 static void plan_flat(rl_layout_plan *p, int size) {
-  const rl_box_axis *K = &p->box[2];
-  int n = p->naxes, q = n - 2;
+  const rl_box_axis *P = &p->box[0], *K = &p->box[2];
   int64_t width = 16 / size;
-  int narrow = size <= 2 && p->vec > 1 && K->block < width &&
-               width % K->block == 0 && p->axes[p->box[0].axis].extent >= width;
+  if (P->axis < 0 || p->vec < 2) return;
+  int narrow = size <= 2 && K->block < width && width % K->block == 0 &&
+               p->axes[P->axis].extent >= width;
   if (p->tile || p->wide || p->span || p->staged || p->shift ||
       K->block != p->axes[K->axis].extent ||
       (!narrow && (p->vec < 4 || p->ahead || K->block % p->vec == 0)))
     return;
   /* rl_plan_box leaves Q out where K's rows fill the box: it comes back */
-  if (p->box[1].axis < 0 && q >= 0 && q != p->box[0].axis &&
-      p->axes[q].check < 0 && p->axes[q].dstride == K->block)
-    p->box[1] = (rl_box_axis){q, 1, 0};
-  if (!continues_rows(p)) return;
-  int64_t rows = p->axes[p->box[1].axis].extent * K->block;
+  int q = p->box[1].axis;
+  if (q < 0 && p->naxes >= 2 && p->naxes - 2 != P->axis &&
+      p->axes[p->naxes - 2].check < 0)
+    q = p->naxes - 2;
+  if (q < 0 || p->axes[q].dstride != K->block) return; /* continues_rows */
+  int64_t rows = p->axes[q].extent * K->block;
   if (narrow && rows % width * 8 > rows) return;
+  if (p->box[1].axis < 0) p->box[1] = (rl_box_axis){q, 1, 0};
   if (narrow) p->vec = (int)width;
   int64_t row = K->block * size, steps = 64; /* the fewest whole lines */
   while (steps > 1 && row * (steps / 2) % 64 == 0) steps /= 2;
