@@ -94,9 +94,10 @@ typedef struct rl_layout_plan {
                * rows start mid-byte; each Q step's run of P's rows, whole
                * bytes, goes through a private buffer */
 
-  int copy_in; /* LINES: 1-byte squares whose source rows fall into one
-                * cache set: the box's source read whole into a private
-                * buffer, its destination rows put together in another */
+  int copy_in; /* LINES: 1-byte squares whose source rows, or destination
+                * rows, fall into one cache set: the box's source read
+                * whole into a private buffer, its destination rows put
+                * together in another and written one after another */
 } rl_layout_plan;
 
 /* Analyses dst <- src (same logical dims) for a GPU (the families that

@@ -810,41 +810,72 @@ static void plan_planes(rl_layout_plan *p, const relayout_desc *dst, int size,
  * along K by a line along P (or P's whole extent, and Q's steps continuing
  * it in the source up to a line), is read a whole source line at a time
  * into a private buffer, transposed as 16 x 16 squares into another, and
- * written a whole destination line at a time, streamed where its rows
- * start on the line grid. Alternating in one process on the Zen 4
- * machine, 3 rounds, mean ratio to copy new/old (bench/TUNING.md, "Boxes
- * through private buffers"): into HWCN from NCHW 64x256x56x56 3.5x,
- * 64x64x112x112 2.2x, 256x64x32x32 2.3x; from NHWC 2.3x, NC1HWC0 1.7x,
- * nChw16c 1.6x, NCHW32 1.5x, NCHW64 1.5x; HWCN -> NCHW 2.2x. Not for wider
- * elements (f16 into HWCN 0.62x-1.26x), nor where a group of squares
- * already writes whole lines or K's whole block (widened CHWN4 and 2N
- * conversions: 0.5x-0.85x), nor where K's rows spread over 2 sets or more
- * (FRACTAL_Z -> nChw8c int8, rows 2 KiB apart: 0.4x). */
+ * written one destination row after another, a whole line at a time,
+ * streamed where its rows start on the line grid. Alternating in one
+ * process on the Zen 4 machine, 3 rounds, mean ratio to copy new/old
+ * (bench/TUNING.md, "Boxes through private buffers"): into HWCN from NCHW
+ * 64x256x56x56 3.5x, 64x64x112x112 2.2x, 256x64x32x32 2.3x; from NHWC
+ * 2.3x, NC1HWC0 1.7x, nChw16c 1.6x, NCHW32 1.5x, NCHW64 1.5x; HWCN ->
+ * NCHW 2.2x. Not for wider elements (f16 into HWCN 0.62x-1.26x), nor where
+ * a group of squares already writes whole lines or K's whole block
+ * (widened CHWN4 and 2N conversions: 0.5x-0.85x), nor where K's rows
+ * spread over 2 sets or more (FRACTAL_Z -> nChw8c int8, rows 2 KiB apart:
+ * 0.4x). Also:
+ * - K of 16 or 32 rows, whole, continued in the destination by Q's or P's
+ *   steps (into HWCN with N = 32): Q then takes a line of each row;
+ * - P's destination rows, at most 64 of them, in one cache set where K's
+ *   source rows are not (HWCN -> NC1HWC0, NCHW32 and NCHW64, N's rows 784
+ *   KiB apart): Q, continuing K's rows, takes 512 bytes of each (the box
+ *   at most 16 KiB), and each row goes out whole before the next;
+ * - destinations in the cache too, written with plain stores.
+ * Alternating in one process on the Zen 4 machine, 2 rounds, GB/s before
+ * and after (bench/TUNING.md, "Copy-in boxes for narrow and crowded
+ * rows"): NCHW -> HWCN int8 32x256x28x28 5.9-6.0 and 19.6-23.4, NHWC ->
+ * HWCN 12.1 and 30.3-35.2, HWCN -> NC1HWC0 10.8-10.9 and 35.2-36.3
+ * (56x56x256x64 8.9 and 23.9-24.8), HWCN -> NCHW32 56x56x256x16
+ * 12.5-20.6 and 21.0. */
 static void plan_copy_in(rl_layout_plan *p, const relayout_desc *dst, int size,
                          int64_t stream_from) {
   const rl_box_axis *P = &p->box[0], *Q = &p->box[1], *K = &p->box[2];
-  if (size != 1 || !rl_too_big(dst, stream_from) || p->vec < 2 || p->stream ||
-      p->tile || p->wide || p->span || p->flat || p->planes || p->staged ||
-      p->shift || p->ahead)
+  if (size != 1 || p->vec < 2 || p->stream || p->tile || p->wide ||
+      p->span || p->flat || p->planes || p->staged || p->shift)
     return;
   const rl_iter_axis *a = &p->axes[P->axis], *k = &p->axes[K->axis];
   int64_t piece = squares_group(p, 1) * p->vec; /* bytes of a row at once */
-  if (k->extent % 64 || a->extent % 16 || cache_sets(k->sstride) > 1 ||
-      piece >= 64 || piece >= K->block)
+  int rows = continues_rows(p),
+      narrow = (k->extent == 16 || k->extent == 32) && K->block == k->extent &&
+               (rows || a->dstride == k->extent),
+      in_set = cache_sets(k->sstride) == 1,
+      out_set = !in_set && cache_sets(a->dstride) == 1 && a->extent <= 64;
+  if ((k->extent % 64 && !narrow) || a->extent % 16 || piece >= 64 ||
+      piece >= K->block || !(in_set || out_set) || (p->ahead && !out_set))
     return;
   p->vec = 16;
-  p->lead = 0;
+  p->lead = p->ahead = 0;
   p->copy_in = 1;
-  p->box[2].block = 64;
+  p->box[2].block = narrow ? k->extent : 64;
   rl_box_block(p, 0, 64);
   /* Q's steps continuing P's whole extent in the source: up to a line */
   int runs = Q->axis >= 0 && P->block == a->extent &&
              p->axes[Q->axis].sstride == a->extent * a->sstride;
-  rl_box_block(p, 1, runs ? 64 / P->block : 1);
-  int whole = 1; /* rows on the line grid when the box's first one is */
-  for (int b = 0; b < 2; b++)
-    if (p->box[b].axis >= 0 && p->axes[p->box[b].axis].dstride % 64) whole = 0;
-  p->stream = whole ? 16 : 0;
+  int64_t q = runs ? 64 / P->block : 1;
+  if (rows) { /* Q's steps continuing K's rows in the destination */
+    int64_t want = (out_set ? 512 : 64) / K->block,
+            most = 16384 / (K->block * P->block);
+    want = want < most ? want : most;
+    q = q > want ? q : want;
+  }
+  rl_box_block(p, 1, q);
+  /* rows on the line grid when the box's first one is; Q's steps, where
+   * they continue K's rows, as whole lines */
+  int whole = 1;
+  for (int b = 0; b < 2; b++) {
+    const rl_box_axis *x = &p->box[b];
+    if (x->axis < 0 || p->axes[x->axis].dstride % 64 == 0) continue;
+    whole &= b == 1 && rows && x->block * K->block % 64 == 0 &&
+             p->axes[x->axis].extent % x->block == 0;
+  }
+  p->stream = whole && rl_too_big(dst, stream_from) ? 16 : 0;
 }
 
 void rl_plan_lines(rl_layout_plan *p, const relayout_desc *dst, int size,

@@ -694,12 +694,13 @@ static inline void rl_box_squares(__global const RL_T *restrict src,
   }
 }
 #ifdef RL_COPY_IN
-/* A box of whole squares (RL_VT rows of 16 bytes) whose source rows fall
- * into one cache set (host/plan_lines.c plan_copy_in), in three passes over
- * private buffers: K's source rows read whole into one, each row's runs at
- * its mq steps along Q one after another; the squares transposed from
- * there into the other, which holds the box's destination rows; those
- * written out whole, one after another. */
+/* A box of whole squares (RL_VT rows of 16 bytes) whose source rows or
+ * destination rows fall into one cache set (host/plan_lines.c
+ * plan_copy_in), in three passes over private buffers: K's source rows
+ * read whole into one, each row's runs at its mq steps along Q one after
+ * another; the squares transposed from there into the other, which holds
+ * the box's destination rows; those written out whole, one after another,
+ * each P step's Q steps together (where Q continues K's rows, one run). */
 static inline void rl_copy_in(__global const RL_T *restrict src,
                               __global RL_T *restrict dst, RL_I mp, RL_I mq,
                               RL_I mk, int stream) {
@@ -722,8 +723,8 @@ static inline void rl_copy_in(__global const RL_T *restrict src,
         for (int j = 0; j < RL_VEC; j++)
           out[(q * RL_BP + p + j) * h + k / RL_VEC] = r[j];
       }
-  for (RL_I q = 0; q < mq; q++)
-    for (RL_I p = 0; p < mp; p++)
+  for (RL_I p = 0; p < mp; p++)
+    for (RL_I q = 0; q < mq; q++)
       for (RL_I k = 0; k < mk; k += RL_VEC)
         rl_put_row(dst + q * RL_DQ + p * RL_DP + k,
                    RL_TRANSFORM(out[(q * RL_BP + p) * h + k / RL_VEC]),
@@ -1132,7 +1133,8 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
     return;
 #endif
 #ifdef RL_COPY_IN
-    /* P's extent whole squares, K's whole lines (host/plan_lines.c) */
+    /* P's extent whole squares, K's a whole number of blocks
+     * (host/plan_lines.c) */
     if (mp == RL_BP && mq == RL_BQ && stream) /* the common box, fixed */
       rl_copy_in(src, dst, RL_BP, RL_BQ, RL_BK, 1);
     else

@@ -472,6 +472,21 @@ static int box_flat_cols(const char *s) { /* from 2N and CHWN4: P (2
          (define_value(s, "RL_FLAT") == 2 &&
           define_value(s, "RL_VEC") * element_size(s) == 16);
 }
+static int box_copies_in_narrow(const char *s) { /* K's 32 rows whole,
+                                                  * continued in the
+                                                  * destination by Q's or
+                                                  * P's */
+  return element_size(s) > 1 ||
+         (define_value(s, "RL_COPY_IN") == 1 &&
+          define_value(s, "RL_BK") == 32 && define_value(s, "RL_EK") == 32);
+}
+static int box_copies_in_rows(const char *s) { /* destination rows in one
+                                                * cache set: Q takes 512
+                                                * bytes of each */
+  return element_size(s) > 1 ||
+         (define_value(s, "RL_COPY_IN") == 1 &&
+          define_value(s, "RL_BQ") * define_value(s, "RL_BK") == 512);
+}
 static int box_skips(const char *s) { /* unpacking (C = 40 from blocks of
                                         16, M and N off the fractal grid),
                                         or into smaller blocks (C = 17 from
@@ -594,6 +609,14 @@ static void boxes(void) {
        * last columns short of a square */
       {"cpu", 0, "2N", "NHWC", box_flat_cols, {6, 37, 17, 15}, 1},
       {"cpu", 0, "CHWN4", "NCHW", box_flat_cols, {5, 8, 9, 11}, 1},
+      /* through private buffers, in the cache: N's rows 256 x 48 bytes
+       * apart, 2 channels (Q) a line, P (48 pixels) whole; N's rows 4 KiB
+       * apart, P (H, W and C merged) in boxes of 64; the box's 32
+       * destination rows 12 KiB apart, Q's (the pixels') last box 8 of
+       * 16 */
+      {"cpu", 0, "NCHW", "HWCN", box_copies_in_narrow, {32, 256, 6, 8}, 1},
+      {"cpu", 0, "NHWC", "HWCN", box_copies_in_narrow, {32, 4, 8, 128}, 1},
+      {"cpu", 0, "HWCN", "NC1HWC0", box_copies_in_rows, {4, 6, 512, 32}, 1},
       {"cpu", 0, "NC1HWC0", "NCHW", box_skips, {2, 40, 5, 7}, 1},
       {"cpu", 0, "nChw8c", "NHWC", box_skips, {2, 17, 5, 7}, 1},
       {"cpu", 0, "FRACTAL_Z", "NCHW", box_skips, {70, 17, 3, 3}, 1},
@@ -797,6 +820,9 @@ static int box_copies_in(const char *s) { /* 1-byte elements */
   return element_size(s) > 1 || (define_value(s, "RL_COPY_IN") == 1 &&
                                  define_value(s, "RL_STREAM") == 16);
 }
+static int box_copies_in_rows_streamed(const char *s) {
+  return box_copies_in(s) && box_copies_in_rows(s);
+}
 
 /* 4-bit: squares through a private buffer, streamed, P's last box ragged
  * (other widths: any plan) */
@@ -878,6 +904,8 @@ static void streams(void) {
       {0, "NCHW", "HWCN", box_copies_in, {64, 256, 8, 10}, 1},
       {0, "nChw16c", "HWCN", box_copies_in, {64, 2048, 2, 3}, 1},
       {0, "NCHW", "HWCN%128", box_copies_in, {40, 16, 16, 16}, 1},
+      /* Q's steps continuing the rows, whole lines: streamed */
+      {0, "HWCN", "NC1HWC0", box_copies_in_rows_streamed, {8, 16, 64, 32}, 1},
       /* boxes past the destination's end write up to it only */
       {0, "nChw16c", "nChw8c", box_streams_pads, {2, 17, 5, 7}, 3},
   };
