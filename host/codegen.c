@@ -495,6 +495,7 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
   if (p->wide) put(&t, "#define RL_WIDE 1\n");
   if (p->span) put(&t, "#define RL_SPAN %d\n", p->span);
   if (p->flat) put(&t, "#define RL_FLAT %d\n", p->flat);
+  if (p->flat_stage) put(&t, "#define RL_FLAT_STAGE %d\n", p->flat_stage);
   if (p->group > 1) put(&t, "#define RL_GROUP %d\n", p->group);
   if (p->tail) put(&t, "#define RL_SQUARE_TAIL 1\n");
   put(&t, "#define RL_TRANSFORM(x) (x)\n");

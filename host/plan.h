@@ -58,8 +58,11 @@ typedef struct rl_layout_plan {
              * whole, Q continuing its rows, K's extent not whole squares);
              * 2: its columns in source order likewise (P whole, under a
              * square, Q continuing its run in the source) */
-  int wide; /* LINES: 1-byte squares of 4 rows along K by 16 bytes along P
-             * (K's block 4, the rows it writes following one another) */
+  int flat_stage; /* LINES, flat 1: 0, or the elements of a private buffer
+                   * the box's destination rows are put together in (more
+                   * than 16 of them in one cache set), then written whole */
+  int wide;       /* LINES: 1-byte squares of 4 rows along K by 16 bytes along P
+                   * (K's block 4, the rows it writes following one another) */
   rl_box_axis box[3]; /* LINES: P, Q, then K, the innermost axis */
   int p_first;        /* LINES: consecutive work-items step along P, not Q */
   int ahead;  /* LINES: squares prefetch the source of the Q step this many

@@ -554,7 +554,20 @@ static void plan_span(rl_layout_plan *p, int size) {
  * 11-23x (from 1.4-2.7 GB/s); 64x256x56x56 int8 1.3x-2.3x, FRACTAL_Z ->
  * 4N 10-11x, f16 0.88x-1.5x, FRACTAL_Z 6.5-13x; 1024x512x3x3 int8 into 2N
  * 2.6x-3.4x, FRACTAL_Z -> 4N 0.71x-1.11x, f16 0.76x-1.41x. With 4-byte
- * elements, 0.64x-2.0x: they keep their plans. */
+ * elements, 0.64x-2.0x: they keep their plans.
+ * Where more than 16 of the box's destination rows fall into one cache
+ * set (HWCN -> nChw8c and NCHW4 with N = 32, rows 784 KiB apart), each
+ * square's 16-byte pieces of them left the cache before the next square
+ * wrote the rest of their lines: the box's rows are put together in a
+ * private buffer and go out whole (kernels/relayout.cl RL_FLAT_STAGE).
+ * Alternating in one process on the Zen 4 machine, 2-3 rounds, new/old
+ * (bench/TUNING.md, "Flat boxes through a private buffer"): HWCN ->
+ * nChw8c int8 28x28x256x32 2.1-2.2x, NCHW4 1.7-2.2x; CHWN4 -> nChw8c u4
+ * 1.0-3.4x; NHWC -> 2N f16 256x32x32x64 1.3x; FRACTAL_Z -> 4N int8
+ * 256x64x32x32 0.95-1.84x. With 16 rows or fewer it lost as often as it
+ * gained (f16 HWCN -> NCHW4 56x56x256x16 0.67-0.90x, nChw8c -> 2N
+ * 256x64x32x32, 8 rows, 0.53-0.56x; NCHW -> CHWN4 f16 3x3, 9 rows,
+ * 1.34-1.37x). */
 static void plan_flat(rl_layout_plan *p, int size) {
   const rl_box_axis *P = &p->box[0], *K = &p->box[2];
   int64_t width = 16 / size;
@@ -581,6 +594,12 @@ static void plan_flat(rl_layout_plan *p, int size) {
   while (narrow && 2 * steps * p->box[0].block * row <= 16384) steps *= 2;
   rl_box_block(p, 1, steps);
   p->flat = 1;
+  /* more than 16 destination rows in one cache set: each row whole */
+  int64_t stage = p->box[0].block * p->box[1].block * K->block;
+  if (p->box[0].block > 16 &&
+      cache_sets(p->axes[p->box[0].axis].dstride * size) == 1 &&
+      stage * size <= 16384)
+    p->flat_stage = (int)stage;
   p->ahead = 2;
   p->stream = 0;
 }
@@ -837,8 +856,8 @@ static void plan_planes(rl_layout_plan *p, const relayout_desc *dst, int size,
 static void plan_copy_in(rl_layout_plan *p, const relayout_desc *dst, int size,
                          int64_t stream_from) {
   const rl_box_axis *P = &p->box[0], *Q = &p->box[1], *K = &p->box[2];
-  if (size != 1 || p->vec < 2 || p->stream || p->tile || p->wide ||
-      p->span || p->flat || p->planes || p->staged || p->shift)
+  if (size != 1 || p->vec < 2 || p->stream || p->tile || p->wide || p->span ||
+      p->flat || p->planes || p->staged || p->shift)
     return;
   const rl_iter_axis *a = &p->axes[P->axis], *k = &p->axes[K->axis];
   int64_t piece = squares_group(p, 1) * p->vec; /* bytes of a row at once */

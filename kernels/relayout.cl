@@ -530,6 +530,19 @@ static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
 #define RL_FLAT_IN(a) ((a) * RL_SK)
 #define RL_FLAT_OUT(b) RL_COL(b)
 #endif
+#ifdef RL_FLAT_STAGE
+/* RL_FLAT 1, more than 16 destination rows in one cache set (host/
+ * plan_lines.c plan_flat): the squares' rows go to a private buffer of
+ * RL_FLAT_STAGE elements, the box's rows RL_BQ x RL_BK apart, and each row
+ * goes out whole after the last square */
+typedef struct __attribute__((packed)) rl_private_at {
+  RL_VT v;
+} rl_private_at;
+#define RL_FLAT_PUT(b, a)                                                    \
+  (((rl_private_at *)(stage + (b) * (RL_BQ * RL_BK) + (a)))->v)
+#else
+#define RL_FLAT_PUT(b, a) RL_AT(dst + RL_FLAT_OUT(b) + (a))
+#endif
 static inline void rl_flat_squares(__global const RL_T *restrict src,
                                    __global RL_T *restrict dst, RL_I na,
                                    RL_I nb) {
@@ -539,6 +552,9 @@ static inline void rl_flat_squares(__global const RL_T *restrict src,
         dst[RL_FLAT_OUT(b) + a] = RL_TRANSFORM(src[RL_FLAT_IN(a) + b]);
     return;
   }
+#ifdef RL_FLAT_STAGE
+  RL_T stage[RL_FLAT_STAGE];
+#endif
   for (RL_I a0 = 0; a0 < na; a0 += RL_VEC) {
     RL_I a = min(a0, na - RL_VEC), at[RL_VEC];
 #pragma unroll
@@ -558,9 +574,16 @@ static inline void rl_flat_squares(__global const RL_T *restrict src,
       rl_transpose(v);
 #pragma unroll
       for (int j = 0; j < RL_VEC; j++)
-        RL_AT(dst + RL_FLAT_OUT(b + j) + a) = RL_TRANSFORM(v[j]);
+        RL_FLAT_PUT(b + j, a) = RL_TRANSFORM(v[j]);
     }
   }
+#ifdef RL_FLAT_STAGE
+  for (RL_I b = 0; b < nb; b++)
+    for (RL_I a0 = 0; a0 < na; a0 += RL_VEC) {
+      RL_I a = min(a0, na - RL_VEC);
+      RL_AT(dst + RL_FLAT_OUT(b) + a) = RL_FLAT_PUT(b, a);
+    }
+#endif
 }
 #endif
 

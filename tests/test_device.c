@@ -472,6 +472,12 @@ static int box_flat_cols(const char *s) { /* from 2N and CHWN4: P (2
          (define_value(s, "RL_FLAT") == 2 &&
           define_value(s, "RL_VEC") * element_size(s) == 16);
 }
+static int box_flat_stage(const char *s) { /* into nChw8c and NCHW4:
+                                            * more than 16 destination
+                                            * rows in one cache set */
+  return element_size(s) > 1 || (define_value(s, "RL_FLAT") == 1 &&
+                                 define_value(s, "RL_FLAT_STAGE") > 0);
+}
 static int box_copies_in_narrow(const char *s) { /* K's 32 rows whole,
                                                   * continued in the
                                                   * destination by Q's or
@@ -609,6 +615,11 @@ static void boxes(void) {
        * last columns short of a square */
       {"cpu", 0, "2N", "NHWC", box_flat_cols, {6, 37, 17, 15}, 1},
       {"cpu", 0, "CHWN4", "NCHW", box_flat_cols, {5, 8, 9, 11}, 1},
+      /* N's 40 rows 36 KiB apart through a private buffer: P's last square
+       * over the one before; Q's last box (72 pixels, boxes of 32 or 64)
+       * short */
+      {"cpu", 0, "HWCN", "nChw8c", box_flat_stage, {8, 9, 512, 40}, 1},
+      {"cpu", 0, "HWCN", "NCHW4", box_flat_stage, {8, 9, 512, 40}, 1},
       /* through private buffers, in the cache: N's rows 256 x 48 bytes
        * apart, 2 channels (Q) a line, P (48 pixels) whole; N's rows 4 KiB
        * apart, P (H, W and C merged) in boxes of 64; the box's 32
