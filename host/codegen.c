@@ -448,28 +448,48 @@ const char *rl_kernel_name(const rl_layout_plan *p, const relayout_desc *dst) {
   return names[kernel_number(p, dst)];
 }
 
-/* RL_MIX(x, r): vector r of the `planes` vectors of w elements x[0] to
- * x[planes - 1] interleaved (element j of the result, counted from r * w,
- * is element j / planes of vector j % planes), or with `split` the other
- * way, vector r of the planes they hold interleaved (element j is element
- * j * planes + r of them all): a chain of shuffles that takes in one more
- * vector each, with undefined lanes (-1) where the element comes from a
- * vector not yet taken in. */
-static void mix_planes(text *t, int planes, int w, int split) {
-  put(t, "#define RL_PLANES %d\n#define RL_PLANE_W %d\n", planes, w);
-  if (split) put(t, "#define RL_SPLIT 1\n");
+/* RL_MIX(x, r): output vector r of a step of w pixels whose elements lie
+ * a to a pixel in the source (its b rows, a vectors each: x[i * a + v] is
+ * row i's vector v) and b to a pixel in the destination (its a rows, b
+ * vectors each: r = c * b + u is row c's vector u). Pixel g's element c of
+ * source row i goes to element i of destination row c. Interleaving `b`
+ * planes has a = 1; taking `a` apart (split), b = 1. Each is a chain of
+ * shuffles over the vectors that hold its elements, taking in one more
+ * each, with undefined lanes (-1) where the element comes from a vector not
+ * yet taken in. */
+static void mix_planes(text *t, int a, int b, int w) {
+  put(t, "#define RL_PLANE_A %d\n#define RL_PLANE_B %d\n", a, b);
+  put(t, "#define RL_PLANES %d\n#define RL_PLANE_W %d\n", a * b, w);
   put(t, "#define RL_MIX(x, r) (");
-  for (int r = 0; r < planes; r++) {
+  for (int r = 0; r < a * b; r++) {
+    int c = r / b, u = r % b, from[64], at[64], in[16] = {0}, n = 0;
+    for (int j = 0; j < w; j++) { /* element j: pixel g, source row i */
+      int g = (u * w + j) / b, i = (u * w + j) % b, e = g * a + c;
+      from[j] = i * a + e / w;
+      at[j] = e % w;
+      int seen = 0;
+      for (int k = 0; k < n; k++) seen |= in[k] == from[j];
+      if (!seen) in[n++] = from[j];
+    }
+    for (int k = 1; k < n; k++) /* the inputs in order */
+      for (int l = k; l > 0 && in[l - 1] > in[l]; l--) {
+        int x = in[l];
+        in[l] = in[l - 1];
+        in[l - 1] = x;
+      }
     put(t, "%s", r ? " : " : "");
-    if (r < planes - 1) put(t, "(r) == %d ? ", r);
-    for (int c = 1; c < planes; c++) put(t, "__builtin_shufflevector(");
-    put(t, "x[0]");
-    for (int c = 1; c < planes; c++) {
-      put(t, ", x[%d]", c);
+    if (r < a * b - 1) put(t, "(r) == %d ? ", r);
+    for (int k = 1; k < n; k++) put(t, "__builtin_shufflevector(");
+    put(t, "x[%d]", in[0]);
+    for (int k = 1; k < n; k++) { /* n >= 2: a and b are not both 1 */
+      put(t, ", x[%d]", in[k]);
       for (int j = 0; j < w; j++) {
-        int g = split ? j * planes + r : r * w + j,
-            from = split ? g / w : g % planes, at = split ? g % w : g / planes;
-        put(t, ", %d", from < c ? (c == 1 ? at : j) : from == c ? w + at : -1);
+        int pos = 0; /* where from[j] is among the inputs */
+        while (in[pos] != from[j]) pos++;
+        put(t, ", %d",
+            pos < k    ? (k == 1 ? at[j] : j)
+            : pos == k ? w + at[j]
+                       : -1);
       }
       put(t, ")");
     }
@@ -513,7 +533,15 @@ char *rl_codegen(const rl_layout_plan *p, const relayout_desc *dst,
     for (int j = 1; j < p->stream; j++) put(&t, ", %d", j);
     put(&t, "))\n");
   }
-  if (p->planes) mix_planes(&t, p->planes, 128 / bits, p->split);
+  if (p->planes) {
+    mix_planes(&t, p->split || p->weave ? p->planes : 1,
+               p->split   ? 1
+               : p->weave ? p->weave
+                          : p->planes,
+               128 / bits);
+    if (p->split) put(&t, "#define RL_SPLIT 1\n");
+    if (p->weave) put(&t, "#define RL_WEAVE 1\n");
+  }
   if (p->skip) put(&t, "#define RL_SKIP 1\n");
   if (bits == 4) put(&t, "#define RL_NIBBLES 1\n");
   put(&t, "static inline int rl_map(RL_I o, RL_I *s) {\n");

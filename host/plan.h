@@ -91,6 +91,10 @@ typedef struct rl_layout_plan {
   int split;  /* LINES, with planes: the other way, P's few elements of
                * each pixel, one after another in the source, into as many
                * planes, K's rows in the destination */
+  int weave;  /* LINES, with planes (P's extent): 0, or K's extent; both
+               * ways at once, the pixels along Q (NCHW4 -> 2N: each
+               * pixel's 4 channels one after another in the source, its 2
+               * images in the destination) */
   int odd;    /* LINES, 4-bit squares: a source row may start mid-byte (a
                * source stride other than P's, or P's extent, is odd) */
   int odd_k;  /* LINES, 4-bit squares: K's extent is odd, so destination

@@ -818,6 +818,58 @@ static void plan_planes(rl_layout_plan *p, const relayout_desc *dst, int size,
   *p = t;
 }
 
+/* CPU devices, each pixel's elements a few to a pixel on both sides: A of
+ * them one after another in each source row (P, source stride 1), B in
+ * each destination row (K), the pixels along Q (NCHW4 -> 2N: 4 channels a
+ * pixel in the source, 2 images in the destination; 2N <-> nChw8c), each
+ * pixel's A x B block at most 16 bytes. Squares of P's or K's width moved
+ * them 2 or 4 elements at a time (NCHW4 -> 2N int8 11 GB/s on the Zen 4
+ * machine, where the copy kernel reads 100 from the cache). Instead the
+ * planes' shuffles both ways at once (kernels/relayout.cl rl_planes,
+ * RL_WEAVE): 16 bytes of each of a step's B source rows' A vectors into
+ * B vectors of each of its A destination rows, in boxes of 1 KiB of each
+ * destination row, streamed where each box's runs are whole lines.
+ * Alternating in one process with the plans before, median GB/s old and
+ * new (bench/TUNING.md, "Planes both ways"): int8 NCHW4 -> 2N
+ * 32x256x28x28 11.4-11.7 and 59.1-59.9, 64x256x56x56 11.3 and 52.4; 2N
+ * -> NCHW4 12.2-12.5 and 73.2-74.9; 2N -> nChw8c 16.4-16.8 and 32.7-33.9;
+ * nChw8c -> 2N 17.4-17.5 and 27.5-29.0; NCHW4 <-> 4N 0.7x-1.5x; f16
+ * NCHW4 <-> 2N 1.6x-3.1x over 9 shapes. Blocks of 32 bytes and more keep
+ * their plans: f16 2N <-> nChw8c and NCHW4 <-> 4N read 0.32x-2.0x (0.32x
+ * at 48x96x20x20, in the cache), f32 and f64 0.98x-1.6x at 32x256x28x28
+ * but 0.05x-2.2x at 3x3 and 7x7, where boxes of partial lines streamed
+ * (streaming now needs whole lines; not measured again). */
+static void plan_weave(rl_layout_plan *p, const relayout_desc *dst, int size,
+                       int64_t stream_from) {
+  const rl_box_axis *P = &p->box[0], *Q = &p->box[1], *K = &p->box[2];
+  if (P->axis < 0 || Q->axis < 0 || p->skip || p->planes) return;
+  const rl_iter_axis *a = &p->axes[P->axis], *q = &p->axes[Q->axis],
+                     *b = &p->axes[K->axis];
+  int64_t width = 16 / size;
+  if (a->sstride != 1 || a->extent < 2 || b->extent < 2 ||
+      a->extent * b->extent * size > 16 || a->check >= 0 || b->check >= 0 ||
+      q->check >= 0 || q->sstride != a->extent || q->dstride != b->extent ||
+      q->extent < width)
+    return;
+  rl_layout_plan t = *p;
+  rl_box_block(&t, 0, a->extent);
+  rl_box_block(&t, 2, b->extent);
+  rl_box_block(&t, 1, 1024 / (b->extent * size) / width * width);
+  t.vec = 1;
+  t.tile = t.wide = t.span = t.ahead = t.lead = t.staged = t.shift = 0;
+  t.flat = t.flat_stage = 0;
+  t.planes = (int)a->extent;
+  t.weave = (int)b->extent;
+  int64_t run = t.box[1].block * b->extent * size; /* a box's, per row */
+  int lines = a->dstride * size % 64 == 0 && run % 64 == 0 &&
+              q->extent * b->extent * size % 64 == 0;
+  for (int i = 0; i < t.naxes; i++)
+    if (i != t.box[0].axis && i != t.box[1].axis && i != t.box[2].axis)
+      lines &= t.axes[i].dstride * size % 64 == 0;
+  t.stream = rl_too_big(dst, stream_from) && lines ? (int)width : 0;
+  *p = t;
+}
+
 /* CPU devices, 1-byte squares that do not stream, writing each destination
  * row in pieces under a line, whose K rows all fall into one set of the
  * first-level cache in the source (a stride a multiple of 4 KiB: NCHW ->
@@ -911,6 +963,7 @@ void rl_plan_lines(rl_layout_plan *p, const relayout_desc *dst, int size,
   plan_flat(p, size);
   plan_flat_cols(p, size);
   plan_planes(p, dst, size, stream_from);
+  plan_weave(p, dst, size, stream_from);
   plan_copy_in(p, dst, size, stream_from);
   p->group = squares_group(p, size);
   p->tail = square_tail(p, size);

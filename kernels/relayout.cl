@@ -27,10 +27,11 @@
  * RL_SHIFT, rl_lines streams each row of its box through a private buffer
  * (rows off the store grid); RL_COPY_IN, rl_lines moves each box through
  * two private buffers, its source rows read whole into one and its
- * destination rows written whole from the other; RL_PLANES, the planes
- * rl_lines interleaves, RL_PLANE_W elements of each at a time, into
- * RL_PLANES vectors RL_MIX(x, r) (clang's shuffles: CPU devices only), or
- * with RL_SPLIT takes apart; RL_LANES, the lane numbers of a vector
+ * destination rows written whole from the other; RL_PLANES, the vectors
+ * rl_lines shuffles at a time, RL_PLANE_W elements each, into as many
+ * vectors RL_MIX(x, r) (clang's shuffles: CPU devices only): planes it
+ * interleaves (RL_PLANE_B of them), takes apart (RL_SPLIT, RL_PLANE_A), or
+ * both (RL_WEAVE); RL_LANES, the lane numbers of a vector
  * rl_lines streams (rows partly padding are built in registers);
  * RL_NIBBLES, rl_lines moves 4-bit elements (RL_T bytes, two to one), with
  * RL_VEC 8 in squares of 8 x 8 nibbles, whose source rows, with
@@ -323,30 +324,26 @@ static inline void rl_shift_row(__global const RL_T *restrict in,
 #endif
 
 #ifdef RL_PLANES
-/* A box's m pixels of RL_PLANES elements, one after another in the
- * destination, from as many planes RL_SK apart in the source, or with
- * RL_SPLIT the other way, from pixels in the source into planes RL_DP apart
- * in the destination: RL_PLANE_W pixels at a time as RL_PLANES vectors
- * from one side shuffled into RL_PLANES vectors of the other (RL_MIX),
- * RL_PLANE_RUN such steps at once, each plane's stores one after another
- * (with RL_SPLIT a line of them, so that a plane's non-temporal stores fill
- * it before the next plane's start), then single steps; the last pixels,
- * under RL_PLANE_W, one element at a time. RL_PLANE_IN(k, p) and
- * RL_PLANE_OUT(k, p) are where pixel p's element k lies on each side,
- * RL_MIX_IN(k, p) and RL_MIX_OUT(r, p) where the vectors start. With
- * RL_LEAD, each load first asks for the line RL_LEAD elements on along its
- * plane. */
+/* A box's m pixels, each RL_PLANE_A elements one after another in each of
+ * RL_PLANE_B source rows RL_SK apart, and RL_PLANE_B one after another in
+ * each of RL_PLANE_A destination rows RL_DP apart: element c of source row
+ * i goes to element i of destination row c. Interleaving planes (K's rows
+ * into pixels along P) has RL_PLANE_A 1; taking them apart (RL_SPLIT: P's
+ * elements of pixels along K) RL_PLANE_B 1; RL_WEAVE does both, the pixels
+ * along Q. RL_PLANE_W pixels at a time as RL_PLANES vectors from one side
+ * shuffled into RL_PLANES vectors of the other (RL_MIX), RL_PLANE_RUN such
+ * steps at once, each destination row's stores one after another (taking
+ * apart, a line of them, so that a row's non-temporal stores fill it
+ * before the next row's start), then single steps; the last pixels, under
+ * RL_PLANE_W, one element at a time. RL_PLANE_IN(i, c, p) and
+ * RL_PLANE_OUT(i, c, p) are where pixel p's element c of source row i lies
+ * on each side. With RL_LEAD, each load first asks for the line RL_LEAD
+ * elements on along its row. */
+#define RL_PLANE_IN(i, c, p) ((i)*RL_SK + (p)*RL_PLANE_A + (c))
+#define RL_PLANE_OUT(i, c, p) ((c)*RL_DP + (p)*RL_PLANE_B + (i))
 #ifdef RL_SPLIT
-#define RL_PLANE_IN(k, p) ((p) * RL_PLANES + (k))
-#define RL_PLANE_OUT(k, p) ((k) * RL_DP + (p))
-#define RL_MIX_IN(k, p) RL_PLANE_IN((k) * RL_PLANE_W, p)
-#define RL_MIX_OUT(r, p) RL_PLANE_OUT(r, p)
 #define RL_PLANE_RUN 4
 #else
-#define RL_PLANE_IN(k, p) ((k) * RL_SK + (p))
-#define RL_PLANE_OUT(k, p) ((p) * RL_PLANES + (k))
-#define RL_MIX_IN(k, p) RL_PLANE_IN(k, p)
-#define RL_MIX_OUT(r, p) RL_PLANE_OUT((r) * RL_PLANE_W, p)
 #define RL_PLANE_RUN 1
 #endif
 /* one step's loads, shuffled into the vectors of the other side */
@@ -354,12 +351,15 @@ static inline void rl_plane_mix(__global const RL_T *restrict in, RL_I p,
                                 RL_VT *y) {
   RL_VT x[RL_PLANES];
 #pragma unroll
-  for (int k = 0; k < RL_PLANES; k++) {
+  for (int i = 0; i < RL_PLANE_B; i++)
+#pragma unroll
+    for (int v = 0; v < RL_PLANE_A; v++) {
+      __global const RL_T *at = in + RL_PLANE_IN(i, v * RL_PLANE_W, p);
 #ifdef RL_LEAD
-    RL_PREFETCH(in + RL_MIX_IN(k, p) + RL_LEAD);
+      RL_PREFETCH(at + RL_LEAD);
 #endif
-    x[k] = RL_AT(in + RL_MIX_IN(k, p));
-  }
+      x[i * RL_PLANE_A + v] = RL_AT(at);
+    }
 #pragma unroll
   for (int r = 0; r < RL_PLANES; r++) y[r] = RL_MIX(x, r);
 }
@@ -370,14 +370,17 @@ static inline void rl_planes(__global const RL_T *restrict in,
   for (; p + RL_PLANE_RUN * RL_PLANE_W <= m; p += RL_PLANE_RUN * RL_PLANE_W) {
     RL_VT y[RL_PLANE_RUN][RL_PLANES];
 #pragma unroll
-    for (int u = 0; u < RL_PLANE_RUN; u++)
-      rl_plane_mix(in, p + u * RL_PLANE_W, y[u]);
+    for (int s = 0; s < RL_PLANE_RUN; s++)
+      rl_plane_mix(in, p + s * RL_PLANE_W, y[s]);
 #pragma unroll
-    for (int r = 0; r < RL_PLANES; r++)
+    for (int c = 0; c < RL_PLANE_A; c++)
 #pragma unroll
-      for (int u = 0; u < RL_PLANE_RUN; u++)
-        rl_put_row(out + RL_MIX_OUT(r, p + u * RL_PLANE_W),
-                   RL_TRANSFORM(y[u][r]), stream);
+      for (int s = 0; s < RL_PLANE_RUN; s++)
+#pragma unroll
+        for (int u = 0; u < RL_PLANE_B; u++)
+          rl_put_row(out + RL_PLANE_OUT(u * RL_PLANE_W, c,
+                                        p + s * RL_PLANE_W),
+                     RL_TRANSFORM(y[s][c * RL_PLANE_B + u]), stream);
   }
 #if RL_PLANE_RUN > 1
   for (; p + RL_PLANE_W <= m; p += RL_PLANE_W) { /* single steps */
@@ -385,12 +388,15 @@ static inline void rl_planes(__global const RL_T *restrict in,
     rl_plane_mix(in, p, y);
 #pragma unroll
     for (int r = 0; r < RL_PLANES; r++)
-      rl_put_row(out + RL_MIX_OUT(r, p), RL_TRANSFORM(y[r]), stream);
+      rl_put_row(out + RL_PLANE_OUT(r % RL_PLANE_B * RL_PLANE_W,
+                                    r / RL_PLANE_B, p),
+                 RL_TRANSFORM(y[r]), stream);
   }
 #endif
   for (; p < m; p++)
-    for (int k = 0; k < RL_PLANES; k++)
-      out[RL_PLANE_OUT(k, p)] = RL_TRANSFORM(in[RL_PLANE_IN(k, p)]);
+    for (int i = 0; i < RL_PLANE_B; i++)
+      for (int c = 0; c < RL_PLANE_A; c++)
+        out[RL_PLANE_OUT(i, c, p)] = RL_TRANSFORM(in[RL_PLANE_IN(i, c, p)]);
 }
 #endif
 
@@ -1191,9 +1197,11 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
   }
 #endif
 #ifdef RL_PLANES
-  if (n[0] >= mp && n[2] >= mk) { /* the pixels run along K, or P */
+  if (n[0] >= mp && n[2] >= mk) { /* the pixels run along K, Q, or P */
 #ifdef RL_SPLIT
     rl_planes(src, dst, mk, stream);
+#elif defined(RL_WEAVE)
+    rl_planes(src, dst, mq, stream);
 #else
     rl_planes(src, dst, mp, stream);
 #endif

@@ -478,6 +478,13 @@ static int box_flat_stage(const char *s) { /* into nChw8c and NCHW4:
   return element_size(s) > 1 || (define_value(s, "RL_FLAT") == 1 &&
                                  define_value(s, "RL_FLAT_STAGE") > 0);
 }
+static int box_weaves(const char *s) { /* NCHW4 <-> 2N: pixels of 4 x 2
+                                        * elements, shuffled both ways */
+  return element_size(s) > 2 || define_value(s, "RL_WEAVE") == 1;
+}
+static int box_weaves_bytes(const char *s) { /* 2N -> nChw8c: 2 x 8 */
+  return element_size(s) > 1 || define_value(s, "RL_WEAVE") == 1;
+}
 static int box_copies_in_narrow(const char *s) { /* K's 32 rows whole,
                                                   * continued in the
                                                   * destination by Q's or
@@ -628,6 +635,11 @@ static void boxes(void) {
       {"cpu", 0, "NCHW", "HWCN", box_copies_in_narrow, {32, 256, 6, 8}, 1},
       {"cpu", 0, "NHWC", "HWCN", box_copies_in_narrow, {32, 4, 8, 128}, 1},
       {"cpu", 0, "HWCN", "NC1HWC0", box_copies_in_rows, {4, 6, 512, 32}, 1},
+      /* 99 pixels: 6 vectors' worth and 3 one at a time (int8); 1200:
+       * boxes of 512 (int8) or 256, the last short */
+      {"cpu", 0, "NCHW4", "2N", box_weaves, {6, 8, 9, 11}, 1},
+      {"cpu", 0, "2N", "NCHW4", box_weaves, {4, 8, 30, 40}, 1},
+      {"cpu", 0, "2N", "nChw8c", box_weaves_bytes, {6, 16, 9, 11}, 1},
       {"cpu", 0, "NC1HWC0", "NCHW", box_skips, {2, 40, 5, 7}, 1},
       {"cpu", 0, "nChw8c", "NHWC", box_skips, {2, 17, 5, 7}, 1},
       {"cpu", 0, "FRACTAL_Z", "NCHW", box_skips, {70, 17, 3, 3}, 1},
@@ -831,6 +843,10 @@ static int box_copies_in(const char *s) { /* 1-byte elements */
   return element_size(s) > 1 || (define_value(s, "RL_COPY_IN") == 1 &&
                                  define_value(s, "RL_STREAM") == 16);
 }
+static int box_weaves_streamed(const char *s) {
+  return element_size(s) > 2 ||
+         (define_value(s, "RL_WEAVE") == 1 && define_value(s, "RL_STREAM") > 0);
+}
 static int box_copies_in_rows_streamed(const char *s) {
   return box_copies_in(s) && box_copies_in_rows(s);
 }
@@ -915,6 +931,8 @@ static void streams(void) {
       {0, "NCHW", "HWCN", box_copies_in, {64, 256, 8, 10}, 1},
       {0, "nChw16c", "HWCN", box_copies_in, {64, 2048, 2, 3}, 1},
       {0, "NCHW", "HWCN%128", box_copies_in, {40, 16, 16, 16}, 1},
+      /* 512 pixels, each box's runs whole lines */
+      {0, "NCHW4", "2N", box_weaves_streamed, {4, 8, 16, 32}, 1},
       /* Q's steps continuing the rows, whole lines: streamed */
       {0, "HWCN", "NC1HWC0", box_copies_in_rows_streamed, {8, 16, 64, 32}, 1},
       /* boxes past the destination's end write up to it only */
