@@ -87,7 +87,8 @@ typedef struct rl_layout_plan {
   int planes; /* LINES: 0, or K's extent, the planes a box interleaves 16
                * bytes of each at a time (rows of K elements, strided in
                * the source, that follow one another in the destination);
-               * with split, P's extent, the planes a box takes apart */
+               * with split or weave, P's extent, the elements of a
+               * pixel one after another in the source */
   int split;  /* LINES, with planes: the other way, P's few elements of
                * each pixel, one after another in the source, into as many
                * planes, K's rows in the destination */
