@@ -458,6 +458,10 @@ const char *rl_kernel_name(const rl_layout_plan *p, const relayout_desc *dst) {
  * each, with undefined lanes (-1) where the element comes from a vector not
  * yet taken in. */
 static void mix_planes(text *t, int a, int b, int w) {
+  if (a * b > 16 || w > 64) { /* past the arrays below: no plan makes it */
+    t->failed = 1;
+    return;
+  }
   put(t, "#define RL_PLANE_A %d\n#define RL_PLANE_B %d\n", a, b);
   put(t, "#define RL_PLANES %d\n#define RL_PLANE_W %d\n", a * b, w);
   put(t, "#define RL_MIX(x, r) (");

@@ -1162,8 +1162,8 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
     return;
 #endif
 #ifdef RL_COPY_IN
-    /* P's extent whole squares, K's a whole number of blocks
-     * (host/plan_lines.c) */
+    /* P's extent whole squares, K's extent whole blocks, so that mk is
+     * RL_BK (host/plan_lines.c) */
     if (mp == RL_BP && mq == RL_BQ && stream) /* the common box, fixed */
       rl_copy_in(src, dst, RL_BP, RL_BQ, RL_BK, 1);
     else
