@@ -553,17 +553,26 @@ static void plan_span(rl_layout_plan *p, int size) {
  * NCHW64 -> 2N 4.0-4.6x), f16 1.0x-1.9x, FRACTAL_Z -> 4N and 2N f16
  * 11-23x (from 1.4-2.7 GB/s); 64x256x56x56 int8 1.3x-2.3x, FRACTAL_Z ->
  * 4N 10-11x, f16 0.88x-1.5x, FRACTAL_Z 6.5-13x; 1024x512x3x3 int8 into 2N
- * 2.6x-3.4x, FRACTAL_Z -> 4N 0.71x-1.11x, f16 0.76x-1.41x. With 4-byte
- * elements, 0.64x-2.0x: they keep their plans.
- * Where more than 16 of the box's destination rows fall into one cache
- * set (HWCN -> nChw8c and NCHW4 with N = 32, rows 784 KiB apart), each
+ * 2.6x-3.4x, FRACTAL_Z -> 4N 0.71x-1.11x, f16 0.76x-1.41x.
+ * 4-byte elements take it too, squares of 4, where the plan does not
+ * stream: f32 into 2N, and int8 CHWN4 -> nChw8c, moved as 4-byte units (a
+ * pixel's 4 channels; 2 of them a destination pixel), whose 2x2 squares
+ * read 8.6 GB/s in the i8 sweep. 68 plans change over 9 shapes x 780 pairs
+ * x 5 dtypes; alternating runs on the Zen 4 machine, new/old
+ * (bench/TUNING.md, "Narrow K of 4-byte units"): CHWN4 -> nChw8c int8
+ * 1.2x-6.1x (geomean 2.1x), f32 into 2N 0.57x-3.9x (geomean 1.27x; NHWC ->
+ * 2N 32x28x28x256 0.57x-0.69x and nChw8c -> 2N 48x96x20x20 0.72x-0.78x the
+ * losses that held over 3 rounds). Where the plan streams (CHWN4 -> 2N f32
+ * past the threshold) it read 0.73x-0.91x, and keeps it.
+ * Where more than 16 of the box's destination rows fall into one cache set
+ * (HWCN -> nChw8c and NCHW4 with N = 32, rows 784 KiB apart), each
  * square's 16-byte pieces of them left the cache before the next square
  * wrote the rest of their lines: the box's rows are put together in a
  * private buffer and go out whole (kernels/relayout.cl RL_FLAT_STAGE).
  * Alternating in one process on the Zen 4 machine, 2-3 rounds, new/old
- * (bench/TUNING.md, "Flat boxes through a private buffer"): HWCN ->
- * nChw8c int8 28x28x256x32 2.1-2.2x, NCHW4 1.7-2.2x; CHWN4 -> nChw8c u4
- * 1.0-3.4x; NHWC -> 2N f16 256x32x32x64 1.3x; FRACTAL_Z -> 4N int8
+ * (bench/TUNING.md, "Flat boxes through a private buffer"): HWCN -> nChw8c
+ * int8 28x28x256x32 2.1-2.2x, NCHW4 1.7-2.2x; CHWN4 -> nChw8c u4 1.0-3.4x;
+ * NHWC -> 2N f16 256x32x32x64 1.3x; FRACTAL_Z -> 4N int8
  * 256x64x32x32 0.95-1.84x. With 16 rows or fewer it lost as often as it
  * gained (f16 HWCN -> NCHW4 56x56x256x16 0.67-0.90x, nChw8c -> 2N
  * 256x64x32x32, 8 rows, 0.53-0.56x; NCHW -> CHWN4 f16 3x3, 9 rows,
@@ -572,8 +581,8 @@ static void plan_flat(rl_layout_plan *p, int size) {
   const rl_box_axis *P = &p->box[0], *K = &p->box[2];
   int64_t width = 16 / size;
   if (P->axis < 0 || p->vec < 2) return;
-  int narrow = size <= 2 && K->block < width && width % K->block == 0 &&
-               p->axes[P->axis].extent >= width;
+  int narrow = (size <= 2 || (size == 4 && !p->stream)) && K->block < width &&
+               width % K->block == 0 && p->axes[P->axis].extent >= width;
   if (p->tile || p->wide || p->span || p->staged || p->shift ||
       K->block != p->axes[K->axis].extent ||
       (!narrow && (p->vec < 4 || p->ahead || K->block % p->vec == 0)))

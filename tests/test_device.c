@@ -455,12 +455,14 @@ static int box_flat_narrow(const char *s) { /* into 4N and 2N: K
                                               under a square's 16 bytes,
                                               its rows continued by Q:
                                               squares of 16 bytes across
-                                              Q; wider elements keep their
-                                              plans */
-  return element_size(s) > 2 ||
-         (define_value(s, "RL_FLAT") == 1 &&
-          define_value(s, "RL_VEC") * element_size(s) == 16 &&
-          define_value(s, "RL_BK") < define_value(s, "RL_VEC"));
+                                              Q; K of 16 bytes and more,
+                                              and 8-byte elements, keep
+                                              their plans */
+  long long size = element_size(s);
+  if (size > 4 || define_value(s, "RL_BK") * size >= 16) return 1;
+  return define_value(s, "RL_FLAT") == 1 &&
+         define_value(s, "RL_VEC") * size == 16 &&
+         define_value(s, "RL_BK") < define_value(s, "RL_VEC");
 }
 static int box_flat_cols(const char *s) { /* from 2N and CHWN4: P (2
                                             images, 4 channels) under a
@@ -477,6 +479,14 @@ static int box_flat_stage(const char *s) { /* into nChw8c and NCHW4:
                                             * rows in one cache set */
   return element_size(s) > 1 || (define_value(s, "RL_FLAT") == 1 &&
                                  define_value(s, "RL_FLAT_STAGE") > 0);
+}
+static int box_flat_stage_units(const char *s) { /* CHWN4 -> nChw8c int8:
+                                                  * units of a pixel's 4
+                                                  * channels, 2 to a
+                                                  * destination pixel */
+  return define_value(s, "RL_BK") * element_size(s) != 8 ||
+         (define_value(s, "RL_FLAT") == 1 && define_value(s, "RL_VEC") == 4 &&
+          define_value(s, "RL_FLAT_STAGE") > 0);
 }
 static int box_weaves(const char *s) { /* NCHW4 <-> 2N: pixels of 4 x 2
                                         * elements, shuffled both ways */
@@ -627,6 +637,9 @@ static void boxes(void) {
        * short */
       {"cpu", 0, "HWCN", "nChw8c", box_flat_stage, {8, 9, 512, 40}, 1},
       {"cpu", 0, "HWCN", "NCHW4", box_flat_stage, {8, 9, 512, 40}, 1},
+      /* N's 22 rows 12 KiB apart: P's last square over the one before,
+       * Q's last box (96 pixels, boxes of 64) short */
+      {"cpu", 0, "CHWN4", "nChw8c", box_flat_stage_units, {22, 128, 8, 12}, 1},
       /* through private buffers, in the cache: N's rows 256 x 48 bytes
        * apart, 2 channels (Q) a line, P (48 pixels) whole; N's rows 4 KiB
        * apart, P (H, W and C merged) in boxes of 64; the box's 32
