@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# lent-gpu.sh - what issues 3 and 5 owe from the lent GPU machine, in two
+# device commands of under 10 minutes each, most wanted first. A task is
+# lent 15 minutes of device time in all, start-up included, so each part
+# starts a step only while its estimate fits before the deadline and says
+# which it skipped.
+#   here, once (after apt-get update): bash scripts/carry-deps.sh fetch
+#   there, with .carry sent along:     bash bench/lent-gpu.sh tests [SECONDS]
+#                                      bash bench/lent-gpu.sh suites [SECONDS]
+# tests: registers NVIDIA's OpenCL driver, unpacks .carry, builds (build/,
+# kept between calls on a warm machine), lists the devices, runs ctest on the
+# GPU, then issue 3's conversions on the GPU and on the CPU (PoCL).
+# suites: the suite on the GPU (PyTorch as the peer), then on the CPU (oneDNN,
+# numpy). SECONDS: the part's own deadline (default 570). Each step's output
+# goes to its own file under $OUT (else lent-gpu-out/) and, whole, to stdout.
+# LENT_GPU (default gpu) names the device the GPU steps use: LENT_GPU=cpu
+# rehearses the steps on a machine without one.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+part=${1:-}
+if [ "$part" != tests ] && [ "$part" != suites ]; then
+  echo "usage: bench/lent-gpu.sh tests|suites [SECONDS]" >&2
+  exit 2
+fi
+deadline=$((SECONDS + ${2:-570}))
+out=${OUT:-lent-gpu-out}
+gpu=${LENT_GPU:-gpu}
+mkdir -p "$out"
+
+# step NAME ESTIMATE_SECONDS COMMAND...: runs it when it fits, into
+# $out/NAME.txt, and says how it ended and how long it took. The part exits
+# 1 when a step failed, 3 when none failed but one was skipped.
+failed=0 skipped=0
+step() {
+  local name=$1 estimate=$2 t0=$SECONDS left=$((deadline - SECONDS)) rc
+  shift 2
+  if ((estimate > left)); then
+    echo "== $name: skipped ($((left > 0 ? left : 0)) s left, needs about $estimate)"
+    skipped=1
+    return
+  fi
+  echo "== $name"
+  "$@" 2>&1 | tee "$out/$name.txt"
+  rc=${PIPESTATUS[0]}
+  ((rc == 0)) || failed=1
+  echo "== $name: exit $rc, $((SECONDS - t0)) s"
+}
+
+# Issue 3's conversions, 64 MiB and more, on device $1.
+issue3() {
+  local dev=$1 row from to shape dtype
+  for row in "NCHW NHWC 64x256x56x56 f32" "NCHW NC1HWC0 64x256x56x56 f32" \
+    "NCHW NC1HWC0 64x256x56x56 f16" "ND FRACTAL_NZ 8197x8195 f16" \
+    "NCHW FRACTAL_Z 2048x2048x3x3 f32" "NCHW FRACTAL_Z 2048x2048x3x3 f16"; do
+    read -r from to shape dtype <<<"$row"
+    echo "-- $from -> $to $shape $dtype"
+    build/relayout bench --device "$dev" --from "$from" --to "$to" \
+      --shape "$shape" --dtype "$dtype" --runs 20
+  done
+}
+
+# A test run where the device test runs on the GPU.
+gpu_ctest() {
+  (cd build && RELAYOUT_TEST_DEVICE=$gpu ctest --output-on-failure)
+}
+
+build() {
+  [ -d .carry ] || echo "no .carry: jansson, the loader's headers and oneDNN may be missing"
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release &&
+    cmake --build build -j"$(nproc)" >/dev/null && build/relayout devices
+}
+
+. scripts/opencl-nvidia.sh
+[ ! -d .carry ] || . scripts/carry-deps.sh
+case $part in
+tests)
+  step build 120 build
+  step ctest-gpu 240 gpu_ctest
+  step issue3-gpu 90 issue3 "$gpu"
+  step issue3-cpu 150 issue3 cpu
+  ;;
+suites)
+  [ -x build/relayout ] || step build 120 build
+  step suite-gpu-act 200 build/relayout bench --suite --device "$gpu" --runs 10 --rows act
+  step suite-gpu-weights 120 build/relayout bench --suite --device "$gpu" --runs 10 --rows resnet50,linear,odd
+  step suite-cpu 240 build/relayout bench --suite --device cpu --runs 10
+  ;;
+esac
+((failed)) && exit 1
+((skipped)) && exit 3
+exit 0
