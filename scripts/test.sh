@@ -17,7 +17,9 @@ cmake --build build -j"$jobs" >/dev/null
 (cd build && ctest --output-on-failure -j"$jobs")
 
 echo "== build and test (AddressSanitizer + UBSan)"
+# the device test loads the kernels the first pass compiled (same sources)
 cmake -S . -B build-asan -DRELAYOUT_WERROR=ON -DRELAYOUT_SANITIZE=ON \
-  -DCMAKE_BUILD_TYPE=Debug >/dev/null
+  -DCMAKE_BUILD_TYPE=Debug \
+  -DRELAYOUT_TEST_POCL_CACHE="$PWD/build/tests/pocl-cache" >/dev/null
 cmake --build build-asan -j"$jobs" >/dev/null
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j"$jobs")
