@@ -12,7 +12,8 @@
 # GPU, then issue 3's conversions on the GPU and on the CPU (PoCL).
 # suites: the suite on the GPU (PyTorch as the peer), then on the CPU (oneDNN,
 # numpy). SECONDS: the part's own deadline (default 570). Each step's output
-# goes to its own file under $OUT (else lent-gpu-out/) and, whole, to stdout.
+# goes to its own file under $OUT (else build/lent-gpu-out/, ignored by git)
+# and, whole, to stdout.
 # LENT_GPU (default gpu) names the device the GPU steps use: LENT_GPU=cpu
 # rehearses the steps on a machine without one.
 set -uo pipefail
@@ -23,7 +24,7 @@ if [ "$part" != tests ] && [ "$part" != suites ]; then
   exit 2
 fi
 deadline=$((SECONDS + ${2:-570}))
-out=${OUT:-lent-gpu-out}
+out=${OUT:-build/lent-gpu-out}
 gpu=${LENT_GPU:-gpu}
 mkdir -p "$out"
 
