@@ -52,7 +52,7 @@ relayout_status rl_build_tpu(relayout_desc *d, const relayout_layout *l,
   int64_t ch_width = matrix ? w : 1;
   int64_t channels = matrix ? rl_ceil_div(d->dims[c], w) : d->dims[c];
   int64_t per_npu = rl_ceil_div(start + channels, npus);
-  int64_t inner = matrix ? w : d->dims[idx[2]] * d->dims[idx[3]];
+  int64_t inner = w; /* a channel: TPU_MATRIX's w columns, else H*W (below) */
   if (matrix && w > d->dims[c])
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
                    "%s: w=%lld is wider than M=%lld", l->text, (long long)w,

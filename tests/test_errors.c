@@ -146,6 +146,13 @@ static void bad_strides(void) {
   CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "start=4 must be below npus=4",
               relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW", nchw, &e_));
   relayout_layout_free(l);
+  /* H*W past 2^63, checked before it is multiplied (UBSan's pass) */
+  l = parse("TPU_COMPACT(npus=4,lmem=1024)");
+  CHECK_FAILS(RELAYOUT_ERR_OVERFLOW, "H*W overflows",
+              relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW",
+                                 (const int64_t[]){1, 1, 1LL << 32, 1LL << 32},
+                                 &e_));
+  relayout_layout_free(l);
 }
 
 /* Conversions whose sides do not match, or whose extents are hidden. */
