@@ -99,6 +99,17 @@ static void bad_dims(void) {
               relayout_desc_init(&d, l, RELAYOUT_F32, 2, "MN",
                                  (const int64_t[]){3, 5}, &e_));
   relayout_layout_free(l);
+  /* Alignments in bytes near 2^62, checked as they turn into elements: a
+   * 4-bit element count past 2^63 (the product was unchecked before, signed
+   * overflow that UBSan stops on, at every dtype). */
+  l = parse("...MN%4611686018427387904B");
+  CHECK_FAILS(RELAYOUT_ERR_OVERFLOW, "overflows as i4 elements",
+              relayout_desc_init(&d, l, RELAYOUT_I4, 2, "MN",
+                                 (const int64_t[]){3, 5}, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_OVERFLOW, "more than 2^63 bits",
+              relayout_desc_init(&d, l, RELAYOUT_F64, 2, "MN",
+                                 (const int64_t[]){3, 5}, &e_));
+  relayout_layout_free(l);
   /* Blocks whose padding overflows. */
   l = parse("NC4611686018427387904c");
   CHECK_FAILS(RELAYOUT_ERR_OVERFLOW, "",
