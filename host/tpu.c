@@ -70,9 +70,10 @@ relayout_status rl_build_tpu(relayout_desc *d, const relayout_layout *l,
     return rl_fail(err, RELAYOUT_ERR_OVERFLOW, "%s: sizes overflow", l->text);
   if (used > lmem / es)
     return rl_fail(err, RELAYOUT_ERR_DIMS,
-                   "%s: the tensor needs %lld bytes on each NPU, more than "
-                   "lmem=%lld",
-                   l->text, (long long)(used * es), (long long)lmem);
+                   "%s: the tensor needs %lld %s elements on each NPU, more "
+                   "than lmem=%lld bytes hold",
+                   l->text, (long long)used, relayout_dtype_name(d->dtype),
+                   (long long)lmem);
   relayout_axis *a = d->axes;
   a[0] = (relayout_axis){c, npus, ch_width, lmem / es};         /* lane */
   a[1] = (relayout_axis){n, d->dims[n], 1, nstride};            /* N */

@@ -148,7 +148,9 @@ static void bad_strides(void) {
               relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW", nchw, &e_));
   relayout_layout_free(l);
   l = parse("TPU_ALIGNED(npus=4,lmem=100)");
-  CHECK_FAILS(RELAYOUT_ERR_DIMS, "more than lmem=100",
+  /* 2 images x 1 channel slot x H*W = 20 padded to 32 (128 bytes) */
+  CHECK_FAILS(RELAYOUT_ERR_DIMS,
+              "needs 64 f32 elements on each NPU, more than lmem=100 bytes",
               relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW", nchw, &e_));
   CHECK_FAILS(RELAYOUT_ERR_UNSUPPORTED, "4-bit",
               relayout_desc_init(&d, l, RELAYOUT_I4, 4, "NCHW", nchw, &e_));
@@ -156,6 +158,14 @@ static void bad_strides(void) {
   l = parse("TPU_COMPACT(npus=4,start=4,lmem=1024)");
   CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "start=4 must be below npus=4",
               relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW", nchw, &e_));
+  relayout_layout_free(l);
+  /* 2^31 channels over 3 NPUs, 715827883 slots of 3 x 2^31 elements: as
+   * bytes past 2^63, so the message counts elements */
+  l = parse("TPU_COMPACT(npus=3,lmem=8)");
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "needs 4611686020574871552 f16 elements",
+              relayout_desc_init(&d, l, RELAYOUT_F16, 4, "NCHW",
+                                 (const int64_t[]){1, 1LL << 31, 3, 1LL << 31},
+                                 &e_));
   relayout_layout_free(l);
   /* H*W past 2^63, checked before it is multiplied (UBSan's pass) */
   l = parse("TPU_COMPACT(npus=4,lmem=1024)");
