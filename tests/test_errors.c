@@ -343,6 +343,108 @@ static void names_and_blocks(void) {
   relayout_layout_free(l);
 }
 
+/* Every format pair at extents up to 2^62, where products overflow: binding
+ * fails with a message, or gives both sides buffers that hold every element
+ * (or an overflow error for one past 2^63 bits), and what binds plans with
+ * the CPU's and the GPU's rules. The sanitizer build stops at any size
+ * computed unchecked (UBSan's signed overflow): TPU H*W and its lmem
+ * message, and alignments in bytes, were. */
+static int holds_all(const relayout_desc *d, const int64_t *ext, int n) {
+  int64_t bytes;
+  relayout_error err;
+  if (relayout_desc_size_bytes(&bytes, d, &err))
+    return strstr(err.message, "2^63") != NULL;
+  long double need = relayout_dtype_bits(d->dtype);
+  for (int i = 0; i < n; i++) need *= (long double)ext[i];
+  return (long double)bytes * 8 >= need * (1 - 1e-9L);
+}
+
+static void huge_extents(void) {
+  static const char *const four[] = {
+      "NCHW",
+      "NHWC",
+      "HWCN",
+      "NC1HWC0",
+      "FRACTAL_Z",
+      "FRACTAL_Z(groups=2)",
+      "NCHW4",
+      "NCHW64",
+      "CHWN4",
+      "4N",
+      "2N",
+      "2IC",
+      "nChw16c",
+      "OIHW16i16o",
+      "8cNCHW",
+      "NCH%32BW",
+      "NC%7HW",
+      "TPU_ALIGNED(npus=7,start=3,lmem=1099511627776)",
+      "TPU_COMPACT(npus=64,lmem=1099511627776)"};
+  static const char *const two[] = {
+      "ND",
+      "FRACTAL_NZ",
+      "FRACTAL_ZN",
+      "FRACTAL_ZZ",
+      "ND_ALIGN",
+      "...MN%64B",
+      "TPU_MATRIX(npus=5,lmem=1099511627776,w=3)"};
+  const int64_t g = 1LL << 31, t = 1LL << 40, e = 1LL << 62;
+  const int64_t shapes4[][4] = {{3, 5, 7, 2},
+                                {g, 3, g, 1},
+                                {3, 2 * g, 5, g},
+                                {3037000500, 3037000500, 1, 1},
+                                {1, 17, t, t},
+                                {e, 1, 1, 1},
+                                {2, e, 1, 1},
+                                {1, 1, 3, e},
+                                {17, 65537, 65537, 65537}};
+  const int64_t shapes2[][2] = {
+      {7, 3},     {g, g + 1}, {3037000500, 3037000500}, {e, 1}, {1, e},
+      {3, e / 2}, {t + 1, 17}};
+  const relayout_dtype dtypes[] = {RELAYOUT_I4, RELAYOUT_U8, RELAYOUT_F16,
+                                   RELAYOUT_F32, RELAYOUT_F64};
+  relayout_engine *ref;
+  CHECK_OK(relayout_engine_create(&ref, "ref", NULL, &e_));
+  for (int rank = 2; rank <= 4; rank += 2) {
+    const char *const *names = rank == 4 ? four : two;
+    int nnames = rank == 4 ? (int)(sizeof four / sizeof *four)
+                           : (int)(sizeof two / sizeof *two);
+    int nshapes = rank == 4 ? (int)(sizeof shapes4 / sizeof *shapes4)
+                            : (int)(sizeof shapes2 / sizeof *shapes2);
+    for (int a = 0; a < nnames; a++)
+      for (int b = 0; b < nnames; b++) {
+        relayout_layout *la = parse(names[a]), *lb = parse(names[b]);
+        for (int i = 0; i < nshapes; i++)
+          for (int k = 0; k < 5; k++) {
+            const int64_t *ext = rank == 4 ? shapes4[i] : shapes2[i];
+            relayout_desc src, dst;
+            relayout_error err;
+            err.message[0] = 0;
+            if (relayout_bind_extents(&src, &dst, la, lb, dtypes[k], rank, ext,
+                                      &err)) {
+              CHECK(err.message[0], "%s -> %s: a failure with no message",
+                    names[a], names[b]);
+              continue;
+            }
+            CHECK(holds_all(&src, ext, rank) && holds_all(&dst, ext, rank),
+                  "%s -> %s, shape %d of rank %d, %s: a buffer short of the "
+                  "elements",
+                  names[a], names[b], i, rank, relayout_dtype_name(dtypes[k]));
+            for (int gpu = 0; gpu < 2; gpu++) {
+              relayout_plan *p = NULL;
+              setenv("RELAYOUT_FAMILIES", gpu ? "gpu" : "cpu", 1);
+              CHECK_OK(relayout_plan_create(&p, ref, &dst, &src, &e_));
+              relayout_plan_free(p);
+            }
+          }
+        relayout_layout_free(la);
+        relayout_layout_free(lb);
+      }
+  }
+  unsetenv("RELAYOUT_FAMILIES");
+  relayout_engine_free(ref);
+}
+
 int main(void) {
   names_and_blocks();
   bad_layout_text();
@@ -351,5 +453,6 @@ int main(void) {
   bad_binding();
   short_buffers();
   dtype_names();
+  huge_extents();
   return check_summary();
 }
