@@ -172,8 +172,9 @@ static relayout_status build_cute(relayout_desc *d, const relayout_layout *l,
   const rl_cute *c = &l->cute;
   if (d->ndims != c->nmodes)
     return rl_fail(err, RELAYOUT_ERR_DIMS,
-                   "CuTe layout '%s' has %d modes, but %d dims were given",
-                   l->text, c->nmodes, d->ndims);
+                   "CuTe layout '%s' has %d mode%s, but %d dim%s given",
+                   l->text, c->nmodes, c->nmodes == 1 ? "" : "s", d->ndims,
+                   d->ndims == 1 ? " was" : "s were");
   for (int m = 0; m < c->nmodes; m++)
     if (d->dims[m] != c->mode_extent[m]) {
       char lab[8];

@@ -137,7 +137,15 @@ static void bad_strides(void) {
               relayout_desc_init(&d, l, RELAYOUT_U8, 2, "01",
                                  (const int64_t[]){4, 3}, &e_));
   relayout_layout_free(l);
+  l = parse("(12):(1)");
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "has 1 mode, but 2 dims were given",
+              relayout_desc_init(&d, l, RELAYOUT_U8, 2, "01",
+                                 (const int64_t[]){4, 3}, &e_));
+  relayout_layout_free(l);
   l = parse("(4,3):(3,1)");
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "has 2 modes, but 1 dim was given",
+              relayout_desc_init(&d, l, RELAYOUT_U8, 1, "0",
+                                 (const int64_t[]){12}, &e_));
   CHECK_FAILS(RELAYOUT_ERR_DIMS, "mode 1 extent 3, but dim d1 is 5",
               relayout_desc_init(&d, l, RELAYOUT_U8, 2, "01",
                                  (const int64_t[]){4, 5}, &e_));
