@@ -132,20 +132,19 @@ static relayout_status build_grammar(relayout_desc *d, const relayout_layout *l,
     int64_t outer = rl_ceil_div(d->vdims[v], inner);
     int64_t align = a->align;
     int bits = relayout_dtype_bits(d->dtype);
-    if (a->align_bytes) { /* bytes to elements, align x 8 / bits, checked */
-      if (bits > 8 && align % (bits / 8))
+    if (a->align_bytes && bits >= 8) { /* bytes to elements */
+      if (align % (bits / 8))
         return rl_fail(err, RELAYOUT_ERR_DIMS,
                        "alignment %lldB in '%s' is not a whole number of %s "
                        "elements",
                        (long long)a->align, l->text,
                        relayout_dtype_name(d->dtype));
-      if (bits >= 8)
-        align /= bits / 8;
-      else if (!rl_mul(&align, align, 8 / bits))
-        return rl_fail(err, RELAYOUT_ERR_OVERFLOW,
-                       "alignment %lldB in '%s' overflows as %s elements",
-                       (long long)a->align, l->text,
-                       relayout_dtype_name(d->dtype));
+      align /= bits / 8;
+    } else if (a->align_bytes && !rl_mul(&align, align, 8 / bits)) {
+      return rl_fail(err, RELAYOUT_ERR_OVERFLOW,
+                     "alignment %lldB in '%s' overflows as %s elements",
+                     (long long)a->align, l->text,
+                     relayout_dtype_name(d->dtype));
     }
     if ((align && !rl_roundup(&outer, outer, align)) ||
         !rl_mul(&d->padded[v], outer, inner))

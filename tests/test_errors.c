@@ -353,10 +353,10 @@ static void names_and_blocks(void) {
 
 /* Every format pair at extents up to 2^62, where products overflow: binding
  * fails with a message, or gives both sides buffers that hold every element
- * (or an overflow error for one past 2^63 bits), and what binds plans with
- * the CPU's and the GPU's rules. The sanitizer build stops at any size
- * computed unchecked (UBSan's signed overflow): TPU H*W and its lmem
- * message, and alignments in bytes, were. */
+ * (or an overflow error for one past 2^63 bits), and what binds is planned,
+ * with the CPU's and the GPU's rules, without error. The sanitizer build
+ * stops at any size computed unchecked (UBSan's signed overflow), as it did
+ * at the TPU lmem message before it counted elements. */
 static int holds_all(const relayout_desc *d, const int64_t *ext, int n) {
   int64_t bytes;
   relayout_error err;
