@@ -158,17 +158,33 @@ static int loadable(const unsigned char *bin, size_t len) {
   return 0;
 }
 
+/* The build log's first error line (else its start), in err. The log is
+ * read whole: asked for into a buffer shorter than the log, a driver returns
+ * nothing (NVIDIA's does). */
+static void build_failed(relayout_error *err, relayout_engine *e,
+                         cl_program prog) {
+  size_t n = 0;
+  char *log = NULL;
+  if (clGetProgramBuildInfo(prog, e->device, CL_PROGRAM_BUILD_LOG, 0, NULL,
+                            &n) == CL_SUCCESS &&
+      n > 0 && (log = calloc(1, n + 1)) &&
+      clGetProgramBuildInfo(prog, e->device, CL_PROGRAM_BUILD_LOG, n, log,
+                            NULL) != CL_SUCCESS)
+    *log = 0;
+  const char *at = log ? strstr(log, "error") : NULL;
+  while (at && at > log && at[-1] != '\n') at--;
+  if (!at) at = log ? log + strspn(log, " \n") : "";
+  rl_fail(err, RELAYOUT_ERR_UNSUPPORTED, "kernel build failed: %.*s",
+          (int)strcspn(at, "\n"), *at ? at : "(the driver gave no log)");
+  free(log);
+}
+
 static cl_program build(relayout_engine *e, cl_program prog,
                         relayout_error *err) {
   if (clBuildProgram(prog, 1, &e->device, RL_BUILD_OPTIONS, NULL, NULL) ==
       CL_SUCCESS)
     return prog;
-  if (err) {
-    char log[RELAYOUT_ERROR_LEN - 40] = "";
-    clGetProgramBuildInfo(prog, e->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1,
-                          log, NULL);
-    rl_fail(err, RELAYOUT_ERR_UNSUPPORTED, "kernel build failed: %s", log);
-  }
+  if (err) build_failed(err, e, prog);
   clReleaseProgram(prog);
   return NULL;
 }

@@ -310,16 +310,16 @@ static inline void rl_shift_row(__global const RL_T *restrict in,
 }
 #endif
 
-/* Asks for the line at p ahead of its first read: a clang builtin (PoCL's
- * prefetch() does nothing). */
+/* Asks for the line at p ahead of its first read: clang's builtin where the
+ * kernel is compiled for a CPU (PoCL's prefetch() does nothing). Elsewhere
+ * nothing: on NVIDIA's OpenCL every kernel that prefetched failed to build,
+ * and a GPU runs these CPU boxes only when a test forces them. */
 #if defined(RL_AHEAD) || defined(RL_LEAD)
-#ifdef __has_builtin
-#if __has_builtin(__builtin_prefetch)
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) || \
+    defined(__arm__) || defined(__riscv) || defined(__powerpc64__)
 #define RL_PREFETCH(p) __builtin_prefetch(p)
-#endif
-#endif
-#ifndef RL_PREFETCH
-#define RL_PREFETCH(p) prefetch(p, 1)
+#else
+#define RL_PREFETCH(p) ((void)0)
 #endif
 #endif
 
