@@ -5,6 +5,7 @@
 #include "relayout.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Exit codes: 0 success, 1 the work failed, 2 the command line was wrong. */
 enum { EXIT_WORK = 1, EXIT_USAGE = 2 };
@@ -67,35 +68,83 @@ int cli_error(int code, const char *cmd, const char *fmt, ...)
  * 64x256x56x56 ran at 11-12 GB/s on PoCL, against 15-19 on a line). */
 void *cli_alloc_aligned(size_t n);
 
-/* Whole-file read into cli_alloc_aligned memory, and a write through a temp
- * file renamed into place: a failed or interrupted write leaves nothing at
- * path. */
-relayout_status cli_read_file(unsigned char **data, size_t *size,
-                              const char *path, relayout_error *err);
-relayout_status cli_write_atomic(const char *path, const void *head,
-                                 size_t head_size, const void *body,
-                                 size_t body_size, relayout_error *err);
-/* Output through a temp file beside path: open, write (cli_pwrite), then
- * commit (fsync + rename into place) or discard. One at a time. */
-relayout_status cli_temp_open(int *fd, const char *path, relayout_error *err);
-relayout_status cli_temp_commit(int fd, const char *path, relayout_error *err);
-void cli_temp_discard(int fd);
-relayout_status cli_pwrite(int fd, const void *data, size_t size,
-                           uint64_t offset, const char *path,
-                           relayout_error *err);
+/* A command's input: a path, or "-" for standard input. A regular file
+ * is read whole; a stream (standard input, a FIFO, a device) is read for
+ * exactly the bytes its format says it holds, then must end. Messages do
+ * not name the path: the caller does. */
+typedef struct cli_in {
+  int fd;
+  int stream;    /* not a regular file */
+  uint64_t size; /* a regular file's */
+} cli_in;
+relayout_status cli_in_open(cli_in *in, const char *path, relayout_error *err);
+void cli_in_close(cli_in *in);
+/* Exactly n bytes (a regular file must hold n), in cli_alloc_aligned
+ * memory. */
+relayout_status cli_in_read(cli_in *in, unsigned char **data, size_t n,
+                            relayout_error *err);
+/* A whole .npy file: from a stream its header says how much follows. */
+relayout_status cli_in_read_npy(cli_in *in, unsigned char **data, size_t *size,
+                                relayout_error *err);
+/* Open, read, close: a .npy file whole, or exactly n bytes. */
+relayout_status cli_read_npy(const char *path, unsigned char **data,
+                             size_t *size, relayout_error *err);
+relayout_status cli_read_exact(const char *path, unsigned char **data, size_t n,
+                               relayout_error *err);
+
+/* A command's output. A path (symlinks followed) gets a regular file,
+ * written through a temp file beside it and renamed into place: a failed or
+ * interrupted run leaves nothing, and the link stays a link. "-" (standard
+ * output), a device, a FIFO or a socket is a stream: written in place, in
+ * order, no temp file; a failure part-way leaves what was written. */
+typedef struct cli_out {
+  const char *path;          /* as given, for messages */
+  char target[4096];         /* the file a regular output becomes */
+  int stream;                /* 1: written in place, in order */
+  int fd;                    /* open: the temp file or the stream */
+  uint64_t next;             /* a stream's bytes written */
+  struct cli_piece *pending; /* a stream's pieces ahead of next */
+} cli_out;
+/* Says where path's output goes, refusing before any work what cannot take
+ * it: a directory, a path whose directory is missing or not writable, and
+ * a stream where can_stream is 0 (a directory of shards). */
+relayout_status cli_out_check(cli_out *o, const char *path, int can_stream,
+                              relayout_error *err);
+/* Opens the temp file (removing this output's temp files a day old, left
+ * by a run that was killed) or the stream. */
+relayout_status cli_out_open(cli_out *o, relayout_error *err);
+/* Writes size bytes at byte `at` of the output. A stream takes them in
+ * order: pieces that come ahead of their turn are held back until the
+ * bytes before them came, by reference where `lasting` (the data stays put
+ * until cli_out_commit), else as a copy. */
+relayout_status cli_out_write(cli_out *o, const void *data, size_t size,
+                              uint64_t at, int lasting, relayout_error *err);
+/* A regular file: fsync, then the temp file renamed into place. A stream:
+ * closed, failing if a gap was left. */
+relayout_status cli_out_commit(cli_out *o, relayout_error *err);
+void cli_out_discard(cli_out *o);
+/* Open, head and body written, commit. */
+relayout_status cli_out_whole(cli_out *o, const void *head, size_t head_size,
+                              const void *body, size_t body_size,
+                              relayout_error *err);
+/* Removes target's temp files and directories (target.tmp-XXXXXX) a day
+ * old: left by a run that was killed. Newer ones may be another run's. */
+void cli_sweep_stale(const char *target);
+
 /* SIGINT, SIGTERM and SIGHUP remove the temp file being written and end the
- * process. After cli_defer_signals they only set cli_interrupted() (the
- * signal number): the command stops between steps, removes its own output
- * and calls cli_reraise. */
+ * process; SIGPIPE is ignored (a write to a closed reader fails, and says
+ * so). After cli_defer_signals they only set cli_interrupted() (the signal
+ * number): the command stops between steps, removes its own output and
+ * calls cli_reraise. */
 void cli_install_cleanup(void);
 void cli_defer_signals(void);
 int cli_interrupted(void);
 void cli_reraise(void);
-/* 1 when both paths name one existing file. */
+/* 1 when both paths name one existing file ("-" names none). */
 int cli_same_file(const char *a, const char *b);
 
-/* Writes a .npy array atomically: header for shape, then data. */
-relayout_status cli_write_npy(const char *path, const char *descr, int rank,
+/* An .npy array (header for shape, then data) into o, whole. */
+relayout_status cli_write_npy(cli_out *o, const char *descr, int rank,
                               const int64_t *shape, const void *data,
                               size_t size, relayout_error *err);
 

@@ -32,7 +32,10 @@ static const char usage[] =
     "  --device      auto (default: first GPU, else CPU, else the reference),\n"
     "                gpu, cpu, ref, an index or a name ('relayout devices');\n"
     "                RELAYOUT_DEVICE sets the default\n"
-    "OUT is written whole or not at all; IN is never modified.\n";
+    "IN may be - (standard input). OUT may be - (standard output), a\n"
+    "device, a FIFO or a socket: written in place, in order. A file OUT (a\n"
+    "symlink: the file it names) is written whole or not at all. IN is never\n"
+    "modified.\n";
 
 /* A Fortran-order array: the same axes, strides running the other way. */
 static void to_fortran(relayout_desc *d) {
@@ -72,15 +75,23 @@ static int read_raw(input *x, const char *in, const char *shape,
         bits > INT64_MAX - 7)
       return cli_error(EXIT_USAGE, "convert", "--shape %s: the size overflows",
                        shape);
-  if (cli_read_file(&x->file, &x->size, in, &err))
-    return cli_error(EXIT_WORK, "convert", "%s", err.message);
-  if ((uint64_t)(bits + 7) / 8 != x->size)
+  uint64_t need = (uint64_t)(bits + 7) / 8;
+  cli_in f;
+  if (cli_in_open(&f, in, &err))
+    return cli_error(EXIT_WORK, "convert", "%s: %s", in, err.message);
+  relayout_status s = !f.stream && f.size != need ? RELAYOUT_ERR_FILE
+                      : need > SIZE_MAX / 2
+                          ? cli_fail(&err, RELAYOUT_ERR_NOMEM, "too large")
+                          : cli_in_read(&f, &x->file, (size_t)need, &err);
+  cli_in_close(&f);
+  if (s == RELAYOUT_ERR_FILE && !f.stream)
     return cli_error(EXIT_WORK, "convert",
-                     "%s holds %zu bytes; --shape %s of %s needs %lld", in,
-                     x->size, shape, relayout_dtype_name(x->dtype),
-                     (long long)((bits + 7) / 8));
+                     "%s holds %llu bytes; --shape %s of %s needs %llu", in,
+                     (unsigned long long)f.size, shape,
+                     relayout_dtype_name(x->dtype), (unsigned long long)need);
+  if (s) return cli_error(EXIT_WORK, "convert", "%s: %s", in, err.message);
+  x->size = x->data_size = (size_t)need;
   x->data = x->file;
-  x->data_size = x->size;
   return 0;
 }
 
@@ -88,9 +99,8 @@ static int read_raw(input *x, const char *in, const char *shape,
 static int read_npy(input *x, const char *in, const char *dtname) {
   relayout_error err;
   relayout_npy_info info;
-  if (cli_read_file(&x->file, &x->size, in, &err))
-    return cli_error(EXIT_WORK, "convert", "%s", err.message);
-  if (relayout_npy_parse(&info, x->file, x->size, &err) ||
+  if (cli_read_npy(in, &x->file, &x->size, &err) ||
+      relayout_npy_parse(&info, x->file, x->size, &err) ||
       relayout_npy_dtype(&x->dtype, info.descr, &err))
     return cli_error(EXIT_WORK, "convert", "%s: %s", in, err.message);
   x->data = x->file + info.data_offset;
@@ -111,7 +121,7 @@ static int read_npy(input *x, const char *in, const char *dtname) {
   return 0;
 }
 
-static int run(const input *x, const char *out, relayout_layout *from,
+static int run(const input *x, cli_out *out, relayout_layout *from,
                relayout_layout *to, relayout_engine *engine,
                const cli_opt *opts) {
   const char *cmd = "convert";
@@ -148,7 +158,7 @@ static int run(const input *x, const char *out, relayout_layout *from,
   relayout_plan_free(plan);
   if (*note.message) fprintf(stderr, "%s\n", note.message);
   if (!st)
-    st = x->raw ? cli_write_atomic(out, NULL, 0, dst, (size_t)dst_bytes, &err)
+    st = x->raw ? cli_out_whole(out, NULL, 0, dst, (size_t)dst_bytes, &err)
                 : cli_write_npy(out, x->descr, rank, shape, dst,
                                 (size_t)dst_bytes, &err);
   free(dst);
@@ -177,9 +187,15 @@ int cmd_convert(int argc, char **argv) {
     rc = cli_error(EXIT_USAGE, "convert", "%s: OUT is the input file", pos[1]);
     goto done;
   }
+  cli_out out;
+  relayout_error err;
+  if (cli_out_check(&out, pos[1], 1, &err)) {
+    rc = cli_error(EXIT_WORK, "convert", "%s", err.message);
+    goto done;
+  }
   const char *shape = cli_get(opts, "shape"), *dtype = cli_get(opts, "dtype");
   rc = shape ? read_raw(&x, pos[0], shape, dtype) : read_npy(&x, pos[0], dtype);
-  if (!rc) rc = run(&x, pos[1], a, b, engine, opts);
+  if (!rc) rc = run(&x, &out, a, b, engine, opts);
 done:
   free(x.file);
   relayout_engine_free(engine);

@@ -1,9 +1,10 @@
-/* files.c - whole-file reads and atomic writes for the CLI */
+/* files.c - a command's input: a regular file read whole, or a stream
+ * (standard input as "-", a FIFO, a device) read for exactly the bytes its
+ * format says it holds */
 #include "cli.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static relayout_status io_fail(relayout_error *err, const char *what,
-                               const char *path) {
-  snprintf(err->message, sizeof err->message, "%s: %s: %s", path, what,
-           strerror(errno));
-  return RELAYOUT_ERR_IO;
+static relayout_status io_fail(relayout_error *err, const char *what) {
+  return cli_fail(err, RELAYOUT_ERR_IO, "%s: %s", what, strerror(errno));
 }
 
 void *cli_alloc_aligned(size_t n) {
@@ -24,164 +22,145 @@ void *cli_alloc_aligned(size_t n) {
   return aligned_alloc(page, (n + page - 1) / page * page + (n ? 0 : page));
 }
 
-relayout_status cli_read_file(unsigned char **data, size_t *size,
-                              const char *path, relayout_error *err) {
-  int fd = open(path, O_RDONLY);
-  if (fd < 0) return io_fail(err, "cannot open", path);
+relayout_status cli_in_open(cli_in *in, const char *path, relayout_error *err) {
+  in->size = 0;
+  in->stream = 0;
+  in->fd =
+      strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
+  if (in->fd < 0) return io_fail(err, "cannot open");
   struct stat st;
-  if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-    close(fd);
-    snprintf(err->message, sizeof err->message, "%s: not a regular file", path);
-    return RELAYOUT_ERR_IO;
+  if (fstat(in->fd, &st)) {
+    relayout_status s = io_fail(err, "cannot look at it");
+    cli_in_close(in);
+    return s;
   }
-  size_t n = (size_t)st.st_size;
-  unsigned char *buf = cli_alloc_aligned(n);
-  if (!buf) {
-    close(fd);
-    snprintf(err->message, sizeof err->message,
-             "%s: cannot hold its %zu bytes in memory", path, n);
-    return RELAYOUT_ERR_NOMEM;
+  if (S_ISDIR(st.st_mode)) {
+    cli_in_close(in);
+    return cli_fail(err, RELAYOUT_ERR_IO, "is a directory");
   }
-  size_t got = 0;
-  while (got < n) {
-    ssize_t r = read(fd, buf + got, n - got);
+  in->stream = !S_ISREG(st.st_mode);
+  if (!in->stream) in->size = (uint64_t)st.st_size;
+  return RELAYOUT_OK;
+}
+
+void cli_in_close(cli_in *in) {
+  if (in->fd >= 0) close(in->fd);
+  in->fd = -1;
+}
+
+/* Reads up to n bytes into p, stopping early only at the end; *got says how
+ * many came. */
+static relayout_status read_up_to(cli_in *in, void *p, size_t n, size_t *got,
+                                  relayout_error *err) {
+  unsigned char *b = p;
+  *got = 0;
+  while (*got < n) {
+    ssize_t r = read(in->fd, b + *got, n - *got);
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      free(buf);
-      close(fd);
-      return io_fail(err, "read failed", path);
-    }
-    got += (size_t)r;
+    if (r < 0) return io_fail(err, "read failed");
+    if (r == 0) break;
+    *got += (size_t)r;
   }
-  close(fd);
+  return RELAYOUT_OK;
+}
+
+relayout_status cli_in_read(cli_in *in, unsigned char **data, size_t n,
+                            relayout_error *err) {
+  *data = NULL;
+  if (!in->stream && in->size != n)
+    return cli_fail(err, RELAYOUT_ERR_FILE, "holds %llu bytes, not %zu",
+                    (unsigned long long)in->size, n);
+  unsigned char *buf = cli_alloc_aligned(n), extra;
+  if (!buf)
+    return cli_fail(err, RELAYOUT_ERR_NOMEM,
+                    "cannot hold its %zu bytes in memory", n);
+  size_t got, more = 0;
+  relayout_status s = read_up_to(in, buf, n, &got, err);
+  if (!s && in->stream) s = read_up_to(in, &extra, 1, &more, err);
+  if (!s && (got < n || more))
+    s = cli_fail(err, RELAYOUT_ERR_FILE, "holds %s than the %zu bytes %s",
+                 got < n ? "fewer" : "more", n,
+                 in->stream ? "expected" : "its size said");
+  if (s) {
+    free(buf);
+    return s;
+  }
   *data = buf;
-  *size = n;
   return RELAYOUT_OK;
 }
 
-/* The temp file being written, for the signal handler to remove. With
- * deferred signals the handler only records the signal: the command checks
- * cli_interrupted() between steps and removes what it wrote itself. */
-static char tmp_path[4096];
-static volatile sig_atomic_t tmp_live, deferred, caught;
-
-static void on_signal(int sig) {
-  signal(sig, SIG_DFL);
-  if (deferred) {
-    caught = sig;
-    return;
+relayout_status cli_in_read_npy(cli_in *in, unsigned char **data, size_t *size,
+                                relayout_error *err) {
+  if (!in->stream) {
+    if (in->size > SIZE_MAX - 4096)
+      return cli_fail(err, RELAYOUT_ERR_NOMEM, "too large to hold");
+    *size = (size_t)in->size;
+    return cli_in_read(in, data, *size, err);
   }
-  if (tmp_live) unlink(tmp_path);
-  raise(sig);
-}
-
-void cli_install_cleanup(void) {
-  signal(SIGINT, on_signal);
-  signal(SIGTERM, on_signal);
-  signal(SIGHUP, on_signal);
-}
-
-void cli_defer_signals(void) { deferred = 1; }
-int cli_interrupted(void) { return caught; }
-void cli_reraise(void) {
-  if (caught) raise(caught);
-}
-
-static int write_all(int fd, const void *p, size_t n) {
-  const unsigned char *b = p;
-  while (n) {
-    ssize_t w = write(fd, b, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return -1;
-    b += w;
-    n -= (size_t)w;
+  /* The prefix, the header it sizes, then exactly the data the header
+   * sizes. */
+  enum { room = 12 + (1 << 20) }; /* relayout_npy_parse_header's limit */
+  unsigned char *head = malloc(room), extra;
+  size_t got = 0, more = 0;
+  relayout_npy_info info;
+  if (!head) return cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  relayout_status s = read_up_to(in, head, 12, &got, err);
+  if (!s) s = relayout_npy_parse_header(&info, head, got, err);
+  if (s == RELAYOUT_ERR_BUFFER && (size_t)info.data_offset <= room) {
+    size_t rest = 0;
+    s = read_up_to(in, head + got, (size_t)info.data_offset - got, &rest, err);
+    if (!s) s = relayout_npy_parse_header(&info, head, got + rest, err);
   }
-  return 0;
-}
-
-relayout_status cli_temp_open(int *fd, const char *path, relayout_error *err) {
-  if (strlen(path) + 16 > sizeof tmp_path) {
-    return cli_fail(err, RELAYOUT_ERR_IO, "output path is too long (%zu chars)",
-                    strlen(path));
+  unsigned char *buf = NULL;
+  if (!s && (uint64_t)info.data_size > SIZE_MAX / 2)
+    s = cli_fail(err, RELAYOUT_ERR_NOMEM, "too large to hold");
+  if (!s) {
+    *size = (size_t)(info.data_offset + info.data_size);
+    if ((buf = cli_alloc_aligned(*size)))
+      memcpy(buf, head, (size_t)info.data_offset);
+    else
+      s = cli_fail(err, RELAYOUT_ERR_NOMEM,
+                   "cannot hold its %zu bytes in memory", *size);
   }
-  snprintf(tmp_path, sizeof tmp_path, "%s.tmp-XXXXXX", path);
-  *fd = mkstemp(tmp_path);
-  if (*fd < 0) return io_fail(err, "cannot create a temp file beside", path);
-  tmp_live = 1;
-  mode_t mask = umask(0);
-  umask(mask);
-  if (fchmod(*fd, 0666 & ~mask)) {
-    relayout_status s =
-        io_fail(err, "cannot set the mode of a temp file beside", path);
-    cli_temp_discard(*fd);
-    return s;
-  }
-  return RELAYOUT_OK;
-}
-
-void cli_temp_discard(int fd) {
-  close(fd);
-  unlink(tmp_path);
-  tmp_live = 0;
-}
-
-relayout_status cli_temp_commit(int fd, const char *path, relayout_error *err) {
-  if (fsync(fd)) {
-    relayout_status s = io_fail(err, "write failed", path);
-    cli_temp_discard(fd);
-    return s;
-  }
-  if (close(fd) || rename(tmp_path, path)) {
-    relayout_status s =
-        io_fail(err, "cannot move the finished file into place", path);
-    unlink(tmp_path);
-    tmp_live = 0;
-    return s;
-  }
-  tmp_live = 0;
-  return RELAYOUT_OK;
-}
-
-relayout_status cli_pwrite(int fd, const void *data, size_t size,
-                           uint64_t offset, const char *path,
-                           relayout_error *err) {
-  const unsigned char *b = data;
-  while (size) {
-    ssize_t w = pwrite(fd, b, size, (off_t)offset);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return io_fail(err, "write failed", path);
-    b += w;
-    size -= (size_t)w;
-    offset += (uint64_t)w;
-  }
-  return RELAYOUT_OK;
-}
-
-relayout_status cli_write_atomic(const char *path, const void *head,
-                                 size_t head_size, const void *body,
-                                 size_t body_size, relayout_error *err) {
-  int fd;
-  relayout_status s = cli_temp_open(&fd, path, err);
+  free(head);
   if (s) return s;
-  if (write_all(fd, head, head_size) || write_all(fd, body, body_size)) {
-    s = io_fail(err, "write failed", path);
-    cli_temp_discard(fd);
+  s = read_up_to(in, buf + info.data_offset, (size_t)info.data_size, &got, err);
+  if (!s) s = read_up_to(in, &extra, 1, &more, err);
+  if (!s && (got < (size_t)info.data_size || more))
+    s = cli_fail(
+        err, RELAYOUT_ERR_FILE, ".npy data %s: its shape needs %lld bytes",
+        got < (size_t)info.data_size ? "is truncated" : "runs on past its end",
+        (long long)info.data_size);
+  if (s) {
+    free(buf);
     return s;
   }
-  return cli_temp_commit(fd, path, err);
+  *data = buf;
+  return RELAYOUT_OK;
 }
 
 int cli_same_file(const char *a, const char *b) {
   struct stat sa, sb;
-  return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev &&
-         sa.st_ino == sb.st_ino;
+  return strcmp(a, "-") && strcmp(b, "-") && !stat(a, &sa) && !stat(b, &sb) &&
+         sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-relayout_status cli_write_npy(const char *path, const char *descr, int rank,
-                              const int64_t *shape, const void *data,
-                              size_t size, relayout_error *err) {
-  char head[1024];
-  size_t len = sizeof head;
-  relayout_status s = relayout_npy_header(head, &len, descr, rank, shape, err);
-  return s ? s : cli_write_atomic(path, head, len, data, size, err);
+relayout_status cli_read_npy(const char *path, unsigned char **data,
+                             size_t *size, relayout_error *err) {
+  cli_in in;
+  relayout_status s = cli_in_open(&in, path, err);
+  if (s) return s;
+  s = cli_in_read_npy(&in, data, size, err);
+  cli_in_close(&in);
+  return s;
+}
+
+relayout_status cli_read_exact(const char *path, unsigned char **data, size_t n,
+                               relayout_error *err) {
+  cli_in in;
+  relayout_status s = cli_in_open(&in, path, err);
+  if (s) return s;
+  s = cli_in_read(&in, data, n, err);
+  cli_in_close(&in);
+  return s;
 }

@@ -87,8 +87,7 @@ static relayout_status run_alone(pl_state *st, pl_job *j, relayout_error *err) {
   relayout_status s = relayout_plan_run(j->plan, st->alone, j->dst_size, j->src,
                                         j->src_size, &note, err);
   if (!s)
-    s = cli_pwrite(st->out->fd, st->alone, j->dst_size, j->dst_at,
-                   st->out->path, err);
+    s = cli_out_write(st->out->file, st->alone, j->dst_size, j->dst_at, 0, err);
   j->seconds = cli_now() - t0;
   j->where = *note.message ? "reference" : relayout_plan_family(j->plan);
   if (!s && st->out->progress)
@@ -109,8 +108,8 @@ static relayout_status finish(pl_state *st, pl_slot *s, relayout_error *err) {
   for (int i = s->first; i < s->first + s->count; i++) {
     pl_job *j = &st->jobs[i];
     off = align_up(off);
-    relayout_status r = cli_pwrite(st->out->fd, s->staging + off, j->dst_size,
-                                   j->dst_at, st->out->path, err);
+    relayout_status r = cli_out_write(st->out->file, s->staging + off,
+                                      j->dst_size, j->dst_at, 0, err);
     if (r) return r;
     off += j->dst_size;
     j->seconds = t;
@@ -264,6 +263,14 @@ static void close_slots(pl_state *st) {
   if (st->down) clReleaseCommandQueue(st->down);
 }
 
+/* Finishes every slot in flight, oldest (the one at next) first. */
+static relayout_status finish_all(pl_state *st, int next, relayout_error *err) {
+  relayout_status r = RELAYOUT_OK;
+  for (int k = 0; k < st->nslots && !r; k++)
+    r = finish(st, &st->slot[(next + k) % st->nslots], err);
+  return r;
+}
+
 relayout_status pl_run(pl_job *jobs, int njobs, relayout_engine *engine,
                        uint64_t max_memory, const pl_output *out,
                        relayout_error *err) {
@@ -279,7 +286,9 @@ relayout_status pl_run(pl_job *jobs, int njobs, relayout_engine *engine,
     if ((r = cli_stop_requested(err))) break;
     int n = st.cap_dst ? group_size(&st, i, njobs) : 0;
     if (!n) {
-      r = run_alone(&st, &jobs[i++], err);
+      /* a stream takes results in order: the groups before first */
+      if (out->file->stream) r = finish_all(&st, next, err);
+      if (!r) r = run_alone(&st, &jobs[i++], err);
       continue;
     }
     pl_slot *s = &st.slot[next];
@@ -288,7 +297,7 @@ relayout_status pl_run(pl_job *jobs, int njobs, relayout_engine *engine,
     if (!r) r = submit(&st, s, i, n, err);
     i += n;
   }
-  for (int k = 0; k < st.nslots && !r; k++) r = finish(&st, &st.slot[k], err);
+  if (!r) r = finish_all(&st, next, err);
   close_slots(&st);
   return r;
 }

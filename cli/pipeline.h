@@ -34,15 +34,16 @@ typedef struct pl_job {
 typedef void pl_progress(void *ctx, uint64_t bytes_read, uint64_t bytes_written,
                          int jobs);
 
+struct cli_out;
 typedef struct pl_output {
-  int fd;
-  const char *path; /* for messages */
+  struct cli_out *file;
   pl_progress *progress;
   void *ctx;
 } pl_output;
 
 /* Runs jobs (sorted by source address) with at most max_memory bytes of
- * buffers in flight, writing each job's result at its dst_at. Stops with
+ * buffers in flight, writing each job's result at its dst_at (in job order
+ * but for tensors that run alone). Stops with
  * RELAYOUT_ERR_IO when a signal was caught (cli_interrupted). */
 relayout_status pl_run(pl_job *jobs, int njobs, relayout_engine *engine,
                        uint64_t max_memory, const pl_output *out,

@@ -50,18 +50,26 @@ static const char usage[] =
 static int run(rp_options *o, const char *in, const char *out) {
   relayout_error err;
   struct stat st;
+  if (!strcmp(in, "-"))
+    return cli_error(EXIT_USAGE, "repack",
+                     "IN cannot be - (standard input): a safetensors file is "
+                     "mapped, not streamed");
   if (stat(in, &st))
     return cli_error(EXIT_WORK, "repack", "%s: no such file or directory", in);
   int dir = S_ISDIR(st.st_mode);
   if (out && cli_same_file(in, out))
     return cli_error(EXIT_USAGE, "repack", "%s: OUT is the input", out);
-  if (out && dir && !stat(out, &st))
+  if (out && dir && (!strcmp(out, "-") || !stat(out, &st)))
     return cli_error(EXIT_USAGE, "repack",
-                     "%s exists; a sharded model goes into a new directory",
-                     out);
+                     "%s%s; a sharded model goes into a new directory", out,
+                     strcmp(out, "-") ? " exists" : " is standard output");
   uint64_t bytes;
-  relayout_status s = dir ? rp_directory(o, in, out, &err)
-                          : rp_file(o, in, out, in, &bytes, &err);
+  cli_out file;
+  if (!dir && out && cli_out_check(&file, out, 1, &err))
+    return cli_error(EXIT_WORK, "repack", "%s", err.message);
+  relayout_status s =
+      dir ? rp_directory(o, in, out, &err)
+          : rp_file(o, in, out ? &file : NULL, in, &bytes, &err);
   rp_report_finish(&o->report, o->json && !s, in, out,
                    o->engine ? relayout_engine_device(o->engine) : "none",
                    o->restore, o->dry_run);

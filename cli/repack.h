@@ -9,9 +9,12 @@
 #include <stdint.h>
 
 /* Metadata keys of a repacked file: RP_MARK holds {"version", "had_metadata"},
- * RP_PREFIX + name one converted tensor's {"from", "to", "shape", "dtype"}. */
+ * RP_PREFIX + name one converted tensor's {"from", "to", "shape", "dtype"}.
+ * Version 2: FRACTAL_ZN's blocks as LAYOUTS.md has them since its fix (N0 =
+ * b16, K0 = c0); version 1 files recorded them the other way round. */
 #define RP_MARK      "relayout"
 #define RP_PREFIX    "relayout:"
+#define RP_VERSION   2
 #define RP_MAX_RULES 64
 
 /* --rule GLOB[:Nd][:FROM]=TO */
@@ -56,10 +59,11 @@ typedef struct rp_options {
   rp_report report;
 } rp_options;
 
-/* Repacks (or restores) one safetensors file. out is where the result is
- * committed (NULL with dry_run); label names the file in the report.
+struct cli_out;
+/* Repacks (or restores) one safetensors file into out, checked already
+ * (cli_out_check; NULL with dry_run); label names the file in the report.
  * *out_bytes receives the output's tensor bytes (for a shard index). */
-relayout_status rp_file(rp_options *o, const char *in, const char *out,
+relayout_status rp_file(rp_options *o, const char *in, struct cli_out *out,
                         const char *label, uint64_t *out_bytes,
                         relayout_error *err);
 

@@ -58,9 +58,27 @@ static relayout_status bind_rule(rp_item *it, const rp_rule *r,
   return bind(it, r->from, r->to, it->t->rank, it->t->shape, 0, err);
 }
 
-/* A restore: the recorded {"from", "to", "shape", "dtype"} of a tensor. */
+/* Files of version 1 recorded FRACTAL_ZN with its blocks the other way
+ * round (N0 = c0, K0 = b16: LAYOUTS.md's note); text such a record names
+ * is rewritten into the grammar that lays it out as it was written. */
+static const char *legacy_text(char *buf, size_t room, const char *text,
+                               int version) {
+  long long c0, b16;
+  int end = 0;
+  if (version == 1 &&
+      (sscanf(text, "FRACTAL_ZN(c0=%lld,b16=%lld)%n", &c0, &b16, &end) == 2 ||
+       sscanf(text, "ZN(c0=%lld,b16=%lld)%n", &c0, &b16, &end) == 2) &&
+      !text[end]) {
+    snprintf(buf, room, "...KN%lldn%lldk", c0, b16);
+    return buf;
+  }
+  return text;
+}
+
+/* A restore: the recorded {"from", "to", "shape", "dtype"} of a tensor, in
+ * a file of relayout's metadata version `version`. */
 static relayout_status bind_restore(rp_item *it, const char *record,
-                                    relayout_error *err) {
+                                    int version, relayout_error *err) {
   json_error_t je;
   json_t *j = json_loads(record, JSON_REJECT_DUPLICATES, &je);
   const char *from = NULL, *to = NULL, *dtype = NULL;
@@ -89,17 +107,17 @@ static relayout_status bind_restore(rp_item *it, const char *record,
     }
   }
   relayout_layout *a = NULL, *b = NULL;
-  st = relayout_layout_parse(&a, from, err);
-  if (!st) st = relayout_layout_parse(&b, to, err);
+  char fbuf[128], tbuf[128];
+  st = relayout_layout_parse(&a, legacy_text(fbuf, sizeof fbuf, from, version),
+                             err);
+  if (!st)
+    st = relayout_layout_parse(&b, legacy_text(tbuf, sizeof tbuf, to, version),
+                               err);
   if (!st) st = bind(it, a, b, rank, dims, 1, err);
   relayout_layout_free(a);
   relayout_layout_free(b);
   if (st) goto done;
-  int rank_d;
-  int64_t phys[RELAYOUT_MAX_AXES];
-  relayout_desc_physical_shape(&rank_d, phys, &it->src);
-  if (rank_d != it->t->rank ||
-      memcmp(phys, it->t->shape, sizeof *phys * (size_t)rank_d))
+  if (!relayout_desc_holds_shape(&it->src, it->t->rank, it->t->shape))
     st = cli_fail(err, RELAYOUT_ERR_FILE,
                   "its shape is not the physical shape of %s that its relayout "
                   "metadata gives",
@@ -116,11 +134,14 @@ static char *record_key(const char *name) {
   return key;
 }
 
-/* The marker a repacked file carries; *had receives had_metadata. */
-static int repacked(const st_file *f, int *had) {
+/* The marker a repacked file carries: 1 (*had receives had_metadata,
+ * *version the metadata's version), 0 where it has none, -1 where it is
+ * damaged. */
+static int repacked(const st_file *f, int *had, int *version) {
   json_t *m = f->metadata ? json_object_get(f->metadata, RP_MARK) : NULL;
   json_t *j = m ? json_loads(json_string_value(m), 0, NULL) : NULL;
-  int ok = j && !json_unpack(j, "{s:b}", "had_metadata", had);
+  int ok = j && !json_unpack(j, "{s:i, s:b}", "version", version,
+                             "had_metadata", had);
   json_decref(j);
   return m ? (ok ? 1 : -1) : 0;
 }
@@ -138,12 +159,17 @@ static const char *reserved_key(const st_file *f) {
 
 static relayout_status bind_all(rp_options *o, const st_file *f, rp_item *items,
                                 relayout_error *err) {
-  int had = 0, mark = repacked(f, &had);
+  int had = 0, version = 0, mark = repacked(f, &had, &version);
   if (o->restore && mark <= 0)
     return cli_fail(
         err, RELAYOUT_ERR_FILE, "%s: %s: nothing to restore", f->path,
         mark ? "its relayout metadata is damaged"
              : "was not repacked by relayout (no relayout metadata)");
+  if (o->restore && (version < 1 || version > RP_VERSION))
+    return cli_fail(err, RELAYOUT_ERR_FILE,
+                    "%s: its relayout metadata is of version %d; this "
+                    "relayout restores versions 1 to %d",
+                    f->path, version, RP_VERSION);
   if (!o->restore && mark)
     return cli_fail(err, RELAYOUT_ERR_FILE,
                     "%s: was repacked by relayout already; restore it first "
@@ -166,7 +192,7 @@ static relayout_status bind_all(rp_options *o, const st_file *f, rp_item *items,
       json_t *rec = key ? json_object_get(f->metadata, key) : NULL;
       free(key);
       if (!key) s = cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
-      if (rec) s = bind_restore(it, json_string_value(rec), err);
+      if (rec) s = bind_restore(it, json_string_value(rec), version, err);
       snprintf(what, sizeof what, "restore");
     } else {
       int64_t n = 1;
@@ -205,8 +231,8 @@ static json_t *new_metadata(const rp_options *o, const st_file *f,
                             const rp_item *items, int *failed) {
   json_t *m = f->metadata ? json_deep_copy(f->metadata) : json_object();
   if (o->restore) {
-    int had = 0;
-    repacked(f, &had);
+    int had = 0, version;
+    repacked(f, &had, &version);
     json_t *keep = json_object();
     const char *k;
     json_t *v;
@@ -221,7 +247,7 @@ static json_t *new_metadata(const rp_options *o, const st_file *f,
     }
     return keep;
   }
-  json_t *mark = json_pack("{s:i, s:b}", "version", 1, "had_metadata",
+  json_t *mark = json_pack("{s:i, s:b}", "version", RP_VERSION, "had_metadata",
                            f->metadata != NULL);
   set_dumped(m, RP_MARK, mark);
   for (int i = 0; i < f->ntensors; i++) {
@@ -331,14 +357,14 @@ static void record(rp_options *o, const rp_item *it, const char *label,
 
 /* Writes the header, the copied tensors, then the converted ones. */
 static relayout_status write_out(rp_options *o, const st_file *f,
-                                 rp_item *items, const json_t *header, int fd,
-                                 const char *out, pl_job *jobs,
+                                 rp_item *items, const json_t *header,
+                                 cli_out *out, pl_job *jobs,
                                  relayout_error *err) {
   char *head;
   size_t head_len;
   relayout_status s = st_header_bytes(&head, &head_len, header, err);
   if (s) return s;
-  s = cli_pwrite(fd, head, head_len, 0, out, err);
+  s = cli_out_write(out, head, head_len, 0, 0, err);
   free(head);
   int njobs = 0;
   for (int i = 0; i < f->ntensors && !s; i++) {
@@ -354,11 +380,11 @@ static relayout_status write_out(rp_options *o, const st_file *f,
       continue;
     }
     if ((s = cli_stop_requested(err))) return s;
-    s = cli_pwrite(fd, f->data + it->t->begin, it->out_size,
-                   head_len + it->out_at, out, err);
+    s = cli_out_write(out, f->data + it->t->begin, it->out_size,
+                      head_len + it->out_at, 1, err);
     if (!s) rp_report_progress(&o->report, it->out_size, it->out_size, 1);
   }
-  pl_output sink = {fd, out, rp_report_progress, &o->report};
+  pl_output sink = {out, rp_report_progress, &o->report};
   return s ? s : pl_run(jobs, njobs, o->engine, o->max_memory, &sink, err);
 }
 
@@ -376,7 +402,7 @@ static relayout_status make_plans(rp_options *o, const st_file *f,
   return RELAYOUT_OK;
 }
 
-relayout_status rp_file(rp_options *o, const char *in, const char *out,
+relayout_status rp_file(rp_options *o, const char *in, cli_out *out,
                         const char *label, uint64_t *out_bytes,
                         relayout_error *err) {
   st_file f;
@@ -385,7 +411,6 @@ relayout_status rp_file(rp_options *o, const char *in, const char *out,
   rp_item *items = calloc((size_t)f.ntensors + 1, sizeof *items);
   pl_job *jobs = calloc((size_t)f.ntensors + 1, sizeof *jobs);
   json_t *header = NULL;
-  int fd = -1;
   if (!items || !jobs) {
     s = cli_fail(err, RELAYOUT_ERR_NOMEM, "%s: out of memory", in);
     goto done;
@@ -411,12 +436,12 @@ relayout_status rp_file(rp_options *o, const char *in, const char *out,
     goto done;
   }
   if ((s = make_plans(o, &f, items, err))) goto done;
-  if ((s = cli_temp_open(&fd, out, err))) goto done;
-  s = write_out(o, &f, items, header, fd, out, jobs, err);
+  if ((s = cli_out_open(out, err))) goto done;
+  s = write_out(o, &f, items, header, out, jobs, err);
   if (s)
-    cli_temp_discard(fd);
+    cli_out_discard(out);
   else
-    s = cli_temp_commit(fd, out, err);
+    s = cli_out_commit(out, err);
   for (int i = 0, j = 0; i < f.ntensors && !s; i++)
     record(o, &items[i], label, items[i].convert ? &jobs[j++] : NULL);
 done:

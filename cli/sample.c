@@ -38,7 +38,9 @@ int cmd_sample(int argc, char **argv) {
   for (unsigned i = 0; i < 20 * 28; i++) data[i] = small_int_to_f16(i);
   const int64_t shape[2] = {20, 28};
   relayout_error err;
-  if (cli_write_npy(pos[0], "<f2", 2, shape, data, sizeof data, &err))
+  cli_out o;
+  if (cli_out_check(&o, pos[0], 1, &err) ||
+      cli_write_npy(&o, "<f2", 2, shape, data, sizeof data, &err))
     return cli_error(EXIT_WORK, "sample", "%s", err.message);
   return 0;
 }
@@ -96,8 +98,8 @@ int cmd_show(int argc, char **argv) {
   relayout_error err;
   relayout_npy_info info;
   relayout_dtype t;
-  if (cli_read_file(&file, &size, pos[0], &err))
-    return cli_error(EXIT_WORK, "show", "%s", err.message);
+  if (cli_read_npy(pos[0], &file, &size, &err))
+    return cli_error(EXIT_WORK, "show", "%s: %s", pos[0], err.message);
   if (relayout_npy_parse(&info, file, size, &err) ||
       relayout_npy_dtype(&t, info.descr, &err)) {
     free(file);

@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "repack.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,10 +103,13 @@ static relayout_status write_shards(rp_options *o, const char *in,
     char *src = join(in, l->names[k]);
     char *dst = tmp ? join(tmp, l->names[k]) : NULL;
     uint64_t bytes = 0;
+    cli_out file;
     relayout_status s =
-        src && (dst || !tmp)
-            ? rp_file(o, src, dst, l->names[k], &bytes, err)
-            : cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+        !src || (tmp && !dst)
+            ? cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory")
+        : dst && cli_out_check(&file, dst, 0, err)
+            ? RELAYOUT_ERR_IO
+            : rp_file(o, src, dst ? &file : NULL, l->names[k], &bytes, err);
     free(src);
     free(dst);
     if (s) return s;
@@ -144,18 +148,22 @@ relayout_status rp_directory(rp_options *o, const char *in, const char *out,
     if (strlen(out) + 16 > sizeof tmp) {
       s = cli_fail(err, RELAYOUT_ERR_IO, "%s: path is too long", out);
     } else {
+      cli_sweep_stale(out);
       snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", out);
       mode_t mask = umask(0);
       umask(mask);
-      if (!mkdtemp(tmp) || chmod(tmp, 0777 & ~mask))
-        s = cli_fail(err, RELAYOUT_ERR_IO, "%s: cannot create a directory",
-                     tmp);
+      if (!mkdtemp(tmp) || chmod(tmp, 0777 & ~mask)) {
+        s = cli_fail(err, RELAYOUT_ERR_IO, "%s: cannot create a directory: %s",
+                     out, strerror(errno));
+        *tmp = 0;
+      }
     }
   }
   if (!s) s = write_shards(o, in, out ? tmp : NULL, idx, &l, err);
   if (!s && out && rename(tmp, out))
-    s = cli_fail(err, RELAYOUT_ERR_IO, "%s: cannot move %s into place", out,
-                 tmp);
+    s = cli_fail(err, RELAYOUT_ERR_IO,
+                 "%s: cannot move the finished directory into place: %s", out,
+                 strerror(errno));
   if (s && *tmp) remove_tree(tmp, &l);
   free(l.names);
   json_decref(idx);

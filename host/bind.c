@@ -60,7 +60,9 @@ static relayout_status set_extent(known_extents *ext, int i, int64_t v,
 }
 
 /* Extents the source array shows: ND axes, batch axes, and the outer axes
- * of dims that are neither blocked, aligned nor padded. */
+ * of dims that are neither blocked, aligned nor padded. An array of a
+ * format stored merged (FRACTAL_Z as CANN's 4 axes) may come either way;
+ * merged, its leading axes show no extent. */
 static relayout_status extents_from_array(known_extents *ext, const side *src,
                                           relayout_dtype dtype, int n,
                                           const char *names, int nbatch,
@@ -75,13 +77,21 @@ static relayout_status extents_from_array(known_extents *ext, const side *src,
   if (src->l->kind != RL_GRAMMAR) return RELAYOUT_OK;
   rl_grammar g;
   if ((s = rl_layout_grammar(&g, src->l, dtype, err))) return s;
-  if (rank != nbatch + g.naxes)
-    return rl_fail(err, RELAYOUT_ERR_DIMS,
-                   "the source array has %d axes, but '%s' has %d", rank,
-                   src->l->text, nbatch + g.naxes);
-  for (int i = 0; i < nbatch && !s; i++)
+  int axes = nbatch + g.naxes,
+      stored = src->l->format ? src->l->format->stored_rank : 0,
+      merged = stored && axes > stored && rank == stored ? axes - stored : 0;
+  if (rank != axes && !merged)
+    return stored ? rl_fail(err, RELAYOUT_ERR_DIMS,
+                            "the source array has %d axes, but '%s' has %d "
+                            "(or %d, its leading ones merged as CANN stores "
+                            "it)",
+                            rank, src->l->text, axes, stored)
+                  : rl_fail(err, RELAYOUT_ERR_DIMS,
+                            "the source array has %d axes, but '%s' has %d",
+                            rank, src->l->text, axes);
+  for (int i = 0; i < nbatch && !s && !merged; i++)
     s = set_extent(ext, i, shape[i], names, "the source array", err);
-  for (int j = 0; j < g.naxes && !s; j++) {
+  for (int j = merged ? merged + 1 - nbatch : 0; j < g.naxes && !s; j++) {
     const rl_gaxis *a = &g.axes[j];
     const char *at = strchr(names, a->letter);
     int plain = a->block == 0 && a->align == 0 && at;
@@ -91,7 +101,7 @@ static relayout_status extents_from_array(known_extents *ext, const side *src,
         (a->letter == 'N' || a->letter == 'C'))
       plain = 0;
     if (plain)
-      s = set_extent(ext, (int)(at - names), shape[nbatch + j], names,
+      s = set_extent(ext, (int)(at - names), shape[nbatch + j - merged], names,
                      "in the source array", err);
   }
   return s;
@@ -220,21 +230,17 @@ relayout_status relayout_bind(relayout_desc *src, relayout_desc *dst,
       (s = relayout_desc_init(dst, b.l, dtype, n, dst_names, ext.v, err)))
     return s;
   memcpy(dst->names, src->names, sizeof dst->names);
-  if (src_rank > 0) {
+  if (src_rank > 0 && !relayout_desc_holds_shape(src, src_rank, src_shape)) {
     int rank;
     int64_t shape[RELAYOUT_MAX_AXES];
+    char want[160], got[160];
     relayout_desc_physical_shape(&rank, shape, src);
-    int same = rank == src_rank;
-    for (int i = 0; same && i < rank; i++) same = shape[i] == src_shape[i];
-    if (!same) {
-      char want[160], got[160];
-      shape_text(want, sizeof want, rank, shape);
-      shape_text(got, sizeof got, src_rank, src_shape);
-      return rl_fail(err, RELAYOUT_ERR_DIMS,
-                     "the source array has shape %s, but '%s' at these dims "
-                     "has shape %s",
-                     got, a.l->text, want);
-    }
+    shape_text(want, sizeof want, rank, shape);
+    shape_text(got, sizeof got, src_rank, src_shape);
+    return rl_fail(err, RELAYOUT_ERR_DIMS,
+                   "the source array has shape %s, but '%s' at these dims has "
+                   "shape %s",
+                   got, a.l->text, want);
   }
   return RELAYOUT_OK;
 }

@@ -3,6 +3,7 @@
 #include "internal.h"
 
 #include <stdio.h>
+#include <string.h>
 
 const char *relayout_dim_label(char *buf, char name) {
   if (name >= '0' && name < '0' + RELAYOUT_MAX_DIMS)
@@ -131,8 +132,8 @@ relayout_status relayout_desc_size_bytes(int64_t *out, const relayout_desc *d,
   return RELAYOUT_OK;
 }
 
-void relayout_desc_physical_shape(int *rank, int64_t *shape,
-                                  const relayout_desc *d) {
+/* The shape with one axis per physical axis (a strided layout: one). */
+static void axes_shape(int *rank, int64_t *shape, const relayout_desc *d) {
   if (!d->compact) {
     *rank = 1;
     shape[0] = d->span;
@@ -140,4 +141,31 @@ void relayout_desc_physical_shape(int *rank, int64_t *shape,
   }
   *rank = d->naxes;
   for (int i = 0; i < d->naxes; i++) shape[i] = d->axes[i].extent;
+}
+
+void relayout_desc_physical_shape(int *rank, int64_t *shape,
+                                  const relayout_desc *d) {
+  axes_shape(rank, shape, d);
+  int merge = d->compact && d->stored_rank > 0 && d->naxes > d->stored_rank
+                  ? d->naxes - d->stored_rank + 1
+                  : 0;
+  if (!merge) return;
+  for (int i = 1; i < merge; i++) shape[0] *= shape[i]; /* within the span */
+  memmove(shape + 1, shape + merge, sizeof *shape * (size_t)(*rank - merge));
+  *rank = d->stored_rank;
+}
+
+static int same_shape(int ra, const int64_t *a, int rb, const int64_t *b) {
+  return ra == rb && !memcmp(a, b, sizeof *a * (size_t)ra);
+}
+
+int relayout_desc_holds_shape(const relayout_desc *d, int rank,
+                              const int64_t *shape) {
+  int r;
+  int64_t want[RELAYOUT_MAX_AXES];
+  if (!d || (rank > 0 && !shape)) return 0;
+  relayout_desc_physical_shape(&r, want, d);
+  if (same_shape(r, want, rank, shape)) return 1;
+  axes_shape(&r, want, d);
+  return same_shape(r, want, rank, shape);
 }

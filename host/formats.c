@@ -9,36 +9,38 @@
 #define P(x) (1u << RL_P_##x)
 
 /* LAYOUTS.md section 3. Patterns are grammar text with the block sizes left
- * open; logical order is the order in which ND binds to the dims. */
+ * open; logical order is the order in which ND binds to the dims. FRACTAL_Z
+ * and FRACTAL_Z_3D are stored in 4 array axes, as CANN stores them. */
 static const rl_format formats[] = {
-    {"ND", NULL, RL_POSITIONAL, "", NULL, RL_BLOCK_NONE, 0},
-    {"NC1HWC0", NULL, RL_GRAMMAR, "NCHW", "NCHW{c0}c", RL_BLOCK_CUBE, P(C0)},
-    {"NDC1HWC0", NULL, RL_GRAMMAR, "NDCHW", "NDCHW{c0}c", RL_BLOCK_CUBE, P(C0)},
+    {"ND", NULL, RL_POSITIONAL, "", NULL, RL_BLOCK_NONE, 0, 0},
+    {"NC1HWC0", NULL, RL_GRAMMAR, "NCHW", "NCHW{c0}c", RL_BLOCK_CUBE, P(C0), 0},
+    {"NDC1HWC0", NULL, RL_GRAMMAR, "NDCHW", "NDCHW{c0}c", RL_BLOCK_CUBE, P(C0),
+     0},
     {"FRACTAL_NZ", "NZ", RL_GRAMMAR, "MN", "...NM{b16}m{c0}n", RL_BLOCK_B32,
-     P(C0) | P(B16)},
+     P(C0) | P(B16), 0},
     {"FRACTAL_ZZ", "ZZ", RL_GRAMMAR, "MK", "...MK{b16}m{c0}k", RL_BLOCK_B32,
-     P(C0) | P(B16)},
-    {"FRACTAL_ZN", "ZN", RL_GRAMMAR, "KN", "...KN{c0}n{b16}k", RL_BLOCK_B32,
-     P(C0) | P(B16)},
+     P(C0) | P(B16), 0},
+    {"FRACTAL_ZN", "ZN", RL_GRAMMAR, "KN", "...KN{b16}n{c0}k", RL_BLOCK_B32,
+     P(C0) | P(B16), 0},
     {"FRACTAL_Z", NULL, RL_GRAMMAR, "NCHW", "CHWN{b16}n{c0}c", RL_BLOCK_CUBE,
-     P(C0) | P(B16) | P(GROUPS)},
+     P(C0) | P(B16) | P(GROUPS), 4},
     {"FRACTAL_Z_3D", NULL, RL_GRAMMAR, "NDHWC", "DCHWN{b16}n{c0}c",
-     RL_BLOCK_CUBE, P(C0) | P(B16)},
+     RL_BLOCK_CUBE, P(C0) | P(B16), 4},
     {"ND_ALIGN", NULL, RL_GRAMMAR, "MN", "...MN%{align}B", RL_BLOCK_NONE,
-     P(ALIGN)},
-    {"NCHW4", NULL, RL_GRAMMAR, "NCHW", "NCHW4c", RL_BLOCK_NONE, 0},
-    {"NCHW32", NULL, RL_GRAMMAR, "NCHW", "NCHW32c", RL_BLOCK_NONE, 0},
-    {"NCHW64", NULL, RL_GRAMMAR, "NCHW", "NCHW64c", RL_BLOCK_NONE, 0},
-    {"CHWN4", NULL, RL_GRAMMAR, "NCHW", "CHWN4c", RL_BLOCK_NONE, 0},
-    {"4N", NULL, RL_GRAMMAR, "NCHW", "NCHW4n", RL_BLOCK_NONE, 0},
-    {"2N", NULL, RL_GRAMMAR, "NCHW", "NCHW2n", RL_BLOCK_NONE, 0},
-    {"2IC", NULL, RL_GRAMMAR, "IOHW", "IOHW2i", RL_BLOCK_NONE, 0},
+     P(ALIGN), 0},
+    {"NCHW4", NULL, RL_GRAMMAR, "NCHW", "NCHW4c", RL_BLOCK_NONE, 0, 0},
+    {"NCHW32", NULL, RL_GRAMMAR, "NCHW", "NCHW32c", RL_BLOCK_NONE, 0, 0},
+    {"NCHW64", NULL, RL_GRAMMAR, "NCHW", "NCHW64c", RL_BLOCK_NONE, 0, 0},
+    {"CHWN4", NULL, RL_GRAMMAR, "NCHW", "CHWN4c", RL_BLOCK_NONE, 0, 0},
+    {"4N", NULL, RL_GRAMMAR, "NCHW", "NCHW4n", RL_BLOCK_NONE, 0, 0},
+    {"2N", NULL, RL_GRAMMAR, "NCHW", "NCHW2n", RL_BLOCK_NONE, 0, 0},
+    {"2IC", NULL, RL_GRAMMAR, "IOHW", "IOHW2i", RL_BLOCK_NONE, 0, 0},
     {"TPU_COMPACT", NULL, RL_TPU, "NCHW", NULL, RL_BLOCK_NONE,
-     P(NPUS) | P(START) | P(LMEM)},
+     P(NPUS) | P(START) | P(LMEM), 0},
     {"TPU_ALIGNED", NULL, RL_TPU, "NCHW", NULL, RL_BLOCK_NONE,
-     P(NPUS) | P(START) | P(LMEM)},
+     P(NPUS) | P(START) | P(LMEM), 0},
     {"TPU_MATRIX", NULL, RL_TPU, "NM", NULL, RL_BLOCK_NONE,
-     P(NPUS) | P(START) | P(LMEM) | P(W)},
+     P(NPUS) | P(START) | P(LMEM) | P(W), 0},
 };
 
 static const char *const param_names[RL_NPARAMS] = {
@@ -125,29 +127,51 @@ static relayout_status parse_params(relayout_layout *l, const char *text,
   }
 }
 
-/* torch_npu's acl_format numbers for the formats it names. */
+/* CANN's aclFormat numbers (torch_npu's acl_format), every one that names a
+ * layout, as the layout text it names: NC1HWC0_C04 is NC1HWC0 with C0 = 4,
+ * FRACTAL_NZ_C0_M FRACTAL_NZ with C0 = M. ACL_FORMAT_UNDEFINED (-1) names
+ * none. */
 static const struct {
   int number;
-  const char *name;
-} acl_formats[] = {{0, "NCHW"},      {1, "NHWC"},         {2, "ND"},
-                   {3, "NC1HWC0"},   {4, "FRACTAL_Z"},    {16, "HWCN"},
-                   {27, "NDHWC"},    {29, "FRACTAL_NZ"},  {30, "NCDHW"},
-                   {32, "NDC1HWC0"}, {33, "FRACTAL_Z_3D"}};
+  const char *text;
+} acl_formats[] = {{0, "NCHW"},
+                   {1, "NHWC"},
+                   {2, "ND"},
+                   {3, "NC1HWC0"},
+                   {4, "FRACTAL_Z"},
+                   {12, "NC1HWC0(c0=4)"},
+                   {16, "HWCN"},
+                   {27, "NDHWC"},
+                   {29, "FRACTAL_NZ"},
+                   {30, "NCDHW"},
+                   {32, "NDC1HWC0"},
+                   {33, "FRACTAL_Z_3D"},
+                   {35, "NC"},
+                   {47, "NCL"},
+                   {50, "FRACTAL_NZ(c0=16)"},
+                   {51, "FRACTAL_NZ(c0=32)"},
+                   {52, "FRACTAL_NZ(c0=2)"},
+                   {53, "FRACTAL_NZ(c0=4)"},
+                   {54, "FRACTAL_NZ(c0=8)"}};
 
-/* Text of digits only: the format an acl_format number names. */
-static relayout_status acl_format_name(const char **out, const char *text,
+const char *relayout_acl_format(int number) {
+  for (size_t i = 0; i < sizeof acl_formats / sizeof acl_formats[0]; i++)
+    if (acl_formats[i].number == number) return acl_formats[i].text;
+  return NULL;
+}
+
+/* Text of digits only, or "-1": the layout an aclFormat number names. */
+static relayout_status acl_format_text(const char **out, const char *text,
                                        relayout_error *err) {
+  if (!strcmp(text, "-1"))
+    return rl_fail(err, RELAYOUT_ERR_UNKNOWN,
+                   "acl_format -1 is ACL_FORMAT_UNDEFINED: it names no layout");
   int n = 0;
   for (const char *p = text; *p && n < 1000; p++) n = n * 10 + (*p - '0');
-  for (size_t i = 0; i < sizeof acl_formats / sizeof acl_formats[0]; i++)
-    if (acl_formats[i].number == n) {
-      *out = acl_formats[i].name;
-      return RELAYOUT_OK;
-    }
+  if ((*out = relayout_acl_format(n))) return RELAYOUT_OK;
   return rl_fail(err, RELAYOUT_ERR_UNKNOWN,
-                 "unknown acl_format number %s (known: 0 NCHW, 1 NHWC, 2 ND, "
-                 "3 NC1HWC0, 4 FRACTAL_Z, 16 HWCN, 27 NDHWC, 29 FRACTAL_NZ, "
-                 "30 NCDHW, 32 NDC1HWC0, 33 FRACTAL_Z_3D)",
+                 "unknown acl_format number %s: CANN's aclFormat has none such "
+                 "('relayout formats' lists the numbers)",
                  text);
 }
 
@@ -156,8 +180,9 @@ relayout_status relayout_layout_parse(relayout_layout **out, const char *text,
   if (!out || !text)
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "layout text is NULL");
   *out = NULL;
-  if (*text && strspn(text, "0123456789") == strlen(text)) {
-    relayout_status s = acl_format_name(&text, text, err);
+  if ((*text && strspn(text, "0123456789") == strlen(text)) ||
+      !strcmp(text, "-1")) {
+    relayout_status s = acl_format_text(&text, text, err);
     if (s) return s;
   }
   size_t len = strlen(text);

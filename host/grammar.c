@@ -96,6 +96,16 @@ relayout_status rl_parse_grammar(rl_grammar *out, const char *text,
     g.order[nd++] = a->letter;
   }
   g.order[nd] = 0;
+  /* Letters a-l alone are a oneDNN tag, whose letters are dim indices:
+   * the logical order is the alphabet's (acdb is NHWC over abcd). */
+  int tag = !g.has_batch;
+  for (int i = 0; i < nd; i++) tag &= g.order[i] >= 'A' && g.order[i] <= 'L';
+  for (int i = 1; tag && i < nd; i++)
+    for (int j = i; j > 0 && g.order[j - 1] > g.order[j]; j--) {
+      char t = g.order[j];
+      g.order[j] = g.order[j - 1];
+      g.order[j - 1] = t;
+    }
   *out = g;
   return RELAYOUT_OK;
 }

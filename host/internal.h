@@ -22,7 +22,8 @@ typedef struct rl_gaxis {
   int align_bytes; /* align counts bytes, not elements */
 } rl_gaxis;
 
-/* Grammar text parsed: logical order is the order of the outer letters. */
+/* Grammar text parsed: logical order is the order of the outer letters, or
+ * the alphabet's for a oneDNN tag (letters a-l alone). */
 typedef struct rl_grammar {
   int has_batch;
   int naxes;
@@ -90,6 +91,7 @@ typedef struct rl_format {
   const char *pattern;   /* grammar with {c0} {b16} {align} placeholders */
   rl_block_rule c0_rule; /* what {c0} is when no c0= is given */
   unsigned params;       /* bit per RL_P_* accepted */
+  int stored_rank;       /* see relayout_desc.stored_rank; 0: none */
 } rl_format;
 
 const rl_format *rl_format_find(const char *name);

@@ -244,6 +244,7 @@ relayout_status relayout_desc_init(relayout_desc *out,
   case RL_TPU: s = rl_build_tpu(&d, layout, err); break;
   }
   if (s || (s = rl_finish_desc(&d, err))) return s;
+  d.stored_rank = layout->format ? layout->format->stored_rank : 0;
   *out = d;
   return RELAYOUT_OK;
 }

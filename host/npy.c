@@ -158,11 +158,12 @@ static relayout_status parse_dict(reader *r, relayout_npy_info *info) {
   return RELAYOUT_OK;
 }
 
-relayout_status relayout_npy_parse(relayout_npy_info *out, const void *file,
-                                   size_t size, relayout_error *err) {
-  if (!out || !file)
+relayout_status relayout_npy_parse_header(relayout_npy_info *out,
+                                          const void *head, size_t size,
+                                          relayout_error *err) {
+  if (!out || !head)
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
-  const unsigned char *b = file;
+  const unsigned char *b = head;
   if (size < 10 || memcmp(b, "\x93NUMPY", 6))
     return rl_fail(err, RELAYOUT_ERR_FILE,
                    "not a .npy file (no \\x93NUMPY magic)");
@@ -182,12 +183,14 @@ relayout_status relayout_npy_parse(relayout_npy_info *out, const void *file,
     return rl_fail(err, RELAYOUT_ERR_FILE,
                    ".npy header length %zu is beyond the %d-byte limit", hlen,
                    NPY_MAX_HEADER);
-  if (hlen > size - prefix)
-    return rl_fail(err, RELAYOUT_ERR_FILE,
-                   ".npy header of %zu bytes runs past the end of the file",
-                   hlen);
   relayout_npy_info info;
   memset(&info, 0, sizeof info);
+  if (hlen > size - prefix) {
+    out->data_offset = (int64_t)(prefix + hlen); /* what a stream reads */
+    return rl_fail(err, RELAYOUT_ERR_BUFFER,
+                   ".npy header of %zu bytes runs past the end of the file",
+                   hlen);
+  }
   reader r = {(const char *)b + prefix, (const char *)b + prefix + hlen, err};
   relayout_status s = parse_dict(&r, &info);
   if (s) return s;
@@ -211,17 +214,26 @@ relayout_status relayout_npy_parse(relayout_npy_info *out, const void *file,
   }
   info.data_offset = (int64_t)(prefix + hlen);
   info.data_size = bytes;
-  uint64_t have = size - prefix - hlen;
-  if (have < (uint64_t)bytes)
+  *out = info;
+  return RELAYOUT_OK;
+}
+
+relayout_status relayout_npy_parse(relayout_npy_info *out, const void *file,
+                                   size_t size, relayout_error *err) {
+  relayout_npy_info info;
+  relayout_status s = relayout_npy_parse_header(&info, file, size, err);
+  if (s) return s == RELAYOUT_ERR_BUFFER ? RELAYOUT_ERR_FILE : s;
+  uint64_t have = size - (uint64_t)info.data_offset;
+  if (have < (uint64_t)info.data_size)
     return rl_fail(err, RELAYOUT_ERR_FILE,
                    ".npy file is truncated: its shape needs %lld data bytes, "
                    "it holds %llu",
-                   (long long)bytes, (unsigned long long)have);
-  if (have > (uint64_t)bytes)
+                   (long long)info.data_size, (unsigned long long)have);
+  if (have > (uint64_t)info.data_size)
     return rl_fail(err, RELAYOUT_ERR_FILE,
                    ".npy file has %llu bytes after the %lld its shape needs",
-                   (unsigned long long)(have - (uint64_t)bytes),
-                   (long long)bytes);
+                   (unsigned long long)(have - (uint64_t)info.data_size),
+                   (long long)info.data_size);
   *out = info;
   return RELAYOUT_OK;
 }

@@ -95,13 +95,18 @@ typedef struct relayout_layout relayout_layout;
  * Parses layout text: a named format of the catalogue ("FRACTAL_NZ",
  * "NC1HWC0(c0=8)", "FRACTAL_Z(groups=2)", "TPU_ALIGNED(npus=4,lmem=1024)"),
  * grammar text ("NCHW16c", "nChw8c", "...MN%32B") or a CuTe/TLA layout
- * ("((4,2),(4,3)):((4,16),(1,32))"). A number names a format by torch_npu's
- * acl_format (0 NCHW, 1 NHWC, 2 ND, 3 NC1HWC0, 4 FRACTAL_Z, 16 HWCN,
- * 27 NDHWC, 29 FRACTAL_NZ, 30 NCDHW, 32 NDC1HWC0, 33 FRACTAL_Z_3D). The
- * result is freed with relayout_layout_free.
+ * ("((4,2),(4,3)):((4,16),(1,32))"). A number names a layout by CANN's
+ * aclFormat (torch_npu's acl_format): relayout_acl_format gives the text.
+ * The result is freed with relayout_layout_free.
  */
 relayout_status relayout_layout_parse(relayout_layout **out, const char *text,
                                       relayout_error *err);
+/**
+ * The layout text CANN's aclFormat number names (0 "NCHW", 3 "NC1HWC0",
+ * 12 "NC1HWC0(c0=4)", 29 "FRACTAL_NZ", 50 "FRACTAL_NZ(c0=16)", ...), or NULL
+ * for a number that names none (ACL_FORMAT_UNDEFINED, -1, among them).
+ */
+const char *relayout_acl_format(int number);
 /** Frees a layout; accepts NULL. */
 void relayout_layout_free(relayout_layout *layout);
 /**
@@ -168,6 +173,10 @@ typedef struct relayout_desc {
   relayout_groups groups;
   int compact;  /**< 1: no gaps between axes, the physical shape is the axes */
   int64_t span; /**< elements from offset 0 past the last addressable one */
+  /** The array axes a compact buffer is stored in, its leading physical axes
+   *  merged into one: 4 for FRACTAL_Z (C1*H*W, N1, N0, C0) and FRACTAL_Z_3D
+   *  (D*C1*H*W, N1, N0, C0), as CANN stores them; 0: one per axis. */
+  int stored_rank;
 } relayout_desc;
 
 /**
@@ -208,10 +217,19 @@ relayout_status relayout_desc_is_padding(int *out, const relayout_desc *d,
                                          int64_t offset, relayout_error *err);
 /**
  * The array shape a buffer is stored with: the axis extents when the layout
- * is compact, else one axis of span elements. *rank receives its length.
+ * is compact (the leading ones merged down to d->stored_rank axes where it
+ * is set: FRACTAL_Z's (C1*H*W, N1, N0, C0)), else one axis of span
+ * elements. *rank receives its length.
  */
 void relayout_desc_physical_shape(int *rank, int64_t *shape,
                                   const relayout_desc *d);
+/**
+ * 1 when an array of this shape holds a buffer of the layout: the shape
+ * relayout_desc_physical_shape gives, or, where the leading axes are stored
+ * merged, one array axis per physical axis (FRACTAL_Z as 6 axes); else 0.
+ */
+int relayout_desc_holds_shape(const relayout_desc *d, int rank,
+                              const int64_t *shape);
 
 /* ------------------------------------------------------------ conversion */
 
@@ -400,6 +418,18 @@ typedef struct relayout_npy_info {
  */
 relayout_status relayout_npy_parse(relayout_npy_info *out, const void *file,
                                    size_t size, relayout_error *err);
+/**
+ * Parses the start of a .npy file: its prefix and header, which the first
+ * `size` bytes must hold (10 or 12 bytes of prefix, then the header length
+ * they give). Fills everything relayout_npy_parse does, the data's size and
+ * offset included, without looking at the data: for a file read as a
+ * stream, whose length is learnt from its header. Where the bytes hold the
+ * prefix but not the whole header, it fails with RELAYOUT_ERR_BUFFER and sets
+ * only out->data_offset: the bytes it needs.
+ */
+relayout_status relayout_npy_parse_header(relayout_npy_info *out,
+                                          const void *head, size_t size,
+                                          relayout_error *err);
 /**
  * Writes a .npy header (version 1, or 2 when it needs more room) for a
  * C-order array; with out == NULL only *len is set. *len is in/out: the room

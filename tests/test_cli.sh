@@ -66,7 +66,7 @@ expect_fail "truncated input" 1 "short.npy: .npy file is truncated" "$R" convert
 printf 'hello world, not an array' >junk.npy
 expect_fail "not npy" 1 "junk.npy: not a .npy file" "$R" convert --from ND --to NZ junk.npy x.npy
 absent "nothing written" x.npy
-expect_fail "no such dir" 1 "cannot create a temp file" "$R" convert --from ND --to NZ s.npy nodir/x.npy
+expect_fail "no such dir" 1 "nodir/x.npy: cannot write into nodir: No such file or directory" "$R" convert --from ND --to NZ s.npy nodir/x.npy
 expect_fail "bad dims text" 2 "expected LETTER=EXTENT" "$R" convert --from NZ --to ND --dims M20 nz.npy x.npy
 expect_fail "zero dim" 2 "must be at least 1" "$R" convert --from NZ --to ND --dims M=0,N=28 nz.npy x.npy
 expect_fail "huge dim" 2 "too large" "$R" convert --from NZ --to ND --dims M=99999999999999999999,N=28 nz.npy x.npy
@@ -78,6 +78,72 @@ absent "still nothing written" x.npy
 cp s.npy keep.npy
 expect_fail "output over input is refused" 2 "OUT is the input file" "$R" convert --from ND --to NZ keep.npy ./keep.npy
 same "input untouched" s.npy keep.npy
+
+# Outputs that are not regular files, and standard input.
+expect_ok "to standard output" "$R" convert --from ND --to NZ s.npy -
+same "stdout got the array" nz.npy out.txt
+"$R" convert --from ND --to NZ - piped.npy <s.npy 2>err.txt
+same "from standard input" nz.npy piped.npy
+"$R" convert --from ND --to NZ - - <s.npy >both.npy 2>err.txt
+same "stdin to stdout" nz.npy both.npy
+head -c 300 s.npy | "$R" convert --from ND --to NZ - x.npy >out.txt 2>err.txt
+[ $? = 1 ] && grep -qF -- "-: .npy data is truncated: its shape needs 1120 bytes" err.txt && ok || bad "short stdin: $(cat err.txt)"
+cat s.npy s.npy | "$R" convert --from ND --to NZ - x.npy >out.txt 2>err.txt
+[ $? = 1 ] && grep -qF "runs on past its end" err.txt && ok || bad "long stdin: $(cat err.txt)"
+(tail -c 1120 s.npy; tail -c 1120 s.npy) | "$R" convert --from ND --to NZ --shape 20x28 --dtype f16 - x.bin >out.txt 2>err.txt
+[ $? = 1 ] && grep -qF "holds more than the 1120 bytes expected" err.txt && ok || bad "long raw stdin: $(cat err.txt)"
+absent "nothing from bad stdin" x.npy
+ln -s target.npy link.npy
+expect_ok "through a symlink" "$R" convert --from ND --to NZ s.npy link.npy
+same "the link's file" nz.npy target.npy
+[ -L link.npy ] && ok || bad "the link stays a link"
+ln -s sub/new.npy dangling.npy && mkdir sub
+expect_ok "through a dangling symlink" "$R" convert --from ND --to NZ s.npy dangling.npy
+same "the dangling link's file made" nz.npy sub/new.npy
+[ -L dangling.npy ] && ok || bad "the dangling link stays a link"
+mkfifo fifo
+(cat fifo >fifo.npy &)
+expect_ok "into a FIFO" "$R" convert --from ND --to NZ s.npy fifo
+sleep 0.2
+same "the FIFO's reader got it" nz.npy fifo.npy
+[ -p fifo ] && ok || bad "the FIFO stays a FIFO"
+head -c 200000 /dev/urandom >big.bin
+(head -c 10 fifo >/dev/null &)
+expect_fail "a reader that leaves" 1 "fifo: write failed: Broken pipe" "$R" convert --from ND --to NZ --shape 400x250 --dtype f16 big.bin fifo
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX); s.bind("sock"); s.listen(1)
+open("sock.ready", "w").close()
+c, _ = s.accept(); data = b""
+while True:
+    b = c.recv(65536)
+    if not b: break
+    data += b
+open("sock.npy", "wb").write(data)' &
+while [ ! -e sock.ready ]; do sleep 0.05; done
+expect_ok "into a socket" "$R" convert --from ND --to NZ s.npy sock
+wait
+same "the socket's listener got it" nz.npy sock.npy
+[ -S sock ] && ok || bad "the socket stays a socket"
+if [ "$(id -u)" = 0 ]; then
+  mknod nulldev c 1 3
+  expect_ok "into a device" "$R" convert --from ND --to NZ s.npy nulldev
+  [ -c nulldev ] && [ "$(stat -c %t,%T nulldev)" = "1,3" ] && ok || bad "the device node stays"
+fi
+expect_fail "a stream that fails" 1 "/dev/full: write failed: No space left on device" "$R" convert --from ND --to NZ s.npy /dev/full
+mkdir adir
+expect_fail "a directory, before reading IN" 1 "adir: is a directory" "$R" convert --from ND --to NZ junk.npy adir
+expect_fail "no directory, before reading IN" 1 "cannot write into nodir" "$R" convert --from ND --to NZ junk.npy nodir/x.npy
+expect_ok "sample to stdout" "$R" sample -
+same "sample on stdout" s.npy out.txt
+# Temp files a killed run left: this output's a day old go, others stay.
+touch -d '2 days ago' old.npy.tmp-AAAAAA other.npy.tmp-CCCCCC
+touch old.npy.tmp-BBBBBB
+mkdir -p old.npy.tmp-DDDDDD && touch old.npy.tmp-DDDDDD/x && touch -d '2 days ago' old.npy.tmp-DDDDDD
+expect_ok "a run that writes there" "$R" convert --from ND --to NZ s.npy old.npy
+[ ! -e old.npy.tmp-AAAAAA ] && [ ! -e old.npy.tmp-DDDDDD ] && ok || bad "a day-old temp file stays"
+[ -e old.npy.tmp-BBBBBB ] && [ -e other.npy.tmp-CCCCCC ] && ok || bad "a new or another output's temp file went"
+rm -f old.npy.tmp-BBBBBB other.npy.tmp-CCCCCC
 
 # explain.
 expect_ok "explain" "$R" explain NCHW16c --dims N=2,C=17,H=5,W=3 --dtype f16

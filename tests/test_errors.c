@@ -291,15 +291,31 @@ static void dtype_names(void) {
         "status names");
 }
 
-/* torch_npu acl_format numbers and the resolved text a repack records; the
- * numbers and blocks are those of LAYOUTS.md section 3 and torch_npu. */
+/* CANN's aclFormat numbers and the resolved text a repack records; the
+ * numbers are CANN's aclFormat enum (acl_base.h), the blocks LAYOUTS.md
+ * section 3's. */
 static void names_and_blocks(void) {
   static const struct {
     const char *text, *name;
-  } acl[] = {{"0", "NCHW"},      {"1", "NHWC"},         {"2", "ND"},
-             {"3", "NC1HWC0"},   {"4", "FRACTAL_Z"},    {"16", "HWCN"},
-             {"27", "NDHWC"},    {"29", "FRACTAL_NZ"},  {"30", "NCDHW"},
-             {"32", "NDC1HWC0"}, {"33", "FRACTAL_Z_3D"}};
+  } acl[] = {{"0", "NCHW"},
+             {"1", "NHWC"},
+             {"2", "ND"},
+             {"3", "NC1HWC0"},
+             {"4", "FRACTAL_Z"},
+             {"12", "NC1HWC0(c0=4)"},
+             {"16", "HWCN"},
+             {"27", "NDHWC"},
+             {"29", "FRACTAL_NZ"},
+             {"30", "NCDHW"},
+             {"32", "NDC1HWC0"},
+             {"33", "FRACTAL_Z_3D"},
+             {"35", "NC"},
+             {"47", "NCL"},
+             {"50", "FRACTAL_NZ(c0=16)"},
+             {"51", "FRACTAL_NZ(c0=32)"},
+             {"52", "FRACTAL_NZ(c0=2)"},
+             {"53", "FRACTAL_NZ(c0=4)"},
+             {"54", "FRACTAL_NZ(c0=8)"}};
   for (size_t i = 0; i < sizeof acl / sizeof acl[0]; i++) {
     relayout_layout *l = NULL;
     CHECK_OK(relayout_layout_parse(&l, acl[i].text, &e_));
@@ -310,6 +326,23 @@ static void names_and_blocks(void) {
   relayout_layout *l = NULL;
   CHECK_FAILS(RELAYOUT_ERR_UNKNOWN, "unknown acl_format number 5",
               relayout_layout_parse(&l, "5", &e_));
+  CHECK_FAILS(RELAYOUT_ERR_UNKNOWN, "ACL_FORMAT_UNDEFINED",
+              relayout_layout_parse(&l, "-1", &e_));
+  /* NC1HWC0_C04 blocks C by 4 at every dtype: C = 5 of f16 is (N, 2, H, W,
+   * 4), where NC1HWC0 itself is (N, 1, H, W, 16). */
+  relayout_layout *nchw = NULL, *c04 = NULL;
+  relayout_desc s, d;
+  CHECK_OK(relayout_layout_parse(&nchw, "NCHW", &e_));
+  CHECK_OK(relayout_layout_parse(&c04, "12", &e_));
+  CHECK_OK(relayout_bind(&s, &d, nchw, c04, RELAYOUT_F16, 4,
+                         (const int64_t[]){1, 5, 2, 3}, NULL, 0, &e_));
+  int rank;
+  int64_t shape[RELAYOUT_MAX_AXES];
+  relayout_desc_physical_shape(&rank, shape, &d);
+  CHECK(rank == 5 && shape[1] == 2 && shape[4] == 4,
+        "acl_format 12 is NC1HWC0 with C0 = 4");
+  relayout_layout_free(nchw);
+  relayout_layout_free(c04);
   CHECK_FAILS(RELAYOUT_ERR_UNKNOWN, "unknown acl_format number 99999999",
               relayout_layout_parse(&l, "99999999", &e_));
 

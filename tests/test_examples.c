@@ -61,17 +61,18 @@ static void nz_20x28(void) {
   guarded_free(&out);
 }
 
-/* 000: HWCN (2, 2, 32, 32) -> FRACTAL_Z (C1HW, N1, N0, C0) = (8, 2, 16, 16). */
+/* 000: HWCN (2, 2, 32, 32) -> FRACTAL_Z (C1HW, N1, N0, C0) = (8, 2, 16, 16),
+ * the shape CANN stores; one array axis per physical axis is held too. */
 static void fractal_z_hwcn(void) {
   const int64_t in_shape[4] = {2, 2, 32, 32};
   relayout_desc s, d;
   bind(&s, &d, "HWCN", "FRACTAL_Z", RELAYOUT_F16, 4, in_shape);
-  int r;
-  int64_t shape[RELAYOUT_MAX_AXES];
-  relayout_desc_physical_shape(&r, shape, &d);
-  CHECK(r == 6 && shape[0] * shape[1] * shape[2] == 8 && shape[3] == 2 &&
-            shape[4] == 16 && shape[5] == 16,
-        "FRACTAL_Z shape is not (8, 2, 16, 16) once C1*H*W merge");
+  shape_is(&d, 4, (const int64_t[]){8, 2, 16, 16});
+  CHECK(relayout_desc_holds_shape(&d, 6, (const int64_t[]){2, 2, 2, 2, 16, 16}),
+        "FRACTAL_Z as 6 axes");
+  CHECK(!relayout_desc_holds_shape(&d, 4, (const int64_t[]){8, 2, 16, 8}) &&
+            !relayout_desc_holds_shape(&d, 2, (const int64_t[]){16, 512}),
+        "other shapes of as many bytes are not FRACTAL_Z's");
 }
 
 /* 000: NDHWC (48, 3, 3, 2, 32) fp16 -> FRACTAL_Z_3D = (3*2*3*2, 3, 16, 16). */
@@ -79,7 +80,10 @@ static void fractal_z_3d(void) {
   const int64_t in_shape[5] = {48, 3, 3, 2, 32};
   relayout_desc s, d;
   bind(&s, &d, "NDHWC", "FRACTAL_Z_3D", RELAYOUT_F16, 5, in_shape);
-  shape_is(&d, 7, (const int64_t[]){3, 2, 3, 2, 3, 16, 16});
+  shape_is(&d, 4, (const int64_t[]){36, 3, 16, 16});
+  CHECK(relayout_desc_holds_shape(&d, 7,
+                                  (const int64_t[]){3, 2, 3, 2, 3, 16, 16}),
+        "FRACTAL_Z_3D as 7 axes");
 }
 
 /* 001: nChw8c offset = n*Cp*H*W + (c/8)*H*W*8 + h*W*8 + w*8 + c%8, C=17
@@ -215,6 +219,40 @@ static void tpu_matrix(void) {
   relayout_layout_free(l);
 }
 
+/* 000 and LAYOUTS.md's note: FRACTAL_ZN's fractal is (32 B / element size)
+ * x 16 with K innermost, K0 = 32 B, N0 = 16: int8 ND (40, 20) is (K1, N1,
+ * N0, K0) = (2, 2, 16, 32), as Ascend C's MakeZNLayout lays it out, and
+ * element (k, n) sits at ((k / K0 * N1 + n / 16) * 16 + n % 16) * K0 +
+ * k % K0. */
+static void fractal_zn(void) {
+  static const struct {
+    relayout_dtype t;
+    int64_t k0, shape[4];
+  } cases[] = {{RELAYOUT_I8, 32, {2, 2, 16, 32}},
+               {RELAYOUT_F16, 16, {3, 2, 16, 16}},
+               {RELAYOUT_F32, 8, {5, 2, 16, 8}},
+               {RELAYOUT_I4, 64, {1, 2, 16, 64}}};
+  relayout_layout *nd = parse("ND"), *zn = parse("FRACTAL_ZN");
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    relayout_desc s, d;
+    CHECK_OK(relayout_bind(&s, &d, nd, zn, cases[i].t, 2,
+                           (const int64_t[]){40, 20}, NULL, 0, &e_));
+    int rank;
+    int64_t shape[RELAYOUT_MAX_AXES], off, k0 = cases[i].k0;
+    relayout_desc_physical_shape(&rank, shape, &d);
+    CHECK(rank == 4 && !memcmp(shape, cases[i].shape, sizeof cases[i].shape),
+          "%s ZN of (40, 20): (%lld, %lld, %lld, %lld)",
+          relayout_dtype_name(cases[i].t), (long long)shape[0],
+          (long long)shape[1], (long long)shape[2], (long long)shape[3]);
+    CHECK_OK(relayout_desc_offset(&off, &d, (const int64_t[]){33, 17}, &e_));
+    CHECK(off == ((33 / k0 * 2 + 1) * 16 + 1) * k0 + 33 % k0,
+          "%s (33, 17) at %lld", relayout_dtype_name(cases[i].t),
+          (long long)off);
+  }
+  relayout_layout_free(nd);
+  relayout_layout_free(zn);
+}
+
 /* 004: 4N mode, int8 (N=6, C=5, H=4, W=5): (4,c,h,w) and (5,c,h,w) share the
  * int8x4 element (1,c,h,w) with two dummy bytes. */
 static void four_n(void) {
@@ -241,5 +279,6 @@ int main(void) {
   tpu_strides();
   tpu_matrix();
   four_n();
+  fractal_zn();
   return check_summary();
 }

@@ -39,14 +39,14 @@ static int64_t zz(const ctx *c) {
 static int64_t zz_size(const ctx *c) {
   return E('0') * cdiv(E('M'), 16) * 16 * cdiv(E('K'), c->c0) * c->c0;
 }
-/* (..., K, N) -> (..., K1, N1, N0, K0=16) */
+/* (..., K, N) -> (..., K1, N1, N0=16, K0): the 512-byte fractal, K innermost */
 static int64_t zn(const ctx *c) {
-  int64_t K1 = cdiv(E('K'), 16), N1 = cdiv(E('N'), c->c0);
-  return ((V('0') * K1 + V('K') / 16) * N1 + V('N') / c->c0) * c->c0 * 16 +
-         V('N') % c->c0 * 16 + V('K') % 16;
+  int64_t K1 = cdiv(E('K'), c->c0), N1 = cdiv(E('N'), 16);
+  return ((V('0') * K1 + V('K') / c->c0) * N1 + V('N') / 16) * 16 * c->c0 +
+         V('N') % 16 * c->c0 + V('K') % c->c0;
 }
 static int64_t zn_size(const ctx *c) {
-  return E('0') * cdiv(E('K'), 16) * 16 * cdiv(E('N'), c->c0) * c->c0;
+  return E('0') * cdiv(E('K'), c->c0) * c->c0 * cdiv(E('N'), 16) * 16;
 }
 /* ND_ALIGN: (..., M, N) with N padded to 32 bytes (c0 = 32 bytes in elements)
  */

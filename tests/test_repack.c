@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <stdarg.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 
 static char relayout_bin[4096];
@@ -500,6 +501,101 @@ static void test_hostile(void) {
         "an output that cannot be created");
 }
 
+/* old.st, repacked to the grammar of int8 ZN before its fix (N0 = 32,
+ * K0 = 16), with its record written as FRACTAL_ZN(c0=32,b16=16) under a
+ * marker of metadata version `version`, into path. */
+static void write_legacy(const char *path, int version) {
+  st_view v;
+  CHECK(read_view(&v, "old.st") == 0, "read old.st");
+  json_t *meta = json_object_get(v.header, "__metadata__");
+  char mark[64], text[512];
+  snprintf(mark, sizeof mark, "{\"version\":%d,\"had_metadata\":true}",
+           version);
+  json_object_set_new(meta, "relayout", json_string(mark));
+  const char *rec = json_string_value(json_object_get(meta, "relayout:q.proj"));
+  const char *at = rec ? strstr(rec, "...KN32n16k") : NULL;
+  CHECK(at != NULL, "the record names the grammar: %s", rec ? rec : "(none)");
+  if (at) {
+    snprintf(text, sizeof text, "%.*sFRACTAL_ZN(c0=32,b16=16)%s",
+             (int)(at - rec), rec, at + strlen("...KN32n16k"));
+    json_object_set_new(meta, "relayout:q.proj", json_string(text));
+  }
+  char *h = json_dumps(v.header, JSON_COMPACT);
+  put_raw(path, strlen(h), h, v.data, (size_t)(v.file + v.size - v.data));
+  free(h);
+  free_view(&v);
+}
+
+/* A file repacked before FRACTAL_ZN's fix (metadata version 1) recorded
+ * int8 ZN as FRACTAL_ZN(c0=32,b16=16) meaning N0 = 32, K0 = 16: it
+ * restores byte for byte, where the same record read as today's ZN would
+ * not fit the stored shape. */
+static void test_legacy_zn(void) {
+  write_model("m.st", 0, NMODEL, 1);
+  CHECK(cli("repack m.st old.st --rule 'q.proj:2d=...KN32n16k'") == 0,
+        "repack into the old orientation");
+  write_legacy("v1.st", 1);
+  write_legacy("v2.st", 2);
+  CHECK(cli("repack --restore v1.st back.st") == 0, "restore a version 1 file");
+  CHECK(same_files("m.st", "back.st"), "it gives the file back");
+  CHECK(cli("repack --restore v2.st x.st") == 1 &&
+            said("FRACTAL_ZN(c0=32,b16=16) holds 5120 bytes, not the 4608"),
+        "read as today's ZN, the record does not fit");
+  write_legacy("v9.st", 9);
+  CHECK(cli("repack --restore v9.st x.st") == 1 && said("version 9"),
+        "a version this relayout does not know");
+  CHECK(cli("repack m.st new.st --rule 'q.proj:2d=FRACTAL_ZN'") == 0 &&
+            cli("repack --restore new.st back.st") == 0 &&
+            same_files("m.st", "back.st"),
+        "today's ZN round trip");
+}
+
+/* Outputs that are not regular files: streams get the bytes in place, in
+ * order (the node, FIFO and link stay what they were); a symlink's file is
+ * replaced, the link kept; a directory is refused before any work. */
+static void test_outputs(void) {
+  struct stat st;
+  write_model("m.st", 0, NMODEL, 1);
+  CHECK(cli("repack m.st r.st " RULES) == 0, "repack to a file");
+  CHECK(cli("repack m.st - " RULES) == 0 && same_files("r.st", "out.txt"),
+        "- is standard output");
+  CHECK(cli("repack m.st - --max-memory 40K " RULES) == 0 &&
+            same_files("r.st", "out.txt"),
+        "to standard output in small slots (pieces out of their turn)");
+  setenv("RELAYOUT_UNIFIED", "0", 1);
+  CHECK(cli("repack m.st - --max-memory 40K " RULES) == 0 &&
+            same_files("r.st", "out.txt"),
+        "to standard output through uploads and downloads");
+  unsetenv("RELAYOUT_UNIFIED");
+  CHECK(cli("repack --restore r.st -") == 0 && same_files("m.st", "out.txt"),
+        "restore to standard output");
+  CHECK(system("mkfifo fifo && (cat fifo > fifo.st &)") == 0, "mkfifo");
+  CHECK(cli("repack m.st fifo " RULES) == 0, "repack into a FIFO");
+  CHECK(system("sleep 0.2") == 0 && same_files("r.st", "fifo.st"),
+        "the FIFO's reader got the file");
+  CHECK(!lstat("fifo", &st) && S_ISFIFO(st.st_mode), "the FIFO stays one");
+  CHECK(system("ln -s target.st link.st") == 0, "ln -s");
+  CHECK(cli("repack m.st link.st " RULES) == 0 &&
+            same_files("r.st", "target.st"),
+        "repack through a symlink writes the file it names");
+  CHECK(!lstat("link.st", &st) && S_ISLNK(st.st_mode), "the link stays one");
+  if (!geteuid()) {
+    CHECK(system("mknod nulldev c 1 3") == 0, "mknod");
+    CHECK(cli("repack m.st nulldev " RULES) == 0, "repack into a device");
+    CHECK(!lstat("nulldev", &st) && S_ISCHR(st.st_mode) &&
+              st.st_rdev == makedev(1, 3),
+          "the device node stays one");
+  }
+  CHECK(cli("repack m.st /dev/full " RULES) == 1 &&
+            said("/dev/full: write failed: No space left on device"),
+        "a stream that fails part-way says so");
+  CHECK(system("mkdir -p outdir") == 0, "mkdir");
+  CHECK(cli("repack m.st outdir " RULES) == 1 && said("outdir: is a directory"),
+        "a directory is no single-file output");
+  CHECK(cli("repack sh - " RULES) == 2 && said("new directory"),
+        "a directory of shards cannot go to standard output");
+}
+
 static void test_usage(void) {
   CHECK(cli("repack --help") == 0, "help");
   char *out = slurp("out.txt");
@@ -535,6 +631,8 @@ int main(int argc, char **argv) {
   test_reports();
   test_shards();
   test_hostile();
+  test_outputs();
+  test_legacy_zn();
   test_usage();
   char cmd[64];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
