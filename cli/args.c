@@ -30,8 +30,20 @@ relayout_status cli_stop_requested(relayout_error *err) {
                   cli_interrupted());
 }
 
+static const char *command = "";
+
+void cli_set_command(const char *name) { command = name; }
+
+int cli_exit_code(relayout_status s) {
+  return s == RELAYOUT_ERR_SYNTAX || s == RELAYOUT_ERR_UNKNOWN ||
+                 s == RELAYOUT_ERR_DIMS || s == RELAYOUT_ERR_ARGUMENT
+             ? EXIT_USAGE
+             : EXIT_WORK;
+}
+
 int cli_error(int code, const char *cmd, const char *fmt, ...) {
   va_list ap;
+  if (!*cmd) cmd = command;
   fprintf(stderr, "relayout%s%s: error: ", *cmd ? " " : "", cmd);
   va_start(ap, fmt);
   vfprintf(stderr, fmt, ap);
@@ -151,6 +163,10 @@ int cli_parse_dims(relayout_dim_value *out, int *n, const char *text) {
     memcpy(num, p + 2, len);
     num[len] = 0;
     out[*n].name = (char)toupper((unsigned char)p[0]);
+    for (int j = 0; j < *n; j++)
+      if (out[j].name == out[*n].name)
+        return cli_error(EXIT_USAGE, "", "--dims: dim %c is given twice",
+                         out[*n].name);
     char what[16];
     snprintf(what, sizeof what, "--dims %c", out[*n].name);
     if (cli_parse_int(&out[*n].extent, num, what)) return EXIT_USAGE;
@@ -203,8 +219,9 @@ int cli_layouts(relayout_layout **from, relayout_layout **to, const char *src,
 
 int cli_engine(relayout_engine **out, const char *device, const char *cmd) {
   relayout_error note, err;
+  const char *from = device ? "--device" : "RELAYOUT_DEVICE";
   if (relayout_engine_create(out, device, &note, &err))
-    return cli_error(EXIT_USAGE, cmd, "--device: %s", err.message);
+    return cli_error(EXIT_USAGE, cmd, "%s: %s", from, err.message);
   if (*note.message) fprintf(stderr, "%s\n", note.message);
   return 0;
 }

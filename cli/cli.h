@@ -57,9 +57,15 @@ relayout_status cli_fail(relayout_error *err, relayout_status status,
  * else RELAYOUT_OK. */
 relayout_status cli_stop_requested(relayout_error *err);
 
-/* Prints "relayout CMD: error: ..." to stderr; returns code. */
+/* Prints "relayout CMD: error: ..." to stderr (CMD "": the command
+ * cli_set_command named); returns code. */
 int cli_error(int code, const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+void cli_set_command(const char *name);
+/* The exit code for a library status about the user's input: 2 where the
+ * command line was wrong (layout text, dims, dtypes, a layout that does not
+ * bind), 1 for the rest (files, memory, devices). */
+int cli_exit_code(relayout_status status);
 
 /* n bytes (at least 1) starting on a page, freed with free(); NULL when
  * out of memory. For the arrays relayout_plan_run gets: a CPU device runs

@@ -132,11 +132,12 @@ static int run(const input *x, cli_out *out, relayout_layout *from,
   if (dims && cli_parse_dims(given, &ngiven, dims)) return EXIT_USAGE;
   relayout_desc s, d;
   int64_t dst_bytes;
-  if (relayout_bind(&s, &d, from, to, x->dtype, x->rank, x->shape, given,
-                    ngiven, &err) ||
-      relayout_desc_size_bytes(&dst_bytes, &d, &err))
-    return cli_error(EXIT_WORK, cmd, "%s -> %s: %s", relayout_layout_text(from),
-                     relayout_layout_text(to), err.message);
+  relayout_status bound = relayout_bind(&s, &d, from, to, x->dtype, x->rank,
+                                        x->shape, given, ngiven, &err);
+  if (bound || relayout_desc_size_bytes(&dst_bytes, &d, &err))
+    return cli_error(bound ? EXIT_USAGE : EXIT_WORK, cmd, "%s -> %s: %s",
+                     relayout_layout_text(from), relayout_layout_text(to),
+                     err.message);
   if (x->fortran && s.compact) to_fortran(&s);
   unsigned char *dst = NULL;
   if ((uint64_t)dst_bytes > SIZE_MAX ||

@@ -159,8 +159,9 @@ int cmd_explain(int argc, char **argv) {
       }
   }
   relayout_desc d;
-  if (relayout_desc_init(&d, l, dtype, n, names, ext, &err)) {
-    rc = cli_error(EXIT_WORK, "explain", "%s", err.message);
+  relayout_status st = relayout_desc_init(&d, l, dtype, n, names, ext, &err);
+  if (st) {
+    rc = cli_error(cli_exit_code(st), "explain", "%s", err.message);
     goto done;
   }
   print(&d, l);

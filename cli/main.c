@@ -19,7 +19,8 @@ static const char usage[] =
     "  sample   write the built-in 20x28 f16 example array\n"
     "  show     print a .npy array\n"
     "\n"
-    "'relayout COMMAND --help' describes each.\n";
+    "'relayout COMMAND --help' describes each; 'relayout --version' prints\n"
+    "the version.\n";
 
 int main(int argc, char **argv) {
   static const struct {
@@ -38,10 +39,17 @@ int main(int argc, char **argv) {
     fputs(usage, stdout);
     return 0;
   }
+  if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+    printf("relayout %s\n", relayout_version_string());
+    return 0;
+  }
   cli_install_cleanup();
   cli_pin_pocl();
   for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-    if (!strcmp(argv[1], cmds[i].name)) return cmds[i].run(argc - 1, argv + 1);
+    if (!strcmp(argv[1], cmds[i].name)) {
+      cli_set_command(cmds[i].name);
+      return cmds[i].run(argc - 1, argv + 1);
+    }
   fprintf(stderr, "relayout: unknown command '%s'\n\n%s", argv[1], usage);
   return EXIT_USAGE;
 }

@@ -75,9 +75,10 @@ static int run(rp_options *o, const char *in, const char *out) {
                    o->restore, o->dry_run);
   if (s) {
     if (o->report.tty) fputc('\n', stderr);
-    cli_error(EXIT_WORK, "repack", "%s", err.message);
+    int code = cli_exit_code(s);
+    cli_error(code, "repack", "%s", err.message);
     cli_reraise();
-    return EXIT_WORK;
+    return code;
   }
   return 0;
 }

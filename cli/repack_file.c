@@ -192,7 +192,9 @@ static relayout_status bind_all(rp_options *o, const st_file *f, rp_item *items,
       json_t *rec = key ? json_object_get(f->metadata, key) : NULL;
       free(key);
       if (!key) s = cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
-      if (rec) s = bind_restore(it, json_string_value(rec), version, err);
+      /* a record that does not bind is the file's fault, not the user's */
+      if (rec && bind_restore(it, json_string_value(rec), version, err))
+        s = RELAYOUT_ERR_FILE;
       snprintf(what, sizeof what, "restore");
     } else {
       int64_t n = 1;

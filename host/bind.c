@@ -19,14 +19,32 @@ static void shape_text(char *buf, size_t size, int rank, const int64_t *shape) {
   if (n < size) snprintf(buf + n, size - n, ")");
 }
 
+/* For a message about sides of plain grammar text: how such text reads (a
+ * misspelt format name, BOGUS, reads as dims B, O, G, U, S). */
+static const char *as_grammar(const side *a, const side *b) {
+  int plain = (a->l->kind == RL_GRAMMAR && !a->l->format) ||
+              (b && b->l->kind == RL_GRAMMAR && !b->l->format);
+  return plain ? " (text that names no format reads as grammar: a dim per "
+                 "letter)"
+               : "";
+}
+
 /* Every letter of a is a letter of b. */
 static relayout_status letters_within(const side *a, const side *b,
                                       relayout_error *err) {
+  int shared = 0;
+  for (const char *p = a->letters; *p; p++) shared |= !!strchr(b->letters, *p);
   for (const char *p = a->letters; *p; p++)
     if (!strchr(b->letters, *p))
-      return rl_fail(err, RELAYOUT_ERR_DIMS,
-                     "dim %c of '%s' has no place in '%s' (its dims: %s)", *p,
-                     a->l->text, b->l->text, b->letters);
+      return shared ? rl_fail(err, RELAYOUT_ERR_DIMS,
+                              "dim %c of '%s' has no place in '%s' (its dims: "
+                              "%s)",
+                              *p, a->l->text, b->l->text, b->letters)
+                    : rl_fail(err, RELAYOUT_ERR_DIMS,
+                              "'%s' (dims %s) and '%s' (dims %s) share no "
+                              "dim%s",
+                              a->l->text, a->letters, b->l->text, b->letters,
+                              as_grammar(a, b));
   return RELAYOUT_OK;
 }
 
@@ -160,8 +178,9 @@ relayout_status relayout_bind(relayout_desc *src, relayout_desc *dst,
   }
   if (nbatch < 0)
     return rl_fail(err, RELAYOUT_ERR_DIMS,
-                   "'%s' has %d dims, fewer than the %d that '%s' names",
-                   a.l->text, n, nletters, named->l->text);
+                   "'%s' has %d dims, fewer than the %d that '%s' names%s",
+                   a.l->text, n, nletters, named->l->text,
+                   as_grammar(named, NULL));
   for (int k = 0; k < 2 && nbatch > 0; k++) {
     const side *x = k ? &b : &a;
     if (!x->positional && !x->batch)
@@ -215,14 +234,28 @@ relayout_status relayout_bind(relayout_desc *src, relayout_desc *dst,
   if (src_rank > 0 && (s = extents_from_array(&ext, &a, dtype, n, names, nbatch,
                                               src_rank, src_shape, err)))
     return s;
+  char hidden[RELAYOUT_MAX_DIMS * 8] = "", example[RELAYOUT_MAX_DIMS * 16] = "";
+  int nhidden = 0;
   for (int i = 0; i < n; i++)
     if (ext.v[i] < 0) {
       char lab[8];
-      return rl_fail(err, RELAYOUT_ERR_DIMS,
-                     "the extent of dim %s is not in the source array's shape "
-                     "(the padding of '%s' hides it): give it, e.g. %s=<n>",
-                     relayout_dim_label(lab, names[i]), a.l->text, lab);
+      relayout_dim_label(lab, names[i]);
+      size_t h = strlen(hidden), e = strlen(example);
+      snprintf(hidden + h, sizeof hidden - h, "%s%s", nhidden ? ", " : "", lab);
+      snprintf(example + e, sizeof example - e, "%s%s=<n>", nhidden ? "," : "",
+               lab);
+      nhidden++;
     }
+  if (nhidden)
+    return rl_fail(
+        err, RELAYOUT_ERR_DIMS,
+        "the source array's shape does not show the extent%s of "
+        "dim%s %s (the padding%s of '%s' hide%s %s): give %s, e.g. "
+        "--dims %s",
+        nhidden > 1 ? "s" : "", nhidden > 1 ? "s" : "", hidden,
+        a.l->format && a.l->format->stored_rank ? " or the merged axes" : "",
+        a.l->text, a.l->format && a.l->format->stored_rank ? "" : "s",
+        nhidden > 1 ? "them" : "it", nhidden > 1 ? "them" : "it", example);
   char dst_names[RELAYOUT_MAX_DIMS + 1];
   memcpy(dst_names, names, sizeof names);
   if (matrices) memcpy(dst_names + nbatch, b.letters, 2);

@@ -175,6 +175,48 @@ static relayout_status acl_format_text(const char **out, const char *text,
                  text);
 }
 
+/* Edit distance (with transpositions) between two names, read uppercase
+ * and without underscores: FRACTALNZ is FRACTAL_NZ, NC1HWZ 2 from NC1HWC0. */
+static int name_distance(const char *a, const char *b) {
+  char x[32], y[32];
+  int n = 0, m = 0, d[32][32];
+  for (; *a && n < 31; a++)
+    if (*a != '_') x[n++] = (char)toupper((unsigned char)*a);
+  for (; *b && m < 31; b++)
+    if (*b != '_') y[m++] = (char)toupper((unsigned char)*b);
+  for (int i = 0; i <= n; i++)
+    for (int j = 0; j <= m; j++) {
+      if (!i || !j) {
+        d[i][j] = i + j;
+        continue;
+      }
+      int best = d[i - 1][j - 1] + (x[i - 1] != y[j - 1]);
+      if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+      if (i > 1 && j > 1 && x[i - 1] == y[j - 2] && x[i - 2] == y[j - 1] &&
+          d[i - 2][j - 2] + 1 < best)
+        best = d[i - 2][j - 2] + 1;
+      d[i][j] = best;
+    }
+  return d[n][m];
+}
+
+/* The named format closest to name: within 1 edit, or 2 for a name of 6
+ * characters or more; NULL if none. Names of 6 letters or fewer (NCHW4,
+ * 2IC) are too close to grammar text to guess at: NCHW16 is a grammar
+ * mistake. */
+static const char *closest_format(const char *name) {
+  const char *best = NULL;
+  int best_d = 3, len = (int)strlen(name);
+  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+    int d = name_distance(name, formats[i].name);
+    if (strlen(formats[i].name) > 6 && d < best_d &&
+        (d <= 1 ? len >= 3 : len >= 6))
+      best = formats[i].name, best_d = d;
+  }
+  return best;
+}
+
 relayout_status relayout_layout_parse(relayout_layout **out, const char *text,
                                       relayout_error *err) {
   if (!out || !text)
@@ -212,13 +254,18 @@ relayout_status relayout_layout_parse(relayout_layout **out, const char *text,
   } else {
     l->kind = RL_GRAMMAR;
     s = rl_parse_grammar(&l->grammar, text, err);
-    if (s && (strchr(text, '_') || strchr(text, '(')) && err) {
+    const char *near = s ? closest_format(name) : NULL;
+    if ((near || strchr(text, '_') || strchr(text, '(')) && s && err) {
       char why[RELAYOUT_ERROR_LEN];
       snprintf(why, sizeof why, "%s", err->message);
-      rl_fail(err, RELAYOUT_ERR_UNKNOWN,
-              "unknown layout '%s': not a named format, and as grammar: %s",
-              text, why);
-      s = RELAYOUT_ERR_UNKNOWN;
+      s = near ? rl_fail(err, RELAYOUT_ERR_UNKNOWN,
+                         "unknown layout '%s'; did you mean %s? (as grammar: "
+                         "%s)",
+                         name, near, why)
+               : rl_fail(err, RELAYOUT_ERR_UNKNOWN,
+                         "unknown layout '%s': not a named format, and as "
+                         "grammar: %s",
+                         text, why);
     }
   }
   if (s) {

@@ -20,6 +20,13 @@ const char *relayout_status_name(relayout_status status) {
   return "RELAYOUT_ERR_(invalid)";
 }
 
+#define RL_STR_(x) #x
+#define RL_STR(x)  RL_STR_(x)
+const char *relayout_version_string(void) {
+  return RL_STR(RELAYOUT_VERSION_MAJOR) "." RL_STR(
+      RELAYOUT_VERSION_MINOR) "." RL_STR(RELAYOUT_VERSION_PATCH);
+}
+
 relayout_status rl_fail(relayout_error *err, relayout_status status,
                         const char *fmt, ...) {
   if (err) {

@@ -25,8 +25,10 @@
 extern "C" {
 #endif
 
+/* The version: CMake and the command read it from here. */
 #define RELAYOUT_VERSION_MAJOR 0
-#define RELAYOUT_VERSION_MINOR 1
+#define RELAYOUT_VERSION_MINOR 2
+#define RELAYOUT_VERSION_PATCH 0
 
 /** Most logical dims of one tensor (named dims plus batch dims of `...`). */
 #define RELAYOUT_MAX_DIMS 12
@@ -56,6 +58,9 @@ typedef struct relayout_error {
 
 /** Stable name of a status, e.g. "RELAYOUT_ERR_DIMS". */
 const char *relayout_status_name(relayout_status status);
+/** The library's version, "MAJOR.MINOR.PATCH", as the header's macros give
+ *  it when the library was built. */
+const char *relayout_version_string(void);
 
 /* ---------------------------------------------------------------- dtypes */
 
@@ -243,7 +248,8 @@ typedef struct relayout_dim_value {
  * Binds both sides of a conversion. The logical extents come from the source
  * array shape (src_shape, rank src_rank, as relayout_desc_physical_shape
  * would give it), from `given` (by letter) and from CuTe layouts' own
- * shapes. An extent that padding hides must be given: it is never guessed.
+ * shapes. An extent that padding hides must be given: it is never guessed
+ * (the message lists every one missing, as the command line's --dims).
  * Letters bind by name; ND and CuTe bind by position to the other side.
  * Both descriptors list the logical dims in the same order.
  */

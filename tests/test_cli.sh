@@ -31,7 +31,7 @@ has "first row of the seed" "[[[[0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15]" out.txt
 has "padded tail" "[16 17 18 19 20 21 22 23 24 25 26 27 0 0 0 0]" out.txt
 expect_ok "NZ -> ND" "$R" convert --from NZ --to ND --dims M=20,N=28 nz.npy back.npy
 same "round trip" s.npy back.npy
-expect_fail "padding hides M" 1 "give it, e.g. M=<n>" "$R" convert --from NZ --to ND nz.npy x.npy
+expect_fail "padding hides M and N" 2 "does not show the extents of dims M, N (the padding of 'NZ' hides them): give them, e.g. --dims M=<n>,N=<n>" "$R" convert --from NZ --to ND nz.npy x.npy
 absent "no output on failure" x.npy
 
 # --c0 and --dtype.
@@ -58,7 +58,7 @@ same "CuTe round trip" s.npy cb.npy
 
 # Bad input: clear errors, exit codes, nothing written.
 expect_fail "unknown layout" 2 "unknown layout 'FRACTAL_QQ'" "$R" convert --from ND --to FRACTAL_QQ s.npy x.npy
-expect_fail "letters" 1 "dim N of 'MN' has no place in 'MK' (its dims: MK)" "$R" convert --from MN --to MK s.npy x.npy
+expect_fail "letters" 2 "dim N of 'MN' has no place in 'MK' (its dims: MK)" "$R" convert --from MN --to MK s.npy x.npy
 expect_fail "same file" 2 "OUT is the input file" "$R" convert --from ND --to ND s.npy s.npy
 expect_fail "missing input" 1 "no.npy: cannot open" "$R" convert --from ND --to NZ no.npy x.npy
 head -c 200 s.npy >short.npy
@@ -70,7 +70,7 @@ expect_fail "no such dir" 1 "nodir/x.npy: cannot write into nodir: No such file 
 expect_fail "bad dims text" 2 "expected LETTER=EXTENT" "$R" convert --from NZ --to ND --dims M20 nz.npy x.npy
 expect_fail "zero dim" 2 "must be at least 1" "$R" convert --from NZ --to ND --dims M=0,N=28 nz.npy x.npy
 expect_fail "huge dim" 2 "too large" "$R" convert --from NZ --to ND --dims M=99999999999999999999,N=28 nz.npy x.npy
-expect_fail "wrong dims" 1 "has shape (2, 2, 16, 16), but 'NZ' at these dims has shape (2, 3, 16, 16)" "$R" convert --from NZ --to ND --dims M=40,N=28 nz.npy x.npy
+expect_fail "wrong dims" 2 "has shape (2, 2, 16, 16), but 'NZ' at these dims has shape (2, 3, 16, 16)" "$R" convert --from NZ --to ND --dims M=40,N=28 nz.npy x.npy
 expect_fail "unknown option" 2 "unknown option '--form'" "$R" convert --form ND --to NZ s.npy x.npy
 expect_fail "missing args" 2 "needs --from, --to" "$R" convert --from ND s.npy
 expect_fail "unknown command" 2 "unknown command 'convrt'" "$R" convrt
@@ -144,6 +144,18 @@ expect_ok "a run that writes there" "$R" convert --from ND --to NZ s.npy old.npy
 [ ! -e old.npy.tmp-AAAAAA ] && [ ! -e old.npy.tmp-DDDDDD ] && ok || bad "a day-old temp file stays"
 [ -e old.npy.tmp-BBBBBB ] && [ -e other.npy.tmp-CCCCCC ] && ok || bad "a new or another output's temp file went"
 rm -f old.npy.tmp-BBBBBB other.npy.tmp-CCCCCC
+
+# The command line's rough edges: one prefix, exit 2 for its mistakes.
+expect_ok "version" "$R" --version
+grep -qx "relayout [0-9]*\.[0-9]*\.[0-9]*" out.txt && ok || bad "version: $(cat out.txt)"
+expect_fail "dims twice in explain" 2 "relayout explain: error: --dims: dim C is given twice" "$R" explain NC1HWC0 --dims N=1,C=3,H=1,W=1,C=4
+expect_fail "dims twice in convert" 2 "relayout convert: error: --dims: dim M is given twice" "$R" convert --from NZ --to ND --dims M=20,N=28,M=3 nz.npy x.npy
+expect_fail "a bad value names its command" 2 "relayout convert: error: --c0: 'x' is not a whole number" "$R" convert --from ND --to NZ --c0 x s.npy x.npy
+RELAYOUT_DEVICE=bogus expect_fail "the device from the environment" 2 "relayout convert: error: RELAYOUT_DEVICE: no OpenCL device matches 'bogus'" "$R" convert --from ND --to NZ s.npy x.npy
+expect_fail "misspelt FRACTALNZ" 2 "unknown layout 'FRACTALNZ'; did you mean FRACTAL_NZ?" "$R" convert --from ND --to FRACTALNZ s.npy x.npy
+expect_fail "misspelt NC1HWZ" 2 "unknown layout 'NC1HWZ'; did you mean NC1HWC0?" "$R" explain NC1HWZ --dims N=1,C=3,H=1,W=1
+expect_fail "a name that is no format" 2 "'MN' (dims MN) and 'BOGUS' (dims BOGUS) share no dim (text that names no format reads as grammar" "$R" convert --from MN --to BOGUS s.npy x.npy
+expect_fail "a CuTe extent mismatch" 2 "dim d0 is 16 in '((4,4),(4,7)):((4,112),(1,16))' but 20 in the source array" "$R" convert --from ND --to "((4,4),(4,7)):((4,112),(1,16))" s.npy x.npy
 
 # explain.
 expect_ok "explain" "$R" explain NCHW16c --dims N=2,C=17,H=5,W=3 --dtype f16
