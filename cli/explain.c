@@ -35,6 +35,29 @@ static void axis_label(char *buf, const relayout_desc *d, int i) {
   snprintf(buf, 32, "%s", dim);
 }
 
+/* A line on what a reader of older versions or other tools might take
+ * otherwise, or nothing. */
+static void print_note(const relayout_desc *d, const relayout_layout *l) {
+  const char *text = relayout_layout_text(l);
+  if (!strncmp(text, "FRACTAL_ZN", 10) || !strncmp(text, "ZN", 2)) {
+    printf("note      a (32 B / element) x 16 fractal, K innermost: K0 = %lld, "
+           "N0 = %lld (before 0.2, relayout swapped K0 and N0 at 1, 4 and 32 "
+           "bits)\n",
+           (long long)d->axes[d->naxes - 1].extent,
+           (long long)d->axes[d->naxes - 2].extent);
+    return;
+  }
+  char g[128];
+  int tag = !relayout_layout_grammar_text(g, sizeof g, l, d->dtype, NULL) &&
+            !strcmp(g, text);
+  for (const char *p = text; tag && *p; p++)
+    tag = isdigit((unsigned char)*p) || (tolower((unsigned char)*p) >= 'a' &&
+                                         tolower((unsigned char)*p) <= 'l');
+  if (tag)
+    printf("note      a oneDNN tag: its dims take the alphabet's order, as in "
+           "oneDNN\n");
+}
+
 static void print(const relayout_desc *d, const relayout_layout *l) {
   char lab[32];
   int64_t bytes, elems = 1;
@@ -76,9 +99,13 @@ static void print(const relayout_desc *d, const relayout_layout *l) {
   for (int i = 0; i < rank; i++)
     printf("%s%lld", i ? ", " : "", (long long)shape[i]);
   printf(rank == 1 ? ",)%s\n" : ")%s\n",
-         d->compact ? "" : "  (strided with gaps: stored flat)");
+         !d->compact       ? "  (strided with gaps: stored flat)"
+         : rank < d->naxes ? "  (its leading axes merged, as CANN stores it; "
+                             "one array axis per axis is read too)"
+                           : "");
   printf("size      %lld bytes: %lld elements, %lld of them padding\n",
          (long long)bytes, (long long)d->span, (long long)(d->span - elems));
+  print_note(d, l);
 }
 
 int cmd_explain(int argc, char **argv) {

@@ -15,6 +15,7 @@ static const char usage[] =
     "  bench    time a conversion against the device's copy bandwidth\n"
     "  devices  list the OpenCL devices\n"
     "  explain  print a layout's axes, strides, padding and size\n"
+    "  formats  list the named formats, their dims, parameters and grammar\n"
     "  repack   convert a safetensors checkpoint's weights, and back\n"
     "  sample   write the built-in 20x28 f16 example array\n"
     "  show     print a .npy array\n"
@@ -28,8 +29,8 @@ int main(int argc, char **argv) {
     int (*run)(int, char **);
   } cmds[] = {{"bench", cmd_bench},     {"convert", cmd_convert},
               {"devices", cmd_devices}, {"explain", cmd_explain},
-              {"repack", cmd_repack},   {"sample", cmd_sample},
-              {"show", cmd_show}};
+              {"formats", cmd_formats}, {"repack", cmd_repack},
+              {"sample", cmd_sample},   {"show", cmd_show}};
   if (argc < 2) {
     fputs(usage, stderr);
     return EXIT_USAGE;

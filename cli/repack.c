@@ -70,9 +70,8 @@ static int run(rp_options *o, const char *in, const char *out) {
   relayout_status s =
       dir ? rp_directory(o, in, out, &err)
           : rp_file(o, in, out ? &file : NULL, in, &bytes, &err);
-  rp_report_finish(&o->report, o->json && !s, in, out,
-                   o->engine ? relayout_engine_device(o->engine) : "none",
-                   o->restore, o->dry_run);
+  rp_report_finish(&o->report, !s, o, in, out,
+                   o->engine ? relayout_engine_device(o->engine) : "none");
   if (s) {
     if (o->report.tty) fputc('\n', stderr);
     int code = cli_exit_code(s);

@@ -24,6 +24,7 @@ typedef struct rp_rule {
   int rank;              /* 0: any rank */
   relayout_layout *from; /* ND unless given */
   relayout_layout *to;
+  int selected; /* tensors it selected (first match wins) */
 } rp_rule;
 
 /* Parses one rule; prints the reason and returns EXIT_USAGE when bad. */
@@ -35,7 +36,7 @@ int rp_rule_match(const rp_rule *rules, int n, const st_tensor *t);
 /* The running totals, the progress line and the --json summary. */
 typedef struct rp_report {
   uint64_t total_bytes, done_bytes, read_bytes, written_bytes;
-  int total_tensors, done_tensors;
+  int total_tensors, done_tensors, converted;
   double start, last_print;
   int tty;         /* progress goes to stderr */
   json_t *tensors; /* per tensor, for --json */
@@ -45,9 +46,13 @@ void rp_report_init(rp_report *r);
 void rp_report_add_work(rp_report *r, uint64_t bytes, int tensors);
 /* pl_progress: bytes read and written by finished tensors. */
 void rp_report_progress(void *r, uint64_t read, uint64_t written, int tensors);
-/* Ends the progress line; with json, prints the summary on stdout. */
-void rp_report_finish(rp_report *r, int json, const char *in, const char *out,
-                      const char *device, int restore, int dry_run);
+struct rp_options;
+/* Ends the progress line on a terminal; after a run that succeeded (ok),
+ * elsewhere prints a one-line summary on stderr, warns of rules that
+ * selected no tensor and, with --json, prints the summary on stdout, those
+ * rules included. */
+void rp_report_finish(rp_report *r, int ok, const struct rp_options *o,
+                      const char *in, const char *out, const char *device);
 void rp_report_free(rp_report *r);
 
 typedef struct rp_options {

@@ -160,11 +160,21 @@ static const char *reserved_key(const st_file *f) {
 static relayout_status bind_all(rp_options *o, const st_file *f, rp_item *items,
                                 relayout_error *err) {
   int had = 0, version = 0, mark = repacked(f, &had, &version);
-  if (o->restore && mark <= 0)
+  const char *held =
+      mark < 0 ? json_string_value(json_object_get(f->metadata, RP_MARK))
+               : NULL;
+  if (mark < 0)
     return cli_fail(
-        err, RELAYOUT_ERR_FILE, "%s: %s: nothing to restore", f->path,
-        mark ? "its relayout metadata is damaged"
-             : "was not repacked by relayout (no relayout metadata)");
+        err, RELAYOUT_ERR_FILE,
+        "%s: __metadata__ key '" RP_MARK "' holds '%.40s', not relayout's "
+        "marker; relayout keeps its records under that key, so it neither "
+        "repacks nor restores this file",
+        f->path, held ? held : "(not a string)");
+  if (o->restore && !mark)
+    return cli_fail(err, RELAYOUT_ERR_FILE,
+                    "%s: was not repacked by relayout (no relayout "
+                    "metadata): nothing to restore",
+                    f->path);
   if (o->restore && (version < 1 || version > RP_VERSION))
     return cli_fail(err, RELAYOUT_ERR_FILE,
                     "%s: its relayout metadata is of version %d; this "
@@ -200,7 +210,10 @@ static relayout_status bind_all(rp_options *o, const st_file *f, rp_item *items,
       int64_t n = 1;
       for (int d = 0; d < it->t->rank; d++) n *= it->t->shape[d];
       it->rule = n ? rp_rule_match(o->rules, o->nrules, it->t) : -1;
-      if (it->rule >= 0) s = bind_rule(it, &o->rules[it->rule], err);
+      if (it->rule >= 0) {
+        o->rules[it->rule].selected++;
+        s = bind_rule(it, &o->rules[it->rule], err);
+      }
       snprintf(what, sizeof what, "rule '%s'",
                it->rule >= 0 ? o->rules[it->rule].text : "");
     }
@@ -346,6 +359,7 @@ static void record(rp_options *o, const rp_item *it, const char *label,
                 it->convert ? from : NULL, "to", it->convert ? to : NULL,
                 "bytes_in", (json_int_t)(it->t->end - it->t->begin),
                 "bytes_out", (json_int_t)it->out_size);
+  if (it->convert) o->report.converted++;
   if (job) {
     json_object_set_new(t, "device",
                         json_string(relayout_engine_device(o->engine)));

@@ -39,21 +39,41 @@ void rp_report_progress(void *ctx, uint64_t read, uint64_t written,
   if (r->tty && t - r->last_print > 0.1) print_line(r, t);
 }
 
-void rp_report_finish(rp_report *r, int json, const char *in, const char *out,
-                      const char *device, int restore, int dry_run) {
+void rp_report_finish(rp_report *r, int ok, const rp_options *o, const char *in,
+                      const char *out, const char *device) {
   double secs = cli_now() - r->start;
-  if (r->tty && !dry_run) {
+  double gbps =
+      secs > 0 ? (double)(r->read_bytes + r->written_bytes) / secs / 1e9 : 0;
+  if (r->tty && !o->dry_run) {
     print_line(r, cli_now());
     fputc('\n', stderr);
   }
-  if (!json) return;
+  if (!ok) return;
+  if (!r->tty && !o->dry_run && out) {
+    fprintf(stderr,
+            "relayout repack: %d tensors (%d converted, %d copied) into %s: "
+            "%.2f GB read and written in %.2f s, %.2f GB/s\n",
+            r->done_tensors, r->converted, r->done_tensors - r->converted, out,
+            (double)(r->read_bytes + r->written_bytes) / 1e9, secs, gbps);
+  }
+  json_t *unused = json_array();
+  for (int i = 0; i < o->nrules; i++)
+    if (!o->rules[i].selected) {
+      fprintf(stderr,
+              "relayout repack: warning: rule '%s' selected no tensor\n",
+              o->rules[i].text);
+      json_array_append_new(unused, json_string(o->rules[i].text));
+    }
+  if (!o->json) {
+    json_decref(unused);
+    return;
+  }
   json_t *summary = json_pack(
-      "{s:s, s:s?, s:s, s:b, s:b, s:f, s:I, s:I, s:f, s:O}", "input", in,
-      "output", out, "device", device, "restore", restore, "dry_run", dry_run,
-      "seconds", secs, "bytes_read", (json_int_t)r->read_bytes, "bytes_written",
-      (json_int_t)r->written_bytes, "gb_per_s",
-      secs > 0 ? (double)(r->read_bytes + r->written_bytes) / secs / 1e9 : 0.0,
-      "tensors", r->tensors);
+      "{s:s, s:s?, s:s, s:b, s:b, s:f, s:I, s:I, s:f, s:O, s:o}", "input", in,
+      "output", out, "device", device, "restore", o->restore, "dry_run",
+      o->dry_run, "seconds", secs, "bytes_read", (json_int_t)r->read_bytes,
+      "bytes_written", (json_int_t)r->written_bytes, "gb_per_s", gbps,
+      "tensors", r->tensors, "unused_rules", unused);
   json_dumpf(summary, stdout, JSON_INDENT(1));
   fputc('\n', stdout);
   json_decref(summary);

@@ -95,44 +95,50 @@ static void remove_tree(const char *dir, const shard_list *l) {
   rmdir(dir);
 }
 
+/* Writes the shards and the index into tmp (NULL: a dry run), which
+ * becomes out: messages name out, not tmp. */
 static relayout_status write_shards(rp_options *o, const char *in,
-                                    const char *tmp, const json_t *idx,
-                                    const shard_list *l, relayout_error *err) {
+                                    const char *out, const char *tmp,
+                                    const json_t *idx, const shard_list *l,
+                                    relayout_error *err) {
   uint64_t total = 0;
   for (int k = 0; k < l->count; k++) {
     char *src = join(in, l->names[k]);
     char *dst = tmp ? join(tmp, l->names[k]) : NULL;
+    char *shown = tmp ? join(out, l->names[k]) : NULL;
     uint64_t bytes = 0;
     cli_out file;
-    relayout_status s =
-        !src || (tmp && !dst)
-            ? cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory")
-        : dst && cli_out_check(&file, dst, 0, err)
-            ? RELAYOUT_ERR_IO
-            : rp_file(o, src, dst ? &file : NULL, l->names[k], &bytes, err);
+    relayout_status s = !src || (tmp && (!dst || !shown))
+                            ? cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory")
+                        : dst && cli_out_check(&file, dst, 0, err)
+                            ? RELAYOUT_ERR_IO
+                            : RELAYOUT_OK;
+    if (!s) {
+      if (dst) file.path = shown;
+      s = rp_file(o, src, dst ? &file : NULL, l->names[k], &bytes, err);
+    }
     free(src);
     free(dst);
+    free(shown);
     if (s) return s;
     total += bytes;
   }
   if (!tmp) return RELAYOUT_OK;
-  json_t *out = json_deep_copy(idx);
-  json_t *meta = json_object_get(out, "metadata");
+  json_t *index = json_deep_copy(idx);
+  json_t *meta = json_object_get(index, "metadata");
   if (!json_is_object(meta)) {
     meta = json_object();
-    json_object_set_new(out, "metadata", meta);
+    json_object_set_new(index, "metadata", meta);
   }
   json_object_set_new(meta, "total_size", json_integer((json_int_t)total));
   char *path = join(tmp, INDEX_NAME);
-  int bad = !path || json_dump_file(out, path, JSON_INDENT(2));
-  json_decref(out);
-  if (bad) {
-    cli_fail(err, RELAYOUT_ERR_IO, "%s: cannot write", path ? path : tmp);
-    free(path);
-    return RELAYOUT_ERR_IO;
-  }
+  errno = 0;
+  int bad = !path || json_dump_file(index, path, JSON_INDENT(2));
+  json_decref(index);
   free(path);
-  return RELAYOUT_OK;
+  return bad ? cli_fail(err, RELAYOUT_ERR_IO, "%s/%s: cannot write: %s", out,
+                        INDEX_NAME, errno ? strerror(errno) : "out of memory")
+             : RELAYOUT_OK;
 }
 
 relayout_status rp_directory(rp_options *o, const char *in, const char *out,
@@ -159,7 +165,7 @@ relayout_status rp_directory(rp_options *o, const char *in, const char *out,
       }
     }
   }
-  if (!s) s = write_shards(o, in, out ? tmp : NULL, idx, &l, err);
+  if (!s) s = write_shards(o, in, out, out ? tmp : NULL, idx, &l, err);
   if (!s && out && rename(tmp, out))
     s = cli_fail(err, RELAYOUT_ERR_IO,
                  "%s: cannot move the finished directory into place: %s", out,

@@ -48,6 +48,22 @@ static const char *const param_names[RL_NPARAMS] = {
 
 const char *rl_param_name(int param) { return param_names[param]; }
 
+relayout_status relayout_format_at(relayout_format_info *out, int index) {
+  if (!out || index < 0 || (size_t)index >= sizeof formats / sizeof formats[0])
+    return RELAYOUT_ERR_ARGUMENT;
+  const rl_format *f = &formats[index];
+  out->name = f->name;
+  out->alias = f->alias;
+  out->params[0] = 0;
+  for (int i = 0; i < RL_NPARAMS; i++)
+    if (f->params & (1u << i)) {
+      size_t n = strlen(out->params);
+      snprintf(out->params + n, sizeof out->params - n, "%s%s", n ? " " : "",
+               param_names[i]);
+    }
+  return RELAYOUT_OK;
+}
+
 const rl_format *rl_format_find(const char *name) {
   for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
     if (!strcmp(name, formats[i].name) ||
@@ -340,8 +356,10 @@ relayout_status relayout_layout_resolved_text(char *out, size_t room,
   return RELAYOUT_OK;
 }
 
-relayout_status rl_format_grammar(rl_grammar *out, const relayout_layout *l,
-                                  relayout_dtype dtype, relayout_error *err) {
+/* A format's pattern with its blocks filled in for dtype, into text (128
+ * chars). */
+static void format_pattern(char *text, const relayout_layout *l,
+                           relayout_dtype dtype) {
   const rl_format *f = l->format;
   int64_t c0 = param_or(l, RL_P_C0, default_c0(f, dtype));
   int64_t b16 = param_or(l, RL_P_B16, 16);
@@ -349,9 +367,8 @@ relayout_status rl_format_grammar(rl_grammar *out, const relayout_layout *l,
   /* Grouped FRACTAL_Z packs groups block-diagonally; G is the block index. */
   const char *pattern = f->pattern;
   if (param_or(l, RL_P_GROUPS, 1) > 1) pattern = "GCHWN{b16}n{c0}c";
-  char text[128];
   size_t n = 0;
-  for (const char *p = pattern; *p && n + 24 < sizeof text;) {
+  for (const char *p = pattern; *p && n + 24 < 128;) {
     int64_t v = -1;
     if (!strncmp(p, "{c0}", 4))
       v = c0, p += 4;
@@ -360,12 +377,41 @@ relayout_status rl_format_grammar(rl_grammar *out, const relayout_layout *l,
     else if (!strncmp(p, "{align}", 7))
       v = align, p += 7;
     if (v >= 0)
-      n += (size_t)snprintf(text + n, sizeof text - n, "%lld", (long long)v);
+      n += (size_t)snprintf(text + n, 128 - n, "%lld", (long long)v);
     else
       text[n++] = *p++;
   }
   text[n] = 0;
+}
+
+relayout_status rl_format_grammar(rl_grammar *out, const relayout_layout *l,
+                                  relayout_dtype dtype, relayout_error *err) {
+  char text[128];
+  format_pattern(text, l, dtype);
   return rl_parse_grammar(out, text, err);
+}
+
+relayout_status relayout_layout_grammar_text(char *out, size_t room,
+                                             const relayout_layout *l,
+                                             relayout_dtype dtype,
+                                             relayout_error *err) {
+  if (!out || !l || (unsigned)dtype >= RELAYOUT_DTYPE_COUNT)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL layout or bad dtype");
+  char text[128];
+  if (l->kind != RL_GRAMMAR)
+    return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
+                   "'%s' has no grammar text (%s)", l->text,
+                   l->kind == RL_CUTE  ? "a CuTe layout"
+                   : l->kind == RL_TPU ? "NPU-scattered"
+                                       : "ND: row-major over any rank");
+  if (l->format)
+    format_pattern(text, l, dtype);
+  else
+    snprintf(text, sizeof text, "%s", l->text);
+  if (strlen(text) >= room)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "no room for '%s'", text);
+  strcpy(out, text);
+  return RELAYOUT_OK;
 }
 
 relayout_status rl_layout_grammar(rl_grammar *out, const relayout_layout *l,

@@ -106,6 +106,15 @@ typedef struct relayout_layout relayout_layout;
  */
 relayout_status relayout_layout_parse(relayout_layout **out, const char *text,
                                       relayout_error *err);
+/** A named format of the catalogue, as relayout_format_at lists it. */
+typedef struct relayout_format_info {
+  const char *name;  /**< "FRACTAL_NZ" */
+  const char *alias; /**< "NZ", or NULL */
+  char params[64];   /**< the parameters it takes, space-separated: "c0 b16" */
+} relayout_format_info;
+/** The named format at index 0, 1, ...; RELAYOUT_ERR_ARGUMENT past the last. */
+relayout_status relayout_format_at(relayout_format_info *out, int index);
+
 /**
  * The layout text CANN's aclFormat number names (0 "NCHW", 3 "NC1HWC0",
  * 12 "NC1HWC0(c0=4)", 29 "FRACTAL_NZ", 50 "FRACTAL_NZ(c0=16)", ...), or NULL
@@ -135,6 +144,17 @@ relayout_status relayout_layout_resolved_text(char *out, size_t room,
                                               const relayout_layout *layout,
                                               relayout_dtype dtype,
                                               relayout_error *err);
+
+/**
+ * The grammar text a layout stands for at dtype: a named format's pattern
+ * with its blocks filled in ("NC1HWC0" at f16: "NCHW16c", at int8
+ * "NCHW32c"), grammar text as written. ND, CuTe and TPU layouts have none
+ * (RELAYOUT_ERR_UNSUPPORTED).
+ */
+relayout_status relayout_layout_grammar_text(char *out, size_t room,
+                                             const relayout_layout *layout,
+                                             relayout_dtype dtype,
+                                             relayout_error *err);
 
 /* ----------------------------------------------------------- descriptors */
 

@@ -13,6 +13,6 @@ build/relayout sample "$out/sample.npy"
 echo "== relayout explain FRACTAL_NZ --shape 20x28 --dtype f16"
 build/relayout explain FRACTAL_NZ --shape 20x28 --dtype f16
 echo
-echo "== relayout convert --from ND --to FRACTAL_NZ sample.npy nz.npy; relayout show nz.npy"
+echo "== relayout convert --from ND --to FRACTAL_NZ sample.npy nz.npy; relayout show --full nz.npy"
 build/relayout convert --from ND --to FRACTAL_NZ "$out/sample.npy" "$out/nz.npy"
-build/relayout show "$out/nz.npy"
+build/relayout show --full "$out/nz.npy"

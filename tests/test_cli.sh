@@ -25,10 +25,15 @@ has() { if grep -qF -- "$2" "$3"; then ok; else bad "$1: '$2' not in $(cat "$3")
 # The seed's example, there and back.
 expect_ok "sample" "$R" sample s.npy
 expect_ok "ND -> NZ" "$R" convert --from ND --to FRACTAL_NZ s.npy nz.npy
-expect_ok "show" "$R" show nz.npy
+expect_ok "show" "$R" show --full nz.npy
 has "NZ shape" "shape (2, 2, 16, 16) f16" out.txt
 has "first row of the seed" "[[[[0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15]" out.txt
 has "padded tail" "[16 17 18 19 20 21 22 23 24 25 26 27 0 0 0 0]" out.txt
+# Past 1000 elements (this array has 1024), numpy's elision: 3 at each end.
+expect_ok "show elides" "$R" show nz.npy
+has "elided row" "[[[[0 1 2 ... 13 14 15]" out.txt
+has "elided rows" "   ..." out.txt
+[ "$(wc -l <out.txt)" = 29 ] && ok || bad "elided show has $(wc -l <out.txt) lines, not 1 + 4 x (6 rows + 1 ...)"
 expect_ok "NZ -> ND" "$R" convert --from NZ --to ND --dims M=20,N=28 nz.npy back.npy
 same "round trip" s.npy back.npy
 expect_fail "padding hides M and N" 2 "does not show the extents of dims M, N (the padding of 'NZ' hides them): give them, e.g. --dims M=<n>,N=<n>" "$R" convert --from NZ --to ND nz.npy x.npy
@@ -166,6 +171,21 @@ expect_ok "explain NZ by shape" "$R" explain FRACTAL_NZ --shape 20x28 --dtype f1
 has "explain NZ array" "(2, 2, 16, 16)" out.txt
 expect_ok "explain TPU" "$R" explain "TPU_ALIGNED(npus=4,start=2,lmem=1024)" --dims N=2,C=3,H=4,W=5
 has "explain TPU N stride" "N                   2             64" out.txt
+expect_ok "explain ZN" "$R" explain FRACTAL_ZN --shape 40x20 --dtype i8
+has "ZN's array at int8" "array     (2, 2, 16, 32)" out.txt
+has "ZN's note" "K0 = 32, N0 = 16 (before 0.2" out.txt
+expect_ok "explain a oneDNN tag" "$R" explain acdb --shape 2x3x4x5
+has "the tag's dims by the alphabet" "dims      A=2 B=3 C=4 D=5" out.txt
+has "the tag's note" "a oneDNN tag" out.txt
+expect_ok "explain FRACTAL_Z" "$R" explain FRACTAL_Z --dims N=4,C=3,H=2,W=2 --dtype f16
+has "CANN's shape" "array     (4, 1, 16, 16)  (its leading axes merged, as CANN stores it" out.txt
+expect_ok "formats" "$R" formats
+has "ZN in formats" "FRACTAL_ZN     ZN     ...KN   c0 b16                 ...KN16n64k       ...KN16n32k       ...KN16n16k       ...KN16n8k" out.txt
+has "aclFormat 12" "  12  NC1HWC0(c0=4)" out.txt
+head -c 480 /dev/urandom >r4.bin
+expect_ok "ND -> acdb" "$R" convert --from ND --to acdb --shape 2x3x4x5 --dtype f32 r4.bin tag.bin
+expect_ok "NCHW -> NHWC" "$R" convert --from NCHW --to NHWC --shape 2x3x4x5 --dtype f32 r4.bin nhwc.bin
+same "acdb over abcd is NHWC over NCHW" tag.bin nhwc.bin
 expect_fail "explain missing dim" 2 "--dims lacks W" "$R" explain NCHW --dims N=1,C=2,H=3
 expect_fail "explain ND needs shape" 2 "give --shape" "$R" explain ND --dims N=1
 expect_fail "explain bad shape" 2 "expected AxBxC" "$R" explain ND --shape 2xx3
@@ -228,7 +248,7 @@ expect_fail "raw dtype" 2 "--shape needs --dtype" "$R" convert --from ND --to NZ
 expect_fail "acl number" 2 "unknown acl_format number 5" "$R" convert --from 5 --to NZ --shape 20x28 --dtype f16 s.bin x.bin
 
 # Every subcommand explains itself.
-for c in bench convert devices explain repack sample show; do
+for c in bench convert devices explain formats repack sample show; do
   expect_ok "$c --help" "$R" "$c" --help
   has "$c usage" "usage: relayout $c" out.txt
 done

@@ -296,6 +296,35 @@ static void test_round_trip(int metadata) {
             said("'relayout:x' uses the prefix"),
         "metadata under relayout's prefix");
   CHECK(absent("x.st"), "no output after a refusal");
+  /* A 'relayout' key of the user's own: one answer from repack and restore */
+  h = "{\"__metadata__\":{\"relayout\":\"mine\"},"
+      "\"x\":{\"dtype\":\"U8\",\"shape\":[2,2],\"data_offsets\":[0,4]}}";
+  put_raw("mine.st", strlen(h), h, "abcd", 4);
+  CHECK(cli("repack mine.st x.st --rule '*=ND'") == 1 &&
+            said("key 'relayout' holds 'mine', not relayout's marker"),
+        "repack of a file with a key 'relayout' of its own");
+  CHECK(cli("repack --restore mine.st x.st") == 1 &&
+            said("key 'relayout' holds 'mine', not relayout's marker"),
+        "restore of the same file says the same");
+  /* A rule that selects no tensor is reported; the run ends in a summary */
+  CHECK(cli("repack m.st r2.st --rule 'nothing.*=NHWC' " RULES) == 0 &&
+            said("warning: rule 'nothing.*=NHWC' selected no tensor") &&
+            said("12 tensors (7 converted, 5 copied) into r2.st"),
+        "an unused rule and the summary line");
+  CHECK(cli("repack m.st r3.st --json --rule 'fc.*:2d=NZ' --rule "
+            "'fc.weight=ND' " RULES) == 0,
+        "repack --json");
+  char *out = slurp("out.txt");
+  json_t *j = out ? json_loads(out, 0, NULL) : NULL;
+  json_t *unused = json_object_get(j, "unused_rules");
+  CHECK(
+      json_array_size(unused) == 2 &&
+          !strcmp(json_string_value(json_array_get(unused, 0)),
+                  "fc.weight=ND") &&
+          !strcmp(json_string_value(json_array_get(unused, 1)), "emb*=NC1HWC0"),
+      "--json lists the rules that earlier ones shadowed");
+  json_decref(j);
+  free(out);
 }
 
 static void test_reports(void) {
@@ -592,6 +621,22 @@ static void test_outputs(void) {
   CHECK(system("mkdir -p outdir") == 0, "mkdir");
   CHECK(cli("repack m.st outdir " RULES) == 1 && said("outdir: is a directory"),
         "a directory is no single-file output");
+  CHECK(cli("show r.st") == 0, "show lists a safetensors file");
+  char *out = slurp("out.txt");
+  CHECK(out && strstr(out, "r.st: 12 tensors") &&
+            strstr(out, "  conv1.weight  F16 (49, 4, 16, 16)  100352 bytes  "
+                        "repacked from ND (64, 3, 7, 7) into "
+                        "FRACTAL_Z(c0=16,b16=16)") &&
+            strstr(out, "  fc.bias  F32 (100,)  400 bytes\n"),
+        "show's listing: %s", out ? out : "(none)");
+  free(out);
+  CHECK(cli("show r.st odd.act") == 0, "show one tensor");
+  out = slurp("out.txt");
+  CHECK(out && !strncmp(out, "odd.act: U8 (1, 5, 7, 3)\n[[[[", 29),
+        "show's tensor: %s", out ? out : "(none)");
+  free(out);
+  CHECK(cli("show r.st nothing") == 1 && said("r.st has no tensor 'nothing'"),
+        "show of a tensor that is not there");
   CHECK(cli("repack sh - " RULES) == 2 && said("new directory"),
         "a directory of shards cannot go to standard output");
 }
