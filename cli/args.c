@@ -220,8 +220,8 @@ int cli_layouts(relayout_layout **from, relayout_layout **to, const char *src,
 int cli_engine(relayout_engine **out, const char *device, const char *cmd) {
   relayout_error note, err;
   const char *from = device ? "--device" : "RELAYOUT_DEVICE";
-  if (relayout_engine_create(out, device, &note, &err))
-    return cli_error(EXIT_USAGE, cmd, "%s: %s", from, err.message);
+  relayout_status s = relayout_engine_create(out, device, &note, &err);
+  if (s) return cli_error(cli_exit_code(s), cmd, "%s: %s", from, err.message);
   if (*note.message) fprintf(stderr, "%s\n", note.message);
   return 0;
 }

@@ -101,7 +101,11 @@ static relayout_status finish(pl_state *st, pl_slot *s, relayout_error *err) {
   cl_int rc = clWaitForEvents(1, &s->done);
   clReleaseEvent(s->done);
   s->done = NULL;
-  if (rc != CL_SUCCESS) return cl_fail(err, "a conversion group", rc);
+  if (rc != CL_SUCCESS) { /* the group may still run: let no command go on */
+    clFinish(st->kernels);
+    clFinish(st->down);
+    return cl_fail(err, "a conversion group", rc);
+  }
   double t = cli_now() - s->t0;
   size_t off = 0;
   uint64_t read = 0, written = 0;

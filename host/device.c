@@ -118,7 +118,7 @@ static relayout_status choose(int *index, const found *f, const char *spec,
       return RELAYOUT_OK;
     }
   }
-  return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
+  return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
                  "no OpenCL device matches '%s' (%d device%s found; "
                  "'relayout devices' lists them)",
                  spec, f->n, f->n == 1 ? "" : "s");

@@ -166,7 +166,15 @@ static cl_int run_group(const relayout_job *jobs, int n) {
     rc = enqueue_job(&jobs[i], &mem[2 * i]);
   for (int i = 0; i < n && rc == CL_SUCCESS; i++)
     rc = enqueue_result(&jobs[i], mem[2 * i + 1]);
+  /* The caller's arrays are handed back (and the reference may write them)
+   * only once no command uses them: where clFinish fails, the commands may
+   * still run, so wait for a marker behind them too. */
+  cl_event behind = NULL;
+  if (clEnqueueMarkerWithWaitList(q, 0, NULL, &behind) != CL_SUCCESS)
+    behind = NULL;
   cl_int waited = clFinish(q);
+  if (waited != CL_SUCCESS && behind) clWaitForEvents(1, &behind);
+  if (behind) clReleaseEvent(behind);
   for (int i = 0; i < 2 * n; i++)
     if (mem[i]) clReleaseMemObject(mem[i]);
   free(mem);

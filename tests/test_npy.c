@@ -140,6 +140,30 @@ static void corrupt(void) {
               relayout_npy_parse(&info, file, 5, &e_));
 }
 
+/* The header alone, as a stream reads it: from its first 12 bytes the
+ * length it needs, then the data's size and offset, for every version. */
+static void header_alone(void) {
+  unsigned char file[512];
+  relayout_npy_info info;
+  const char *dict =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': (5, 3)}";
+  for (int v = 1; v <= 3; v++) {
+    size_t n = make(file, v, dict, 60), head = n - 60;
+    memset(&info, 0, sizeof info);
+    CHECK_FAILS(RELAYOUT_ERR_BUFFER, "runs past the end",
+                relayout_npy_parse_header(&info, file, 12, &e_));
+    CHECK(info.data_offset == (int64_t)head,
+          "version %d: the header needs %lld bytes, not %zu", v,
+          (long long)info.data_offset, head);
+    CHECK_OK(relayout_npy_parse_header(&info, file, head, &e_));
+    CHECK(info.data_offset == (int64_t)head && info.data_size == 60 &&
+              info.rank == 2,
+          "version %d: the header alone gives the data's place", v);
+  }
+  CHECK_FAILS(RELAYOUT_ERR_FILE, "magic",
+              relayout_npy_parse_header(&info, file, 6, &e_));
+}
+
 /* Random corruptions of a valid file: each is parsed or refused, never a
  * crash or a read outside the (guarded) buffer. */
 static void mutations(void) {
@@ -171,6 +195,7 @@ int main(void) {
   round_trip();
   versions();
   corrupt();
+  header_alone();
   mutations();
   return check_summary();
 }
