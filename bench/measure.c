@@ -13,8 +13,6 @@
 #include <string.h>
 
 extern const char rl_kernel_copy_cl[]; /* kernels/copy.cl, embedded */
-/* host/run.c: the work-group size relayout's kernels launch with */
-extern size_t rl_group_size(const relayout_engine *e, int64_t items);
 
 static int by_value(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -61,9 +59,16 @@ typedef struct job {
 
 /* Host jobs: the reference, memcpy, relayout_plans_run, relayout_plan_run.
  * A run that falls back to the reference (a note) counts as failed. */
+/* Whether any of the jobs' plans fell back to the reference. */
+static int fell_back(const relayout_job *host, int n) {
+  for (int i = 0; i < n; i++)
+    if (*relayout_plan_note(host[i].plan)) return 1;
+  return 0;
+}
+
 static int run_once(void *ctx) {
   job *j = ctx;
-  relayout_error err, note = {""};
+  relayout_error err;
   int bad = 0;
   switch (j->kind) {
   case REFERENCE:
@@ -73,18 +78,19 @@ static int run_once(void *ctx) {
                : 0;
   case MEMCPY: memcpy(j->hd, j->hs, j->copy_bytes); return 0;
   case HOST_RUN:
-    bad = relayout_plans_run(j->host, j->nhost, &note, &err) != RELAYOUT_OK;
+    bad = relayout_plans_run(j->host, j->nhost, &err) != RELAYOUT_OK;
     break;
   case HOST_EACH:
-    for (int i = 0; i < j->nhost && !bad && !*note.message; i++) {
+    for (int i = 0; i < j->nhost && !bad; i++) {
       const relayout_job *h = &j->host[i];
       bad = relayout_plan_run(h->plan, h->dst, h->dst_size, h->src, h->src_size,
-                              &note, &err) != RELAYOUT_OK;
+                              &err) != RELAYOUT_OK ||
+            *relayout_plan_note(h->plan);
     }
     break;
   default: return -1; /* device jobs run in batches */
   }
-  return bad || *note.message ? -1 : 0;
+  return bad || fell_back(j->host, j->nhost) ? -1 : 0;
 }
 
 /* Device jobs, one or many, of one kind: enqueued back to back and waited
@@ -192,7 +198,7 @@ static int job_open(job *j, relayout_engine *e, cl_program copy,
   clSetKernelArg(j->copy, 1, sizeof j->dst, &j->dst);
   clSetKernelArg(j->copy, 2, sizeof n, &n);
   size_t items = (j->copy_bytes / 16 + per_item - 1) / per_item;
-  j->local = rl_group_size(e, (int64_t)items);
+  j->local = relayout_engine_group_size(e, (int64_t)items);
   j->global = (items + j->local - 1) / j->local * j->local;
   return 0;
 }

@@ -43,22 +43,26 @@ static int memory_desc(dnnl_memory_desc_t *md, const relayout_desc *d,
                        peer_result *r) {
   if (!peer_expressible(r, d)) return 0;
   memset(md, 0, sizeof *md);
-  if (!data_type(&md->data_type, d->dtype)) {
+  relayout_dtype dtype = relayout_desc_dtype(d);
+  if (!data_type(&md->data_type, dtype)) {
     snprintf(r->note, sizeof r->note, "no oneDNN type for %s",
-             relayout_dtype_name(d->dtype));
+             relayout_dtype_name(dtype));
     return 0;
   }
-  md->ndims = d->ndims;
+  relayout_axis axes[RELAYOUT_MAX_AXES];
+  relayout_vdim v[RELAYOUT_MAX_DIMS + 1];
+  int naxes = relayout_desc_axes(d, axes);
+  relayout_desc_vdims(d, v);
+  md->ndims = relayout_desc_dims(d, NULL, md->dims);
   md->format_kind = dnnl_blocked;
   dnnl_blocking_desc_t *b = &md->format_desc.blocking;
   int64_t dense = 1; /* the inner block's elements so far, innermost up */
   int inner[RELAYOUT_MAX_AXES], n = 0;
-  for (int i = d->naxes - 1; i >= 0; i--) { /* innermost first */
-    const relayout_axis *a = &d->axes[i];
+  for (int i = naxes - 1; i >= 0; i--) { /* innermost first */
+    const relayout_axis *a = &axes[i];
     int outermost = 1;
-    for (int j = 0; j < d->naxes; j++)
-      if (d->axes[j].dim == a->dim && d->axes[j].weight > a->weight)
-        outermost = 0;
+    for (int j = 0; j < naxes; j++)
+      if (axes[j].dim == a->dim && axes[j].weight > a->weight) outermost = 0;
     if (outermost) {
       b->strides[a->dim] = a->stride;
       continue;
@@ -72,10 +76,10 @@ static int memory_desc(dnnl_memory_desc_t *md, const relayout_desc *d,
     inner[n++] = i;
   }
   for (int k = 0; k < n; k++) { /* outermost block first */
-    const relayout_axis *a = &d->axes[inner[n - 1 - k]];
+    const relayout_axis *a = &axes[inner[n - 1 - k]];
     int64_t weight = 1; /* oneDNN's: the dim's blocks inside this one */
     for (int j = 0; j < n - 1 - k; j++)
-      if (d->axes[inner[j]].dim == a->dim) weight *= d->axes[inner[j]].extent;
+      if (axes[inner[j]].dim == a->dim) weight *= axes[inner[j]].extent;
     if (weight != a->weight) {
       snprintf(r->note, sizeof r->note, "blocks of one dim out of order");
       return 0;
@@ -84,10 +88,7 @@ static int memory_desc(dnnl_memory_desc_t *md, const relayout_desc *d,
     b->inner_idxs[k] = a->dim;
   }
   b->inner_nblks = n;
-  for (int i = 0; i < d->ndims; i++) {
-    md->dims[i] = d->dims[i];
-    md->padded_dims[i] = d->padded[i];
-  }
+  for (int i = 0; i < md->ndims; i++) md->padded_dims[i] = v[i].padded;
   return 1;
 }
 

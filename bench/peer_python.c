@@ -28,14 +28,20 @@ extern const char rl_bench_peer_py[]; /* bench/peer.py, embedded */
 
 static json_t *layout_json(const relayout_desc *d) {
   json_t *dims = json_array(), *padded = json_array(), *axes = json_array();
-  for (int i = 0; i < d->ndims; i++) {
-    json_array_append_new(dims, json_integer(d->dims[i]));
-    json_array_append_new(padded, json_integer(d->padded[i]));
+  int64_t extents[RELAYOUT_MAX_DIMS];
+  relayout_vdim v[RELAYOUT_MAX_DIMS + 1];
+  relayout_axis a[RELAYOUT_MAX_AXES];
+  int ndims = relayout_desc_dims(d, NULL, extents);
+  int naxes = relayout_desc_axes(d, a);
+  relayout_desc_vdims(d, v);
+  for (int i = 0; i < ndims; i++) {
+    json_array_append_new(dims, json_integer(extents[i]));
+    json_array_append_new(padded, json_integer(v[i].padded));
   }
-  for (int i = 0; i < d->naxes; i++)
-    json_array_append_new(axes, json_pack("[iII]", d->axes[i].dim,
-                                          (json_int_t)d->axes[i].extent,
-                                          (json_int_t)d->axes[i].weight));
+  for (int i = 0; i < naxes; i++)
+    json_array_append_new(axes,
+                          json_pack("[iII]", a[i].dim, (json_int_t)a[i].extent,
+                                    (json_int_t)a[i].weight));
   return json_pack("{s:o, s:o, s:o}", "dims", dims, "padded", padded, "axes",
                    axes);
 }
@@ -164,9 +170,9 @@ void peer_python(peer_result *r, const char *backend, const relayout_desc *s,
   int64_t sb, db;
   relayout_desc_size_bytes(&sb, s, NULL);
   relayout_desc_size_bytes(&db, d, NULL);
-  json_t *spec =
-      json_pack("{s:i, s:o, s:o}", "size", relayout_dtype_bits(d->dtype) / 8,
-                "src", layout_json(s), "dst", layout_json(d));
+  json_t *spec = json_pack("{s:i, s:o, s:o}", "size",
+                           relayout_dtype_bits(relayout_desc_dtype(d)) / 8,
+                           "src", layout_json(s), "dst", layout_json(d));
   char *spec_text = spec ? json_dumps(spec, JSON_COMPACT) : NULL;
   json_decref(spec);
   char src_path[4096] = "", out_path[4096] = "";

@@ -24,12 +24,6 @@ relayout_status cli_fail(relayout_error *err, relayout_status status,
   return status;
 }
 
-relayout_status cli_stop_requested(relayout_error *err) {
-  if (!cli_interrupted()) return RELAYOUT_OK;
-  return cli_fail(err, RELAYOUT_ERR_IO, "interrupted by signal %d",
-                  cli_interrupted());
-}
-
 static const char *command = "";
 
 void cli_set_command(const char *name) { command = name; }
@@ -214,14 +208,5 @@ int cli_layouts(relayout_layout **from, relayout_layout **to, const char *src,
   int ok1 = !relayout_layout_set_param(*from, "c0", v, &e1);
   int ok2 = !relayout_layout_set_param(*to, "c0", v, &e2);
   if (!ok1 && !ok2) return cli_error(EXIT_USAGE, cmd, "--c0: %s", e2.message);
-  return 0;
-}
-
-int cli_engine(relayout_engine **out, const char *device, const char *cmd) {
-  relayout_error note, err;
-  const char *from = device ? "--device" : "RELAYOUT_DEVICE";
-  relayout_status s = relayout_engine_create(out, device, &note, &err);
-  if (s) return cli_error(cli_exit_code(s), cmd, "%s: %s", from, err.message);
-  if (*note.message) fprintf(stderr, "%s\n", note.message);
   return 0;
 }

@@ -3,6 +3,7 @@
 #define RELAYOUT_CLI_H
 
 #include "relayout.h"
+#include "relayout_npy.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -35,8 +36,13 @@ int cli_parse_shape(int64_t *out, int *rank, const char *text);
 int cli_layouts(relayout_layout **from, relayout_layout **to, const char *src,
                 const char *dst, const char *c0, const char *cmd);
 
-/* Opens the engine --device names (NULL: RELAYOUT_DEVICE, else auto);
- * prints the one-line note when auto falls back to the reference. */
+/* The engine options the command's environment asks for (README, "The
+ * command"): device (NULL: RELAYOUT_DEVICE, else auto), RELAYOUT_CACHE_DIR
+ * (else the XDG cache), RELAYOUT_CACHE_MB, RELAYOUT_MAX_ALLOC,
+ * RELAYOUT_UNIFIED=0, RELAYOUT_FAMILIES, RELAYOUT_STREAM_BYTES. */
+void cli_engine_options(relayout_engine_options *o, const char *device);
+/* Opens the engine so; prints the one-line note when auto falls back to
+ * the reference. */
 int cli_engine(relayout_engine **out, const char *device, const char *cmd);
 
 /* Pins PoCL's CPU worker threads one to a CPU (POCL_AFFINITY=1) where
@@ -53,9 +59,6 @@ double cli_now(void);
 relayout_status cli_fail(relayout_error *err, relayout_status status,
                          const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* RELAYOUT_ERR_IO "interrupted by signal N" once a deferred signal came,
- * else RELAYOUT_OK. */
-relayout_status cli_stop_requested(relayout_error *err);
 
 /* Prints "relayout CMD: error: ..." to stderr (CMD "": the command
  * cli_set_command named); returns code. */
@@ -70,8 +73,7 @@ int cli_exit_code(relayout_status status);
 /* n bytes (at least 1) starting on a page, freed with free(); NULL when
  * out of memory. For the arrays relayout_plan_run gets: a CPU device runs
  * in place on them, and its streamed stores pay only from a cache line
- * (at 16 bytes past one, as large mallocs start, NCHW -> NHWC f32
- * 64x256x56x56 ran at 11-12 GB/s on PoCL, against 15-19 on a line). */
+ * (large mallocs start 16 bytes past one). */
 void *cli_alloc_aligned(size_t n);
 
 /* A command's input: a path, or "-" for standard input. A regular file
@@ -145,6 +147,9 @@ void cli_sweep_stale(const char *target);
 void cli_install_cleanup(void);
 void cli_defer_signals(void);
 int cli_interrupted(void);
+/* RELAYOUT_ERR_IO "interrupted by signal N" once a deferred signal came,
+ * else RELAYOUT_OK. */
+relayout_status cli_stop_requested(relayout_error *err);
 void cli_reraise(void);
 /* 1 when both paths name one existing file ("-" names none). */
 int cli_same_file(const char *a, const char *b);

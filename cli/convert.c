@@ -37,15 +37,6 @@ static const char usage[] =
     "symlink: the file it names) is written whole or not at all. IN is never\n"
     "modified.\n";
 
-/* A Fortran-order array: the same axes, strides running the other way. */
-static void to_fortran(relayout_desc *d) {
-  int64_t stride = 1;
-  for (int i = 0; i < d->naxes; i++) {
-    d->axes[i].stride = stride;
-    stride *= d->axes[i].extent;
-  }
-}
-
 /* What IN holds: the array's shape and dtype and where its bytes are. */
 typedef struct input {
   unsigned char *file;
@@ -138,7 +129,9 @@ static int run(const input *x, cli_out *out, relayout_layout *from,
     return cli_error(bound ? EXIT_USAGE : EXIT_WORK, cmd, "%s -> %s: %s",
                      relayout_layout_text(from), relayout_layout_text(to),
                      err.message);
-  if (x->fortran && s.compact) to_fortran(&s);
+  if (x->fortran && relayout_desc_column_major(&s, &err))
+    return cli_error(EXIT_USAGE, cmd, "a Fortran-order array in %s: %s",
+                     relayout_layout_text(from), err.message);
   unsigned char *dst = NULL;
   if ((uint64_t)dst_bytes > SIZE_MAX ||
       !(dst = cli_alloc_aligned((size_t)dst_bytes)))
@@ -148,16 +141,13 @@ static int run(const input *x, cli_out *out, relayout_layout *from,
   int64_t shape[RELAYOUT_MAX_AXES];
   relayout_desc_physical_shape(&rank, shape, &d);
   relayout_plan *plan = NULL;
-  relayout_error note;
-  note.message[0] = 0;
   relayout_status st = relayout_plan_create(&plan, engine, &d, &s, &err);
-  if (!st && *relayout_plan_note(plan))
-    fprintf(stderr, "relayout convert: %s\n", relayout_plan_note(plan));
   if (!st)
     st = relayout_plan_run(plan, dst, (size_t)dst_bytes, x->data, x->data_size,
-                           &note, &err);
+                           &err);
+  if (!st && *relayout_plan_note(plan))
+    fprintf(stderr, "relayout convert: %s\n", relayout_plan_note(plan));
   relayout_plan_free(plan);
-  if (*note.message) fprintf(stderr, "%s\n", note.message);
   if (!st)
     st = x->raw ? cli_out_whole(out, NULL, 0, dst, (size_t)dst_bytes, &err)
                 : cli_write_npy(out, x->descr, rank, shape, dst,

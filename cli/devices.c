@@ -39,3 +39,15 @@ int cmd_devices(int argc, char **argv) {
   printf("PoCL's CPU worker threads: %s\n", cli_pin_state());
   return 0;
 }
+
+int cli_engine(relayout_engine **out, const char *device, const char *cmd) {
+  relayout_error err;
+  relayout_engine_options o;
+  cli_engine_options(&o, device);
+  const char *from = device ? "--device" : "RELAYOUT_DEVICE";
+  relayout_status s = relayout_engine_create(out, &o, &err);
+  if (s) return cli_error(cli_exit_code(s), cmd, "%s: %s", from, err.message);
+  if (*relayout_engine_note(*out))
+    fprintf(stderr, "relayout %s: %s\n", cmd, relayout_engine_note(*out));
+  return 0;
+}

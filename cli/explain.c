@@ -17,15 +17,32 @@ static const char usage[] =
     "  --dtype  element type (default f32): block sizes depend on it\n"
     "  --c0     overrides the dtype-dependent block of a named format\n";
 
-static void vdim_label(char *buf, const relayout_desc *d, int v) {
-  relayout_dim_label(buf, v < d->ndims ? d->names[v] : 'G');
+/* A descriptor as explain reads it, through relayout.h's queries. */
+typedef struct desc_view {
+  relayout_dtype dtype;
+  int ndims, naxes, nvdims, compact;
+  int64_t dims[RELAYOUT_MAX_DIMS], span;
+  relayout_axis axes[RELAYOUT_MAX_AXES];
+  relayout_vdim vdims[RELAYOUT_MAX_DIMS + 1];
+  relayout_groups groups;
+  int grouped;
+} desc_view;
+
+static void read_view(desc_view *v, const relayout_desc *d) {
+  v->dtype = relayout_desc_dtype(d);
+  v->ndims = relayout_desc_dims(d, NULL, v->dims);
+  v->naxes = relayout_desc_axes(d, v->axes);
+  v->nvdims = relayout_desc_vdims(d, v->vdims);
+  v->grouped = relayout_desc_groups(d, &v->groups);
+  v->compact = relayout_desc_is_compact(d);
+  v->span = relayout_desc_span(d);
 }
 
 /* An axis is its dim's outer part when no other axis of the dim is coarser. */
-static void axis_label(char *buf, const relayout_desc *d, int i) {
+static void axis_label(char *buf, const desc_view *d, int i) {
   const relayout_axis *a = &d->axes[i];
   char dim[8];
-  vdim_label(dim, d, a->dim);
+  relayout_dim_label(dim, d->vdims[a->dim].name);
   for (int j = 0; j < d->naxes; j++)
     if (d->axes[j].dim == a->dim && d->axes[j].weight > a->weight) {
       snprintf(buf, 32, "%lld%c", (long long)a->extent,
@@ -37,7 +54,7 @@ static void axis_label(char *buf, const relayout_desc *d, int i) {
 
 /* A line on what a reader of older versions or other tools might take
  * otherwise, or nothing. */
-static void print_note(const relayout_desc *d, const relayout_layout *l) {
+static void print_note(const desc_view *d, const relayout_layout *l) {
   const char *text = relayout_layout_text(l);
   if (!strncmp(text, "FRACTAL_ZN", 10) || !strncmp(text, "ZN", 2)) {
     printf("note      a (32 B / element) x 16 fractal, K innermost: K0 = %lld, "
@@ -58,31 +75,33 @@ static void print_note(const relayout_desc *d, const relayout_layout *l) {
            "oneDNN\n");
 }
 
-static void print(const relayout_desc *d, const relayout_layout *l) {
+static void print(const relayout_desc *desc, const relayout_layout *l) {
+  desc_view view, *d = &view;
+  read_view(d, desc);
   char lab[32];
   int64_t bytes, elems = 1;
-  relayout_desc_size_bytes(&bytes, d, NULL);
+  relayout_desc_size_bytes(&bytes, desc, NULL);
   printf("layout    %s\n", relayout_layout_text(l));
   printf("dtype     %s (%d bits)\n", relayout_dtype_name(d->dtype),
          relayout_dtype_bits(d->dtype));
   printf("dims     ");
   for (int i = 0; i < d->ndims; i++) {
-    vdim_label(lab, d, i);
+    relayout_dim_label(lab, d->vdims[i].name);
     printf(" %s=%lld", lab, (long long)d->dims[i]);
     elems *= d->dims[i];
   }
-  if (d->groups.groups)
+  if (d->grouped)
     printf("\ngroups    %lld (cin %lld, cout %lld, %lld per block)",
            (long long)d->groups.groups, (long long)d->groups.cin,
            (long long)d->groups.cout, (long long)d->groups.e);
   printf("\npadding  ");
   int any = 0;
   for (int v = 0; v < d->nvdims; v++) {
-    if (d->padded[v] == d->vdims[v] && !d->pad_before[v]) continue;
-    vdim_label(lab, d, v);
-    printf(" %s: %lld -> %lld", lab, (long long)d->vdims[v],
-           (long long)d->padded[v]);
-    if (d->pad_before[v]) printf(" (%lld before)", (long long)d->pad_before[v]);
+    const relayout_vdim *x = &d->vdims[v];
+    if (x->padded == x->valid && !x->pad_before) continue;
+    relayout_dim_label(lab, x->name);
+    printf(" %s: %lld -> %lld", lab, (long long)x->valid, (long long)x->padded);
+    if (x->pad_before) printf(" (%lld before)", (long long)x->pad_before);
     any = 1;
   }
   printf("%s\n", any ? "" : " none");
@@ -94,7 +113,7 @@ static void print(const relayout_desc *d, const relayout_layout *l) {
   }
   int rank;
   int64_t shape[RELAYOUT_MAX_AXES];
-  relayout_desc_physical_shape(&rank, shape, d);
+  relayout_desc_physical_shape(&rank, shape, desc);
   printf("array     (");
   for (int i = 0; i < rank; i++)
     printf("%s%lld", i ? ", " : "", (long long)shape[i]);

@@ -58,6 +58,11 @@ void cli_install_cleanup(void) {
 
 void cli_defer_signals(void) { deferred = 1; }
 int cli_interrupted(void) { return caught; }
+relayout_status cli_stop_requested(relayout_error *err) {
+  return caught ? cli_fail(err, RELAYOUT_ERR_IO, "interrupted by signal %d",
+                           (int)caught)
+                : RELAYOUT_OK;
+}
 void cli_reraise(void) {
   if (caught) raise(caught);
 }

@@ -2,14 +2,13 @@
  *
  * PoCL's CPU device (pthread) leaves its worker threads to the scheduler
  * unless POCL_AFFINITY is 1, when worker i runs on CPU i only. Unpinned,
- * two workers can share one CPU for much of a kernel, which cost tensors
- * of 8 MiB and more up to half their speed (bench/TUNING.md,
- * "Pinned PoCL threads"); pinned, a worker wakes a few microseconds later,
- * which tensors of 1 MiB and less feel. PoCL reads the variable once, when
- * its device starts, so the command sets it first thing, and only where
- * worker i may run on CPU i: this process may run on every online CPU,
- * numbered from 0, and no thread count asked of PoCL is larger. The
- * library leaves the environment alone.
+ * two workers can share one CPU for much of a kernel, which slows tensors
+ * of 8 MiB and more (docs/notes/TUNING.md, "Pinned PoCL threads"); pinned, a
+ * worker wakes a few microseconds later, which tensors of 1 MiB and less feel.
+ * PoCL reads the variable once, when its device starts, so the command sets it
+ * first thing, and only where worker i may run on CPU i: this process may run
+ * on every online CPU, numbered from 0, and no thread count asked of PoCL is
+ * larger. The library leaves the environment alone.
  */
 #define _GNU_SOURCE
 #include "cli.h"

@@ -83,13 +83,13 @@ static relayout_status run_alone(pl_state *st, pl_job *j, relayout_error *err) {
                       j->dst_size);
     st->alone_size = j->dst_size;
   }
-  relayout_error note = {""};
   relayout_status s = relayout_plan_run(j->plan, st->alone, j->dst_size, j->src,
-                                        j->src_size, &note, err);
+                                        j->src_size, err);
   if (!s)
     s = cli_out_write(st->out->file, st->alone, j->dst_size, j->dst_at, 0, err);
   j->seconds = cli_now() - t0;
-  j->where = *note.message ? "reference" : relayout_plan_family(j->plan);
+  j->where = *relayout_plan_note(j->plan) ? "reference"
+                                          : relayout_plan_family(j->plan);
   if (!s && st->out->progress)
     st->out->progress(st->out->ctx, j->src_size, j->dst_size, 1);
   return s;

@@ -386,7 +386,7 @@ static relayout_status write_out(rp_options *o, const st_file *f,
   for (int i = 0; i < f->ntensors && !s; i++) {
     rp_item *it = &items[i];
     if (it->convert) {
-      int bits = relayout_dtype_bits(it->src.dtype);
+      int bits = relayout_dtype_bits(relayout_desc_dtype(&it->src));
       jobs[njobs++] = (pl_job){.plan = it->plan,
                                .src = f->data + it->t->begin,
                                .src_size = it->t->end - it->t->begin,

@@ -29,6 +29,9 @@ extern "C" {
 #define RELAYOUT_VERSION_MAJOR 0
 #define RELAYOUT_VERSION_MINOR 2
 #define RELAYOUT_VERSION_PATCH 0
+#define RELAYOUT_VERSION_NUMBER                                                \
+  (RELAYOUT_VERSION_MAJOR * 10000 + RELAYOUT_VERSION_MINOR * 100 +             \
+   RELAYOUT_VERSION_PATCH)
 
 /** Most logical dims of one tensor (named dims plus batch dims of `...`). */
 #define RELAYOUT_MAX_DIMS 12
@@ -61,6 +64,10 @@ const char *relayout_status_name(relayout_status status);
 /** The library's version, "MAJOR.MINOR.PATCH", as the header's macros give
  *  it when the library was built. */
 const char *relayout_version_string(void);
+/** The same as a number, MAJOR * 10000 + MINOR * 100 + PATCH: a caller
+ *  compares it with RELAYOUT_VERSION_NUMBER to find a library older than
+ *  the header it was built with. */
+unsigned relayout_version_number(void);
 
 /* ---------------------------------------------------------------- dtypes */
 
@@ -177,31 +184,13 @@ typedef struct relayout_groups {
 } relayout_groups;
 
 /**
- * A tensor descriptor: logical dims, dtype and the physical axes of its
- * layout. Virtual dims are the logical dims, except in a grouped layout where
- * dims n_dim and c_dim hold the packed out/in channel and one more virtual
- * dim (index ndims) holds the group block.
- * Axes are sorted outermost (largest stride) first.
+ * A tensor descriptor: a layout bound to logical extents and a dtype, with
+ * the physical axes that follow. Opaque: made by relayout_desc_init or
+ * relayout_bind, read with the relayout_desc_* queries below, a plain
+ * value the caller copies and keeps as it likes (no free).
  */
 typedef struct relayout_desc {
-  relayout_dtype dtype;
-  int ndims;
-  char names[RELAYOUT_MAX_DIMS]; /**< 'A'..'Z', or '0'+i for positional dims */
-  int64_t dims[RELAYOUT_MAX_DIMS];
-  int nvdims;
-  int64_t vdims[RELAYOUT_MAX_DIMS + 1]; /**< valid extent per virtual dim */
-  int64_t
-      padded[RELAYOUT_MAX_DIMS + 1]; /**< padded extent, pad_before included */
-  int64_t pad_before[RELAYOUT_MAX_DIMS + 1];
-  int naxes;
-  relayout_axis axes[RELAYOUT_MAX_AXES];
-  relayout_groups groups;
-  int compact;  /**< 1: no gaps between axes, the physical shape is the axes */
-  int64_t span; /**< elements from offset 0 past the last addressable one */
-  /** The array axes a compact buffer is stored in, its leading physical axes
-   *  merged into one: 4 for FRACTAL_Z (C1*H*W, N1, N0, C0) and FRACTAL_Z_3D
-   *  (D*C1*H*W, N1, N0, C0), as CANN stores them; 0: one per axis. */
-  int stored_rank;
+  uint64_t opaque[256];
 } relayout_desc;
 
 /**
@@ -234,7 +223,7 @@ const char *relayout_dim_label(char *buf, char name);
 /** Bytes a buffer in this layout needs (4-bit: rounded up to whole bytes). */
 relayout_status relayout_desc_size_bytes(int64_t *out, const relayout_desc *d,
                                          relayout_error *err);
-/** Element offset of a logical coordinate (coord has d->ndims entries). */
+/** Element offset of a logical coordinate (one entry per logical dim). */
 relayout_status relayout_desc_offset(int64_t *out, const relayout_desc *d,
                                      const int64_t *coord, relayout_error *err);
 /** *out = 1 when no logical coordinate maps to element offset `offset`. */
@@ -242,9 +231,9 @@ relayout_status relayout_desc_is_padding(int *out, const relayout_desc *d,
                                          int64_t offset, relayout_error *err);
 /**
  * The array shape a buffer is stored with: the axis extents when the layout
- * is compact (the leading ones merged down to d->stored_rank axes where it
- * is set: FRACTAL_Z's (C1*H*W, N1, N0, C0)), else one axis of span
- * elements. *rank receives its length.
+ * is compact (the leading ones merged where CANN stores them so:
+ * FRACTAL_Z's (C1*H*W, N1, N0, C0)), else one axis of span elements.
+ * *rank receives its length.
  */
 void relayout_desc_physical_shape(int *rank, int64_t *shape,
                                   const relayout_desc *d);
@@ -255,6 +244,37 @@ void relayout_desc_physical_shape(int *rank, int64_t *shape,
  */
 int relayout_desc_holds_shape(const relayout_desc *d, int rank,
                               const int64_t *shape);
+/** The descriptor's dtype. */
+relayout_dtype relayout_desc_dtype(const relayout_desc *d);
+/** Its logical dims: their count, and (where not NULL) their names ('A'..'Z',
+ *  or '0'+i for positional dims) and extents, RELAYOUT_MAX_DIMS room each. */
+int relayout_desc_dims(const relayout_desc *d, char *names, int64_t *extents);
+/** Its physical axes, outermost (largest stride) first: their count, and
+ *  (where not NULL) each, RELAYOUT_MAX_AXES room. */
+int relayout_desc_axes(const relayout_desc *d, relayout_axis *axes);
+/** A virtual dim (see relayout_axis) and its padding. */
+typedef struct relayout_vdim {
+  char name;          /**< the logical dim's, or 'G' for a group block */
+  int64_t valid;      /**< extent that holds data */
+  int64_t padded;     /**< extent in the buffer, pad_before included */
+  int64_t pad_before; /**< positions of padding before the data */
+} relayout_vdim;
+/** Its virtual dims: their count, and (where not NULL) each, room for
+ *  RELAYOUT_MAX_DIMS + 1. */
+int relayout_desc_vdims(const relayout_desc *d, relayout_vdim *vdims);
+/** A grouped FRACTAL_Z's packing: 1 with *out filled, else 0. */
+int relayout_desc_groups(const relayout_desc *d, relayout_groups *out);
+/** Elements from offset 0 past the last addressable one. */
+int64_t relayout_desc_span(const relayout_desc *d);
+/** 1 when no gap lies between the axes (the physical shape is the axes). */
+int relayout_desc_is_compact(const relayout_desc *d);
+/**
+ * Re-strides a compact descriptor column-major, its first physical axis
+ * fastest: the layout of a Fortran-order array of the same physical shape
+ * (a .npy file saved so). Fails for a layout with gaps.
+ */
+relayout_status relayout_desc_column_major(relayout_desc *d,
+                                           relayout_error *err);
 
 /* ------------------------------------------------------------ conversion */
 
@@ -328,23 +348,69 @@ relayout_status relayout_device_list(relayout_device_info *out, int room,
                                      int *count, int *autopick,
                                      relayout_error *err);
 
+/** Which kernels an engine's plans take. */
+typedef enum relayout_families {
+  RELAYOUT_FAMILIES_AUTO, /**< those of the device's kind */
+  RELAYOUT_FAMILIES_GPU,  /**< the GPU families on any device (tests, tuning) */
+  RELAYOUT_FAMILIES_CPU   /**< the CPU boxes on any device (tests, tuning) */
+} relayout_families;
+
+/**
+ * How an engine is made. Every field's zero is its default, so a caller
+ * sets the size and what differs:
+ *
+ *     relayout_engine_options o = {.size = sizeof o, .device = "cpu"};
+ *
+ * `size` is sizeof(relayout_engine_options) as the caller was built: a
+ * later version adds fields at the end, which callers built before leave at
+ * their defaults. The library reads no environment variable; the relayout
+ * command maps its RELAYOUT_* variables onto these fields.
+ */
+typedef struct relayout_engine_options {
+  size_t size;
+  /** "auto" (or NULL: the first GPU, else a CPU device, else the
+   *  reference), "gpu", "cpu", "ref", an index of relayout_device_list, or
+   *  a substring of a device name. */
+  const char *device;
+  /** A directory that keeps compiled programs across processes, keyed by
+   *  device, driver and source (created if missing; NULL: none). An entry
+   *  that fails its checksum, or that the driver refuses, is rebuilt. */
+  const char *cache_dir;
+  /** The directory's bound in bytes (0: 256 MiB): a store that takes the
+   *  entries past it removes the least recently used (loading one uses it)
+   *  until they fit in three quarters of it. */
+  int64_t cache_bytes;
+  /** Lowers the device's largest allocation to this many bytes (0: the
+   *  device's own): how tests reach the slab path. */
+  int64_t max_alloc;
+  /** 1: upload and download even where the device works in host memory,
+   *  as on a discrete GPU (tests). */
+  int copies;
+  relayout_families families;
+  /** CPU plans write destinations of this many bytes or more with
+   *  non-temporal stores (0: 0.3 of the device's cache, the streaming
+   *  threshold; -1: never). */
+  int64_t stream_bytes;
+} relayout_engine_options;
+
 /**
  * An engine: one device, its context, queue and compiled-program cache, or
- * the scalar reference. `device` is "auto" (the first GPU, else a CPU
- * device, else the reference), "gpu", "cpu", "ref", a device index, or a
- * substring of a device name; NULL means the RELAYOUT_DEVICE environment
- * variable, else "auto". When `auto` falls back to the reference,
- * *note (if not NULL) receives a one-line reason; otherwise it is emptied.
+ * the scalar reference, as the options say (NULL: every default). Where
+ * "auto" finds no OpenCL device, the engine is the reference and
+ * relayout_engine_note says so.
  * Thread safety: an engine and its plans are used by one thread at a time.
  */
 typedef struct relayout_engine relayout_engine;
 relayout_status relayout_engine_create(relayout_engine **out,
-                                       const char *device, relayout_error *note,
+                                       const relayout_engine_options *options,
                                        relayout_error *err);
 /** Frees an engine (its plans must be freed first); accepts NULL. */
 void relayout_engine_free(relayout_engine *engine);
 /** The device's name, or "reference". */
 const char *relayout_engine_device(const relayout_engine *engine);
+/** Why the engine runs on the reference though "auto" asked for a device,
+ *  or "". */
+const char *relayout_engine_note(const relayout_engine *engine);
 /** How many programs this engine built from source and loaded from the disk
  *  cache so far (a warm cache builds none). */
 void relayout_engine_builds(const relayout_engine *engine, int *from_source,
@@ -352,13 +418,9 @@ void relayout_engine_builds(const relayout_engine *engine, int *from_source,
 
 /**
  * A plan: one conversion, specialised and compiled for one engine. Creating
- * it builds (or loads from cache) its kernel; running it compiles nothing.
- * Program binaries are cached on disk in RELAYOUT_CACHE_DIR, else
- * $XDG_CACHE_HOME/relayout, else ~/.cache/relayout (RELAYOUT_CACHE_DIR=off:
- * none); a corrupt or stale entry is rebuilt. The entries are kept under
- * RELAYOUT_CACHE_MB MiB (default 256), the least recently used removed
- * first. When the kernel cannot be built the plan falls back to the
- * reference and relayout_plan_note says why.
+ * it builds (or loads from the engine's cache) its kernel; running it
+ * compiles nothing. When the kernel cannot be built the plan runs on the
+ * reference, and relayout_plan_note says why.
  */
 typedef struct relayout_plan relayout_plan;
 relayout_status relayout_plan_create(relayout_plan **out,
@@ -371,7 +433,12 @@ void relayout_plan_free(relayout_plan *plan);
 /** How the plan runs: "copy", "rows", "stage", "gather" (GPU families),
  *  "lines" (CPU devices), or "reference". */
 const char *relayout_plan_family(const relayout_plan *plan);
-/** Why a plan runs on the reference though its engine has a device, or "". */
+/**
+ * Why the plan's work was done by the reference, or "": its kernel could
+ * not be built (from its creation on), or its last run (relayout_plan_run,
+ * or a batch it was in) fell back, in any slab of it. The one place a
+ * fallback is told: the library never prints.
+ */
 const char *relayout_plan_note(const relayout_plan *plan);
 /** The OpenCL C source of the plan's kernel, or "" for the reference. */
 const char *relayout_plan_source(const relayout_plan *plan);
@@ -387,13 +454,12 @@ const char *relayout_plan_source(const relayout_plan *plan);
  * buffers are refused. The sizes are checked as in relayout_convert_ref.
  * Buffers beyond the device's largest allocation run in slabs of a dim
  * outermost in both layouts. If the device fails (out of memory, say), or no
- * such dim exists whose slabs fit, the reference does the work and *note
- * says why. It is relayout_plans_run with one job.
+ * such dim exists whose slabs fit, the reference does the work and
+ * relayout_plan_note says why. It is relayout_plans_run with one job.
  */
 relayout_status relayout_plan_run(relayout_plan *plan, void *dst,
                                   size_t dst_size, const void *src,
-                                  size_t src_size, relayout_error *note,
-                                  relayout_error *err);
+                                  size_t src_size, relayout_error *err);
 
 /** One conversion of a batch: a plan and its host arrays, as the arguments
  *  of relayout_plan_run. */
@@ -418,57 +484,10 @@ typedef struct relayout_job {
  * a buffer too small, or a destination that overlaps any job's array
  * (sources may overlap one another). A job on the reference, or beyond the
  * largest allocation, runs alone as relayout_plan_run runs it. If the
- * device fails a group, the reference does that group's work and *note
- * names the jobs; *note keeps the first such reason. njobs 0 does nothing.
+ * device fails a group, the reference does that group's work, and each of
+ * its plans' notes names the jobs. njobs 0 does nothing.
  */
 relayout_status relayout_plans_run(const relayout_job *jobs, int njobs,
-                                   relayout_error *note, relayout_error *err);
-
-/* ------------------------------------------------------------------ .npy */
-
-/** What a .npy header says; data_offset is where the array bytes begin. */
-typedef struct relayout_npy_info {
-  char descr[16];    /**< e.g. "<f2", "|u1", "<V2" */
-  int elem_size;     /**< bytes per element */
-  int fortran_order; /**< 1: column-major data */
-  int rank;
-  int64_t shape[RELAYOUT_MAX_AXES];
-  int64_t data_offset;
-  int64_t data_size;
-} relayout_npy_info;
-
-/**
- * Parses a .npy file held in memory (versions 1-3, little-endian or 1-byte
- * types, plain dtypes). Checks that the data is exactly as long as the shape
- * says: a short or padded file is an error.
- */
-relayout_status relayout_npy_parse(relayout_npy_info *out, const void *file,
-                                   size_t size, relayout_error *err);
-/**
- * Parses the start of a .npy file: its prefix and header, which the first
- * `size` bytes must hold (10 or 12 bytes of prefix, then the header length
- * they give). Fills everything relayout_npy_parse does, the data's size and
- * offset included, without looking at the data: for a file read as a
- * stream, whose length is learnt from its header. Where the bytes hold the
- * prefix but not the whole header, it fails with RELAYOUT_ERR_BUFFER and sets
- * only out->data_offset: the bytes it needs.
- */
-relayout_status relayout_npy_parse_header(relayout_npy_info *out,
-                                          const void *head, size_t size,
-                                          relayout_error *err);
-/**
- * Writes a .npy header (version 1, or 2 when it needs more room) for a
- * C-order array; with out == NULL only *len is set. *len is in/out: the room
- * in out, then the header length.
- */
-relayout_status relayout_npy_header(char *out, size_t *len, const char *descr,
-                                    int rank, const int64_t *shape,
-                                    relayout_error *err);
-/** The dtype a .npy descr holds ("<f2" -> f16); V2 and u2 need an override. */
-relayout_status relayout_npy_dtype(relayout_dtype *out, const char *descr,
-                                   relayout_error *err);
-/** The .npy descr for a dtype ("<f2"); bf16 is "<V2". 4-bit has none. */
-relayout_status relayout_npy_descr(const char **out, relayout_dtype dtype,
                                    relayout_error *err);
 
 #ifdef __cplusplus

@@ -19,13 +19,20 @@ extern "C" {
 #endif
 
 /**
- * An engine on the caller's context, device and queue (an in-order queue).
- * relayout retains none of them: they must outlive the engine.
+ * An engine on the caller's context, device and queue (an in-order queue),
+ * with the options' cache, limits and kernels (their device is ignored;
+ * NULL: every default). relayout retains none of the OpenCL objects: they
+ * must outlive the engine.
  */
 relayout_status relayout_engine_wrap(relayout_engine **out, cl_context context,
                                      cl_device_id device,
                                      cl_command_queue queue,
+                                     const relayout_engine_options *options,
                                      relayout_error *err);
+/** The work-group size relayout launches `items` work-items in on the
+ *  engine's device: for a caller that times its own kernel beside
+ *  relayout's, spread alike (the bench's copy kernel). */
+size_t relayout_engine_group_size(const relayout_engine *engine, int64_t items);
 /** The engine's queue and context (NULL for the reference). */
 cl_command_queue relayout_engine_queue(const relayout_engine *engine);
 cl_context relayout_engine_context(const relayout_engine *engine);
@@ -33,8 +40,8 @@ cl_context relayout_engine_context(const relayout_engine *engine);
  * 1 when the engine's device works in host memory
  * (CL_DEVICE_HOST_UNIFIED_MEMORY, as PoCL's CPU device does): kernels can
  * run on host arrays wrapped with CL_MEM_USE_HOST_PTR, as relayout_plan_run
- * does, instead of copies. 0 otherwise, for the reference, and with
- * RELAYOUT_UNIFIED=0 in the environment (how tests reach the copy path).
+ * does, instead of copies. 0 otherwise, for the reference, and where the
+ * options asked for copies.
  */
 int relayout_engine_host_memory(const relayout_engine *engine);
 

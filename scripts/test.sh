@@ -1,25 +1,72 @@
 #!/usr/bin/env bash
-# test.sh - builds relayout and runs the whole test suite: a warnings-as-errors
-# build, the same suite under AddressSanitizer + UBSan, and the format check.
+# test.sh [SUITE] - builds relayout and runs its tests. With no SUITE (what CI
+# runs): the format check, a warnings-as-errors build with every test, and
+# the same tests under AddressSanitizer + UBSan. A SUITE runs one part:
+#   format  clang-format over the sources; docs/LAYOUTS.md against the spec
+#   unit    the tests that need no device (layouts, reference, planner)
+#   device  the tests on an OpenCL device (PoCL's CPU device here)
+#   fuzz    the fuzzers' committed corpora, replayed
+#   asan    every test under AddressSanitizer + UBSan
 set -euo pipefail
 cd "$(dirname "$0")/.."
+suite=${1:-all}
+case $suite in
+all | format | unit | device | fuzz | asan) ;;
+*)
+  sed -n '2,9s/^# \{0,1\}//p' "$0" >&2
+  exit 2
+  ;;
+esac
 . scripts/deps.sh
 deps_install
 jobs=$(nproc)
 
-echo "== format (clang-format --dry-run)"
-files=$(git ls-files '*.c' '*.h' 2>/dev/null || find include host cli tests -name '*.[ch]')
-clang-format --dry-run --Werror $files
+format() {
+  echo "== format (clang-format --dry-run)"
+  local files
+  files=$(git ls-files '*.c' '*.h' 2>/dev/null || find include lib cli bench tests -name '*.[ch]')
+  clang-format --dry-run --Werror $files
+  # the spec is kept in step where the repository sits beside it
+  if [ -f ../shared/spec/LAYOUTS.md ] && ! cmp -s ../shared/spec/LAYOUTS.md docs/LAYOUTS.md; then
+    echo "docs/LAYOUTS.md differs from ../shared/spec/LAYOUTS.md: copy the spec over" >&2
+    return 1
+  fi
+}
 
-echo "== build and test (-Werror)"
-cmake -S . -B build -DRELAYOUT_WERROR=ON >/dev/null
-cmake --build build -j"$jobs" >/dev/null
-(cd build && ctest --output-on-failure -j"$jobs")
+build() {
+  echo "== build (-Werror)"
+  cmake -S . -B build -DRELAYOUT_WERROR=ON >/dev/null
+  cmake --build build -j"$jobs" >/dev/null
+}
 
-echo "== build and test (AddressSanitizer + UBSan)"
-# the device test loads the kernels the first pass compiled (same sources)
-cmake -S . -B build-asan -DRELAYOUT_WERROR=ON -DRELAYOUT_SANITIZE=ON \
-  -DCMAKE_BUILD_TYPE=Debug \
-  -DRELAYOUT_TEST_POCL_CACHE="$PWD/build/tests/pocl-cache" >/dev/null
-cmake --build build-asan -j"$jobs" >/dev/null
-(cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j"$jobs")
+# Runs the tests of a label (none: all) in build.
+tests() {
+  echo "== test${1:+ ($1)}"
+  (cd build && ctest --output-on-failure -j"$jobs" ${1:+-L "$1"})
+}
+
+asan() {
+  echo "== build and test (AddressSanitizer + UBSan)"
+  # the device test loads the kernels the plain build compiled (same sources)
+  cmake -S . -B build-asan -DRELAYOUT_WERROR=ON -DRELAYOUT_SANITIZE=ON \
+    -DCMAKE_BUILD_TYPE=Debug \
+    -DRELAYOUT_TEST_POCL_CACHE="$PWD/build/tests/pocl-cache" >/dev/null
+  cmake --build build-asan -j"$jobs" >/dev/null
+  (cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j"$jobs")
+}
+
+# one command per line: set -e does not reach into functions run in a list
+case $suite in
+all)
+  format
+  build
+  tests
+  asan
+  ;;
+format) format ;;
+asan) asan ;;
+*)
+  build
+  tests "$suite"
+  ;;
+esac

@@ -115,23 +115,38 @@ static int count(const batch *b, int want) {
   return n;
 }
 
+/* An engine on the test's device with the given options (NULL: none). */
+static relayout_engine *engine(const char *on, relayout_engine_options *o) {
+  relayout_engine_options all = {.size = sizeof all};
+  if (o) all = *o;
+  all.device = on;
+  relayout_engine *e = NULL;
+  CHECK_OK(relayout_engine_create(&e, &all, &e_));
+  return e;
+}
+
+/* The first note of the batch's plans, or "". */
+static const char *first_note(const batch *b) {
+  for (int i = 0; i < b->n; i++)
+    if (*relayout_plan_note(b->jobs[i].plan))
+      return relayout_plan_note(b->jobs[i].plan);
+  return "";
+}
+
 /* 20 jobs (8 conversions, each plan run up to three times) in one call,
- * the device using the arrays in place and, with RELAYOUT_UNIFIED=0,
- * copying them as a discrete GPU does; sources aligned and not. */
+ * the device using the arrays in place and, with copies, copying them as a
+ * discrete GPU does; sources aligned and not. */
 static void converts(void) {
   for (int copies = 0; copies < 2; copies++)
     for (size_t shift = 0; shift <= 2; shift += 2) {
-      if (copies) setenv("RELAYOUT_UNIFIED", "0", 1);
-      relayout_engine *e;
-      CHECK_OK(relayout_engine_create(&e, device, NULL, &e_));
-      unsetenv("RELAYOUT_UNIFIED");
+      relayout_engine_options o = {.size = sizeof o, .copies = copies};
+      relayout_engine *e = engine(device, &o);
       batch b;
       batch_open(&b, e, 20, shift);
-      relayout_error note;
-      CHECK_OK(relayout_plans_run(b.jobs, b.n, &note, &e_));
-      CHECK(count(&b, 1) == b.n && !*note.message,
+      CHECK_OK(relayout_plans_run(b.jobs, b.n, &e_));
+      CHECK(count(&b, 1) == b.n && !*first_note(&b),
             "copies %d, shift %zu: %d of %d equal the reference; note '%s'",
-            copies, shift, count(&b, 1), b.n, note.message);
+            copies, shift, count(&b, 1), b.n, first_note(&b));
       batch_close(&b);
       relayout_engine_free(e);
     }
@@ -144,12 +159,9 @@ static void converts(void) {
  * either (job 1, 2x17x9x16: 9792-byte slabs), which the note names, and
  * FRACTAL_Z (job 3). */
 static void groups(void) {
-  setenv("RELAYOUT_MAX_ALLOC", "8192", 1);
-  setenv("RELAYOUT_UNIFIED", "0", 1);
-  relayout_engine *e;
-  CHECK_OK(relayout_engine_create(&e, device, NULL, &e_));
-  unsetenv("RELAYOUT_MAX_ALLOC");
-  unsetenv("RELAYOUT_UNIFIED");
+  relayout_engine_options o = {
+      .size = sizeof o, .max_alloc = 8192, .copies = 1};
+  relayout_engine *e = engine(device, &o);
   batch b;
   batch_open(&b, e, 12, 0);
   static const conv big[3] = {
@@ -172,11 +184,14 @@ static void groups(void) {
     b.jobs[k + 1] =
         (relayout_job){plans[k], t->got.data, t->got.size, in, (size_t)t->sb};
   }
-  relayout_error note;
-  CHECK_OK(relayout_plans_run(b.jobs, b.n, &note, &e_));
+  CHECK_OK(relayout_plans_run(b.jobs, b.n, &e_));
   CHECK(count(&b, 1) == b.n, "%d of %d equal the reference", count(&b, 1), b.n);
-  CHECK(strstr(note.message, "no dim to split it along"),
-        "the note says why job 1 ran on the reference: '%s'", note.message);
+  CHECK(strstr(relayout_plan_note(plans[0]), "no dim to split it along"),
+        "job 1's plan says why it ran on the reference: '%s'",
+        relayout_plan_note(plans[0]));
+  CHECK(!*relayout_plan_note(plans[1]),
+        "job 2, in slabs, did not fall back: '%s'",
+        relayout_plan_note(plans[1]));
   for (int k = 0; k < 3; k++) {
     free((void *)b.jobs[k + 1].src);
     relayout_plan_free(plans[k]);
@@ -187,41 +202,38 @@ static void groups(void) {
 
 /* Bad batches are refused, naming the job, before anything is written. */
 static void refusals(void) {
-  relayout_engine *e, *other;
-  CHECK_OK(relayout_engine_create(&e, device, NULL, &e_));
-  CHECK_OK(relayout_engine_create(&other, device, NULL, &e_));
+  relayout_engine *e = engine(device, NULL), *other = engine(device, NULL);
   batch b;
   batch_open(&b, e, 6, 0);
   relayout_job bad[6];
   relayout_plan *foreign;
   CHECK_OK(relayout_plan_create(&foreign, other, &b.t[4].d, &b.t[4].s, &e_));
-  relayout_error note;
   CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "-1 jobs",
-              relayout_plans_run(b.jobs, -1, &note, &e_));
+              relayout_plans_run(b.jobs, -1, &e_));
   CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "NULL jobs",
-              relayout_plans_run(NULL, 2, &note, &e_));
+              relayout_plans_run(NULL, 2, &e_));
   memcpy(bad, b.jobs, sizeof bad);
   bad[3].src = NULL;
   CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "job 3: NULL argument",
-              relayout_plans_run(bad, 6, &note, &e_));
+              relayout_plans_run(bad, 6, &e_));
   memcpy(bad, b.jobs, sizeof bad);
   bad[4].plan = foreign;
   CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "job 4's plan belongs to another engine",
-              relayout_plans_run(bad, 6, &note, &e_));
+              relayout_plans_run(bad, 6, &e_));
   memcpy(bad, b.jobs, sizeof bad);
   bad[5].dst_size = (size_t)b.t[5].db - 1;
   CHECK_FAILS(RELAYOUT_ERR_BUFFER, "job 5: the destination buffer holds",
-              relayout_plans_run(bad, 6, &note, &e_));
+              relayout_plans_run(bad, 6, &e_));
   memcpy(bad, b.jobs, sizeof bad);
   bad[1].src_size = (size_t)b.t[1].sb - 1;
   CHECK_FAILS(RELAYOUT_ERR_BUFFER, "job 1: the source buffer holds",
-              relayout_plans_run(bad, 6, &note, &e_));
+              relayout_plans_run(bad, 6, &e_));
   /* Job 5 reads the last byte of job 2's destination. */
   memcpy(bad, b.jobs, sizeof bad);
   bad[5].src = b.t[2].got.data + b.t[2].db - 1;
   CHECK_FAILS(RELAYOUT_ERR_ARGUMENT,
               "job 5's source overlaps job 2's destination",
-              relayout_plans_run(bad, 6, &note, &e_));
+              relayout_plans_run(bad, 6, &e_));
   /* Jobs 0 and 1 write one array: side by side, then by one byte over. */
   guarded both = guarded_alloc((size_t)(b.t[0].db + b.t[1].db), 0x5A);
   unsigned char *two = both.data;
@@ -230,7 +242,7 @@ static void refusals(void) {
   bad[0].dst = two;
   CHECK_FAILS(RELAYOUT_ERR_ARGUMENT,
               "job 1's destination overlaps job 0's destination",
-              relayout_plans_run(bad, 6, &note, &e_));
+              relayout_plans_run(bad, 6, &e_));
   int untouched = 1;
   for (size_t i = 0; i < both.size; i++) untouched &= two[i] == 0x5A;
   CHECK(count(&b, 0) == b.n && untouched,
@@ -238,7 +250,7 @@ static void refusals(void) {
         "poisoned, the shared one %s",
         count(&b, 0), b.n, untouched ? "too" : "written");
   bad[1].dst = two + b.t[0].db;
-  CHECK_OK(relayout_plans_run(bad, 2, &note, &e_));
+  CHECK_OK(relayout_plans_run(bad, 2, &e_));
   CHECK(!memcmp(two, b.t[0].want.data, (size_t)b.t[0].db) &&
             !memcmp(two + b.t[0].db, b.t[1].want.data, (size_t)b.t[1].db),
         "side by side in one array: both equal the reference");
@@ -248,21 +260,19 @@ static void refusals(void) {
   self.dst = (void *)self.src;
   self.dst_size = self.src_size;
   CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "the destination overlaps the source",
-              relayout_plans_run(&self, 1, &note, &e_));
+              relayout_plans_run(&self, 1, &e_));
   CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "the destination overlaps the source",
               relayout_plan_run(self.plan, self.dst, self.dst_size, self.src,
-                                self.src_size, &note, &e_));
+                                self.src_size, &e_));
   /* Sources may be shared: jobs 0 and 8 of a batch of 9 read one array. */
   batch_close(&b);
   batch_open(&b, e, 9, 0);
   b.jobs[8].src = b.jobs[0].src; /* the same conversion as job 0 */
   memcpy(b.t[8].want.data, b.t[0].want.data, (size_t)b.t[0].db);
-  CHECK_OK(relayout_plans_run(b.jobs, 9, &note, &e_));
+  CHECK_OK(relayout_plans_run(b.jobs, 9, &e_));
   CHECK(count(&b, 1) == 9, "a shared source: %d of 9 equal the reference",
         count(&b, 1));
-  snprintf(note.message, sizeof note.message, "stale");
-  CHECK_OK(relayout_plans_run(b.jobs, 0, &note, &e_));
-  CHECK(!*note.message, "no jobs: nothing to say, '%s'", note.message);
+  CHECK_OK(relayout_plans_run(b.jobs, 0, &e_));
   batch_close(&b);
   relayout_plan_free(foreign);
   relayout_engine_free(other);
@@ -271,11 +281,10 @@ static void refusals(void) {
 
 /* The reference engine runs a batch too. */
 static void reference(void) {
-  relayout_engine *e;
-  CHECK_OK(relayout_engine_create(&e, "ref", NULL, &e_));
+  relayout_engine *e = engine("ref", NULL);
   batch b;
   batch_open(&b, e, NCONV, 0);
-  CHECK_OK(relayout_plans_run(b.jobs, b.n, NULL, &e_));
+  CHECK_OK(relayout_plans_run(b.jobs, b.n, &e_));
   CHECK(count(&b, 1) == b.n, "reference engine: %d of %d", count(&b, 1), b.n);
   batch_close(&b);
   relayout_engine_free(e);

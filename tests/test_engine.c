@@ -5,11 +5,25 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <time.h>
 
 static char dir[64];
+
+/* A CPU engine (or `device`) with the test's cache directory, and `o`'s
+ * other fields where o is not NULL. */
+static relayout_engine *engine(const char *device,
+                               const relayout_engine_options *o) {
+  relayout_engine_options all = {.size = sizeof all};
+  if (o) all = *o;
+  all.device = device;
+  all.cache_dir = dir;
+  relayout_engine *e = NULL;
+  CHECK_OK(relayout_engine_create(&e, &all, &e_));
+  return e;
+}
 
 static relayout_layout *parse(const char *text) {
   relayout_layout *l = NULL;
@@ -18,7 +32,7 @@ static relayout_layout *parse(const char *text) {
 }
 
 /* NCHW `ext` -> `to` on an engine; the result must equal the reference.
- * Returns the plan's family; *note receives the run's note. */
+ * Returns the plan's family; the plan's note goes to note (may be NULL). */
 static const char *convert_to(relayout_engine *e, const char *to,
                               relayout_dtype t, const int64_t *ext,
                               relayout_error *note) {
@@ -37,7 +51,9 @@ static const char *convert_to(relayout_engine *e, const char *to,
       relayout_convert_ref(&d, want.data, want.size, &s, in, (size_t)sb, &e_));
   relayout_plan *p;
   CHECK_OK(relayout_plan_create(&p, e, &d, &s, &e_));
-  CHECK_OK(relayout_plan_run(p, got.data, got.size, in, (size_t)sb, note, &e_));
+  CHECK_OK(relayout_plan_run(p, got.data, got.size, in, (size_t)sb, &e_));
+  if (note)
+    snprintf(note->message, sizeof note->message, "%s", relayout_plan_note(p));
   CHECK(!memcmp(got.data, want.data, (size_t)db),
         "NCHW -> %s: output equals the reference", to);
   snprintf(family, sizeof family, "%s", relayout_plan_family(p));
@@ -119,16 +135,14 @@ static int strip_program_bc(const char *path) {
 /* A new CPU engine converts once: built `src` programs from source and
  * loaded `disk` from the disk cache. */
 static void fresh(int src, int disk, const char *when) {
-  relayout_engine *e;
-  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
+  relayout_engine *e = engine("cpu", NULL);
   convert_on(e);
   builds(e, src, disk, when);
   relayout_engine_free(e);
 }
 
 static void disk_cache(void) {
-  relayout_engine *e;
-  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
+  relayout_engine *e = engine("cpu", NULL);
   convert_on(e);
   builds(e, 1, 0, "cold");
   convert_on(e);
@@ -199,22 +213,21 @@ static int entries(long *bytes, char *last, int clear) {
 /* NCHW -> NHWC f32 on a new engine, 2x17x5xW: each W its own program,
  * all of about one size. `last` receives the path of the entry modified
  * last (the one stored or loaded). */
-static void nhwc(int w, char *last) {
-  relayout_engine *e;
+static void nhwc(int w, const relayout_engine_options *o, char *last) {
+  relayout_engine *e = engine("cpu", o);
   long bytes;
-  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
   convert_to(e, "NHWC", RELAYOUT_F32, (const int64_t[]){2, 17, 5, w}, NULL);
   relayout_engine_free(e);
   entries(&bytes, last, 0);
 }
 
-/* Bounded by RELAYOUT_CACHE_MB: a store past the bound removes the least
+/* Bounded by cache_bytes: a store past the bound removes the least
  * recently used entries (loading one uses it) until they fit in three
  * quarters of the bound, never the one it stored, and leaves other files
  * alone. Entry sizes vary with PoCL's own cache, so the bound is set from
  * the five entries stored first and the removals follow from their sizes. */
 static void bounded(void) {
-  char other[128], temp[2][128], mb[32], e[6][128];
+  char other[128], temp[2][128], e[6][128];
   long size[6], all;
   snprintf(other, sizeof other, "%s/notes.txt", dir);
   snprintf(temp[0], sizeof temp[0], "%s/.tmp-abcdef", dir);
@@ -229,20 +242,17 @@ static void bounded(void) {
                              {time(NULL) - 2 * 86400, 0}};
   utimensat(AT_FDCWD, temp[0], then, 0);
   entries(&all, NULL, 1);
-  /* a bound with a unit is no bound: the default, not 1 KiB */
-  setenv("RELAYOUT_CACHE_MB", "0.001 MiB", 1);
-  for (int i = 0; i < 5; i++) {
+  for (int i = 0; i < 5; i++) { /* the default bound, 256 MiB */
     long before = all;
-    nhwc(3 + i, e[i]);
+    nhwc(3 + i, NULL, e[i]);
     entries(&all, NULL, 0);
     size[i] = all - before;
   }
   CHECK(entries(&all, NULL, 0) == 5, "5 entries stored, none pruned");
-  snprintf(mb, sizeof mb, "%.6f", (double)(all + 1) / 1048576);
-  setenv("RELAYOUT_CACHE_MB", mb, 1);
-  long fit = (long)(atof(mb) * 1048576) / 4 * 3;
-  nhwc(3, e[0]); /* loaded: used after the other four */
-  nhwc(8, e[5]);
+  relayout_engine_options o = {.size = sizeof o, .cache_bytes = all + 1};
+  long fit = (all + 1) / 4 * 3;
+  nhwc(3, &o, e[0]); /* loaded: used after the other four */
+  nhwc(8, &o, e[5]);
   struct stat st;
   CHECK(stat(e[5], &st) == 0, "the entry stored last stays");
   all += (long)st.st_size;
@@ -259,35 +269,38 @@ static void bounded(void) {
   CHECK(access(other, F_OK) == 0 && access(temp[1], F_OK) == 0,
         "files other than entries stay, and so do new temp files");
   CHECK(access(temp[0], F_OK) != 0, "a temp file a day old goes");
-  unsetenv("RELAYOUT_CACHE_MB");
 }
 
 static void choosing(void) {
-  relayout_engine *e;
-  relayout_error note;
-  CHECK_OK(relayout_engine_create(&e, "ref", &note, &e_));
+  relayout_engine *e = engine("ref", NULL);
   CHECK(!strcmp(relayout_engine_device(e), "reference"),
         "ref is the reference");
   CHECK(!strcmp(convert_on(e), "reference"), "a reference engine's plans");
   relayout_engine_free(e);
-  CHECK_OK(relayout_engine_create(&e, "0", &note, &e_));
+  e = engine("0", NULL);
   CHECK(strcmp(relayout_engine_device(e), "reference"), "index 0 is a device");
   relayout_engine_free(e);
-  CHECK_OK(relayout_engine_create(&e, "auto", &note, &e_));
-  CHECK(strcmp(relayout_engine_device(e), "reference") && !*note.message,
-        "auto finds the device without a note");
+  e = engine(NULL, NULL);
+  CHECK(strcmp(relayout_engine_device(e), "reference") &&
+            !*relayout_engine_note(e),
+        "auto (no device named) finds the device without a note");
   relayout_engine_free(e);
+  relayout_engine_options o = {.size = sizeof o, .device = "99"};
   CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "device 99 does not exist",
-              relayout_engine_create(&e, "99", &note, &e_));
+              relayout_engine_create(&e, &o, &e_));
   CHECK(e == NULL, "no engine on failure");
+  o.device = "quantum";
   CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "no OpenCL device matches 'quantum'",
-              relayout_engine_create(&e, "quantum", &note, &e_));
-  setenv("RELAYOUT_DEVICE", "ref", 1);
-  CHECK_OK(relayout_engine_create(&e, NULL, &note, &e_));
-  CHECK(!strcmp(relayout_engine_device(e), "reference"),
-        "RELAYOUT_DEVICE picks the device when none is named");
+              relayout_engine_create(&e, &o, &e_));
+  /* options of a caller built against an older header: the fields past
+   * its size are left at their defaults */
+  o = (relayout_engine_options){
+      .size = sizeof o, .device = "ref", .families = 7};
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "families 7",
+              relayout_engine_create(&e, &o, &e_));
+  o.size = offsetof(relayout_engine_options, families);
+  CHECK_OK(relayout_engine_create(&e, &o, &e_));
   relayout_engine_free(e);
-  unsetenv("RELAYOUT_DEVICE");
   int count, pick;
   relayout_device_info info[8];
   CHECK_OK(relayout_device_list(info, 8, &count, &pick, &e_));
@@ -297,13 +310,11 @@ static void choosing(void) {
 }
 
 /* Buffers beyond the largest allocation (lowered to 8 KiB): split along N
- * where N is outermost in both layouts, else the reference with a note.
- * A RELAYOUT_MAX_ALLOC that is not a plain number lowers nothing. */
+ * where N is outermost in both layouts, else the reference with a note. */
 static void slabs(void) {
-  relayout_engine *e;
   relayout_error note;
-  setenv("RELAYOUT_MAX_ALLOC", "8192", 1);
-  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
+  relayout_engine_options o = {.size = sizeof o, .max_alloc = 8192};
+  relayout_engine *e = engine("cpu", &o);
   const int64_t ext[4] = {9, 17, 9, 7}; /* 38556 bytes of f32 */
   static const char *const split[] = {"NHWC", "NC1HWC0", "nChw8c", "NCHW4"};
   for (int i = 0; i < 4; i++) {
@@ -322,29 +333,21 @@ static void slabs(void) {
         "FRACTAL_Z cannot split: the reference works, and says so: '%s'",
         note.message);
   relayout_engine_free(e);
-  /* "8K" is no number of bytes: the device's own limit stays, no note */
-  setenv("RELAYOUT_MAX_ALLOC", "8K", 1);
-  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
+  e = engine("cpu", NULL); /* the device's own limit: no slabs, no note */
   convert_to(e, "FRACTAL_Z", RELAYOUT_F32, ext, &note);
-  CHECK(!*note.message, "RELAYOUT_MAX_ALLOC=8K lowers nothing: '%s'",
+  CHECK(!*note.message, "FRACTAL_Z within the device's limit: '%s'",
         note.message);
   relayout_engine_free(e);
-  unsetenv("RELAYOUT_MAX_ALLOC");
 }
 
 /* Whether NCHW -> NHWC f32 nx64x23x23 (135 KB each n) streams its stores
- * on a new CPU engine with RELAYOUT_STREAM_BYTES set to `bytes` (NULL:
- * unset). */
-static int streams_at(const char *bytes, int64_t n) {
-  relayout_engine *e;
+ * on a new CPU engine whose stream_bytes is `bytes`. */
+static int streams_at(int64_t bytes, int64_t n) {
   relayout_plan *p;
   relayout_layout *a = parse("NCHW"), *b = parse("NHWC");
   relayout_desc s, d;
-  if (bytes)
-    setenv("RELAYOUT_STREAM_BYTES", bytes, 1);
-  else
-    unsetenv("RELAYOUT_STREAM_BYTES");
-  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
+  relayout_engine_options o = {.size = sizeof o, .stream_bytes = bytes};
+  relayout_engine *e = engine("cpu", &o);
   CHECK_OK(relayout_bind_extents(&s, &d, a, b, RELAYOUT_F32, 4,
                                  (const int64_t[]){n, 64, 23, 23}, &e_));
   CHECK_OK(relayout_plan_create(&p, e, &d, &s, &e_));
@@ -353,16 +356,14 @@ static int streams_at(const char *bytes, int64_t n) {
   relayout_engine_free(e);
   relayout_layout_free(a);
   relayout_layout_free(b);
-  unsetenv("RELAYOUT_STREAM_BYTES");
   return streamed;
 }
 
 /* The CPU device's global memory cache in bytes (0: unknown). */
 static int64_t cpu_cache(void) {
-  relayout_engine *e;
+  relayout_engine *e = engine("cpu", NULL);
   cl_device_id dev;
   cl_ulong bytes = 0;
-  CHECK_OK(relayout_engine_create(&e, "cpu", NULL, &e_));
   if (clGetContextInfo(relayout_engine_context(e), CL_CONTEXT_DEVICES,
                        sizeof dev, &dev, NULL) ||
       clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof bytes,
@@ -372,29 +373,27 @@ static int64_t cpu_cache(void) {
   return (int64_t)bytes;
 }
 
-/* RELAYOUT_STREAM_BYTES takes a plain number or nothing: "1 byte" is not
- * 1, but the default (RELAYOUT_MAX_ALLOC's reading is tested in `slabs`,
- * RELAYOUT_CACHE_MB's in `bounded`). The default streams destinations of
- * 0.3 of the cache and more: 0.4 streams, 0.2 does not. */
+/* stream_bytes: 1 streams everything, 1e9 not this, -1 nothing; the
+ * default (0) streams destinations of 0.3 of the cache and more: 0.4
+ * streams, 0.2 does not. */
 static void stream_bytes(void) {
-  CHECK(streams_at("1", 2), "RELAYOUT_STREAM_BYTES=1 streams a 270 KB tensor");
-  CHECK(!streams_at("1e9", 2), "RELAYOUT_STREAM_BYTES=1e9 does not");
-  CHECK(!streams_at("1 byte", 2) && !streams_at("-1", 2),
-        "a bad RELAYOUT_STREAM_BYTES means the default (0.3 of the cache)");
+  CHECK(streams_at(1, 2), "stream_bytes 1 streams a 270 KB tensor");
+  CHECK(!streams_at(1000000000, 2), "stream_bytes 1e9 does not");
   int64_t cache = cpu_cache(), each = 64 * 23 * 23 * 4;
   CHECK(cache > 10 * each, "the CPU device reports a cache (%lld bytes)",
         (long long)cache);
   if (cache <= 10 * each) return;
-  CHECK(streams_at(NULL, cache * 4 / 10 / each + 1),
+  CHECK(streams_at(0, cache * 4 / 10 / each + 1),
         "a destination of 0.4 of the cache streams by default");
-  CHECK(!streams_at(NULL, cache * 2 / 10 / each),
+  CHECK(!streams_at(0, cache * 2 / 10 / each),
         "a destination of 0.2 of the cache does not");
+  CHECK(!streams_at(-1, cache * 4 / 10 / each + 1),
+        "stream_bytes -1 streams nothing");
 }
 
 int main(void) {
   snprintf(dir, sizeof dir, "/tmp/relayout-cache-XXXXXX");
   if (!mkdtemp(dir)) return 2;
-  setenv("RELAYOUT_CACHE_DIR", dir, 1);
   choosing();
   disk_cache();
   bounded();

@@ -94,8 +94,10 @@ static void nchw8c(void) {
   relayout_desc d;
   CHECK_OK(relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW",
                               (const int64_t[]){N, C, H, W}, &e_));
-  CHECK(d.padded[1] == 24, "padded C = %lld, seed says 24",
-        (long long)d.padded[1]);
+  relayout_vdim v[RELAYOUT_MAX_DIMS + 1];
+  relayout_desc_vdims(&d, v);
+  CHECK(v[1].padded == 24, "padded C = %lld, seed says 24",
+        (long long)v[1].padded);
   int bad = 0;
   for (int64_t n = 0; n < N; n++)
     for (int64_t c = 0; c < C; c++)
@@ -122,9 +124,11 @@ static void megengine_strides(void) {
   relayout_desc d;
   CHECK_OK(relayout_desc_init(&d, l, RELAYOUT_I32, 2, "01",
                               (const int64_t[]){2, 5}, &e_));
-  CHECK(d.axes[0].stride * 4 == 20 && d.axes[1].stride * 4 == 4,
-        "byte strides (%lld, %lld)", (long long)d.axes[0].stride * 4,
-        (long long)d.axes[1].stride * 4);
+  relayout_axis a[RELAYOUT_MAX_AXES];
+  relayout_desc_axes(&d, a);
+  CHECK(a[0].stride * 4 == 20 && a[1].stride * 4 == 4,
+        "byte strides (%lld, %lld)", (long long)a[0].stride * 4,
+        (long long)a[1].stride * 4);
   int64_t off;
   CHECK_OK(relayout_desc_offset(&off, &d, (const int64_t[]){1, 2}, &e_));
   CHECK(off * 4 == 28, "[1][2] at byte %lld", (long long)off * 4);
@@ -154,10 +158,11 @@ static void cute_zn(void) {
 }
 
 static int64_t stride_of(const relayout_desc *d, int dim, int64_t weight) {
-  for (int i = 0; i < d->naxes; i++)
-    if (d->axes[i].dim == dim && d->axes[i].weight == weight &&
-        d->axes[i].extent > 0)
-      return d->axes[i].stride;
+  relayout_axis a[RELAYOUT_MAX_AXES];
+  int n = relayout_desc_axes(d, a);
+  for (int i = 0; i < n; i++)
+    if (a[i].dim == dim && a[i].weight == weight && a[i].extent > 0)
+      return a[i].stride;
   return -1;
 }
 

@@ -321,7 +321,7 @@ static void one_case(const fcase *fc, relayout_dtype t) {
   relayout_desc ds, d;
   bind_as_array(&ds, &d, fc->src, fc->dst, t, fc->order, ext, n);
   int wrong = 0;
-  for (int64_t i = 0; i < d.span; i++) {
+  for (int64_t i = 0; i < relayout_desc_span(&d); i++) {
     int pad;
     relayout_desc_is_padding(&pad, &d, i, NULL);
     wrong += pad == hit[i];

@@ -1,5 +1,6 @@
 /* test_npy.c - .npy headers: round trips, versions 1-3, corrupt files */
 #include "check.h"
+#include "relayout_npy.h"
 
 /* A .npy file: magic, version, header length, dict text, then data bytes. */
 static size_t make(unsigned char *out, int major, const char *dict,

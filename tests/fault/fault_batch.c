@@ -19,12 +19,13 @@ int main(void) {
   } cases[NJOBS] = {{"NCHW", "NC1HWC0", RELAYOUT_F16, 4, {2, 17, 5, 3}},
                     {"ND", "FRACTAL_NZ", RELAYOUT_F32, 2, {33, 20}},
                     {"NCHW", "NHWC", RELAYOUT_U8, 4, {3, 5, 7, 9}}};
-  relayout_error err = {""}, note = {""};
+  relayout_error err = {""};
   relayout_engine *e = NULL;
   relayout_plan *plans[NJOBS] = {0};
   relayout_job jobs[NJOBS];
   unsigned char *want[NJOBS] = {0}, *src[NJOBS] = {0}, *dst[NJOBS] = {0};
-  int rc = 0, ok = !relayout_engine_create(&e, "cpu", NULL, &err);
+  relayout_engine_options o = {.size = sizeof o, .device = "cpu"};
+  int rc = 0, ok = !relayout_engine_create(&e, &o, &err);
   for (int i = 0; ok && i < NJOBS; i++) {
     relayout_layout *a = NULL, *b = NULL;
     relayout_desc s, d;
@@ -51,7 +52,7 @@ int main(void) {
     relayout_layout_free(a);
     relayout_layout_free(b);
   }
-  if (ok) ok = !relayout_plans_run(jobs, NJOBS, &note, &err);
+  if (ok) ok = !relayout_plans_run(jobs, NJOBS, &err);
   if (!ok) {
     printf("error: %s\n", err.message);
     rc = !*err.message;
@@ -59,8 +60,8 @@ int main(void) {
     int same = 1;
     for (int i = 0; i < NJOBS; i++)
       same &= !memcmp(jobs[i].dst, want[i], jobs[i].dst_size);
-    printf("%s%s%s\n", same ? "same" : "DIFFERENT", *note.message ? ": " : "",
-           note.message);
+    const char *note = relayout_plan_note(plans[0]);
+    printf("%s%s%s\n", same ? "same" : "DIFFERENT", *note ? ": " : "", note);
     rc = !same;
   }
   for (int i = 0; i < NJOBS; i++) {

@@ -10,6 +10,7 @@
  *   bytes as its shape and dtype make; written again under the header
  *   st_header_bytes gives, it reads back with the same tensors.
  */
+#include "relayout_npy.h"
 #include "safetensors.h"
 
 #include <stdint.h>

@@ -43,7 +43,7 @@ static void check_resolved(const relayout_layout *l, relayout_dtype t) {
 /* Element i of a buffer in d, as bits. */
 static uint64_t element(const unsigned char *buf, const relayout_desc *d,
                         int64_t i) {
-  int bits = relayout_dtype_bits(d->dtype);
+  int bits = relayout_dtype_bits(relayout_desc_dtype(d));
   if (bits == 4) return buf[i >> 1] >> ((i & 1) * 4) & 0xFu;
   uint64_t v = 0;
   memcpy(&v, buf + i * (bits / 8), (size_t)bits / 8);
@@ -54,8 +54,10 @@ static uint64_t element(const unsigned char *buf, const relayout_desc *d,
 static void check_buffer(const unsigned char *got, const unsigned char *sent,
                          const relayout_desc *d) {
   int64_t count = 1, seen = 0;
-  for (int i = 0; i < d->ndims; i++) count *= d->dims[i];
-  for (int64_t i = 0; i < d->span; i++) {
+  int64_t dims[RELAYOUT_MAX_DIMS];
+  int ndims = relayout_desc_dims(d, NULL, dims);
+  for (int i = 0; i < ndims; i++) count *= dims[i];
+  for (int64_t i = 0; i < relayout_desc_span(d); i++) {
     int pad;
     if (relayout_desc_is_padding(&pad, d, i, NULL))
       fail("is_padding fails inside the span", i);

@@ -1,0 +1,109 @@
+/* engine.h - the OpenCL side: engines, plans and the program cache */
+#ifndef RELAYOUT_ENGINE_H
+#define RELAYOUT_ENGINE_H
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+
+#include "plan.h"
+
+typedef struct rl_program {
+  struct rl_program *next;
+  uint64_t key;
+  char *source;
+  cl_program program;
+} rl_program;
+
+struct relayout_engine {
+  int reference;
+  cl_device_id device;
+  cl_context context;
+  cl_command_queue queue;
+  int owns; /* context and queue are ours to release */
+  char name[128], driver[128], platform[128];
+  uint64_t max_alloc;
+  unsigned compute_units;
+  size_t max_group;
+  uint64_t cache; /* the device's global memory cache, bytes (0: unknown) */
+  int is_gpu;
+  int host_memory;      /* the device works in host memory: relayout_plan_run
+                           wraps the caller's arrays instead of copying them */
+  char cache_dir[4096]; /* the disk cache ("": none), from the options */
+  uint64_t cache_bytes; /* its bound */
+  relayout_families families;
+  int64_t stream_from; /* CPU plans stream into destinations this large
+                          (bytes; 0: never) */
+  char note[RELAYOUT_ERROR_LEN]; /* why "auto" runs on the reference */
+  rl_program *programs;
+  int built_from_source, loaded_from_disk;
+};
+
+struct relayout_plan {
+  relayout_engine *engine;
+  rl_desc dst, src;
+  rl_desc moved; /* the destination as the kernel moves it: dst, or
+                  * its view in wider units (rl_widen) */
+  rl_layout_plan layout;
+  char *source;
+  cl_kernel kernel;
+  cl_uint work_dims;
+  size_t local[3], global[3];
+  char note[RELAYOUT_ERROR_LEN];     /* why its kernel is the reference */
+  char run_note[RELAYOUT_ERROR_LEN]; /* why its last run fell back */
+  relayout_plan *plain; /* widened plans: the same conversion element by
+                         * element, for offsets off the wider units (built
+                         * on first use), or NULL */
+};
+
+/* cache.c: a program for this source on the engine's device: from memory,
+ * from the disk cache (e->cache_dir), or built. On a build failure returns
+ * NULL with the log's first error line in err. */
+cl_program rl_program_get(relayout_engine *e, const char *source,
+                          relayout_error *err);
+void rl_programs_free(relayout_engine *e);
+
+/* slabs.c: the dim to run in slabs when buffers exceed the device's largest
+ * allocation, max_alloc (-1: none, or a slab of it exceeds it too); how
+ * many positions of it a slab holds (at least 1 where rl_split_dim found
+ * it); the job of the slab of `count` positions from `at`, with a plan of
+ * its own (the caller frees it). */
+int rl_split_dim(const rl_desc *dst, const rl_desc *src, uint64_t max_alloc);
+int64_t rl_slab_count(const relayout_plan *p, int dim);
+relayout_status rl_slab_job(relayout_job *j, relayout_plan *p,
+                            unsigned char *dst, const unsigned char *src,
+                            int dim, int64_t at, int64_t count,
+                            relayout_error *err);
+
+/* devices.c: the OpenCL devices of every platform, in the order indexes
+ * use; one's description; the one `spec` names (-1: the reference, with
+ * the reason in note where "auto" found none). */
+#define RL_MAX_DEVICES 64
+typedef struct rl_found {
+  cl_platform_id platform[RL_MAX_DEVICES];
+  cl_device_id device[RL_MAX_DEVICES];
+  int n;
+} rl_found;
+void rl_enumerate(rl_found *f);
+void rl_device_info(relayout_device_info *out, cl_platform_id p,
+                    cl_device_id d);
+relayout_status rl_choose_device(int *index, const rl_found *f,
+                                 const char *spec, char *note, size_t room,
+                                 relayout_error *err);
+
+/* host_run.c: runs jobs as relayout_plans_run does, each fallback recorded
+ * in its plan's run_note, which the caller clears where a run begins (the
+ * slabs of one run keep theirs). */
+relayout_status rl_run_jobs(const relayout_job *jobs, int njobs,
+                            relayout_error *err);
+
+/* plans.c: relayout_plan_create on descriptors checked to be a pair. */
+relayout_status rl_plan_create(relayout_plan **out, relayout_engine *engine,
+                               const rl_desc *dst, const rl_desc *src,
+                               relayout_error *err);
+/* plans.c: enqueues the plan's work on buffers, offsets in bytes, after the
+ * events in wait (*done, if not NULL, receives the completion event). */
+cl_int rl_enqueue(relayout_plan *p, cl_mem dst, size_t dst_off, cl_mem src,
+                  size_t src_off, cl_uint nwait, const cl_event *wait,
+                  cl_event *done);
+
+#endif /* RELAYOUT_ENGINE_H */

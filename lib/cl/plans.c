@@ -1,0 +1,225 @@
+/* plans.c - plans: built once per conversion and engine, run many times */
+#include "engine.h"
+#include "relayout_cl.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const family_names[] = {"reference", "copy",   "rows",
+                                           "stage",     "gather", "lines"};
+
+/* 256, or the device's limit (1 when it reported none); on CPU devices
+ * less where that would leave fewer than 4 work-groups per compute unit, so
+ * that a small tensor still spreads over every core (the PoCL runtime runs a
+ * work-group on one thread: a 64 KB conversion in groups of 256 boxes kept
+ * 1 of 16 busy). */
+static size_t group_size(const relayout_engine *e, int64_t items) {
+  size_t g = e->max_group < 256 ? e->max_group : 256;
+  int64_t fair = items / (4 * (int64_t)e->compute_units);
+  if (!e->is_gpu && fair < (int64_t)g) g = (size_t)fair;
+  return g < 1 ? 1 : g;
+}
+
+size_t relayout_engine_group_size(const relayout_engine *e, int64_t items) {
+  return e && !e->reference ? group_size(e, items) : 1;
+}
+
+/* Work sizes: one work-item per step (element, vector, byte or box); for
+ * STAGE, a work-group of 256 per box. */
+static void sizes(relayout_plan *p) {
+  const relayout_engine *e = p->engine;
+  const rl_layout_plan *l = &p->layout;
+  if (l->family == RL_FAMILY_STAGE) {
+    int64_t boxes = 1;
+    for (int k = 0; k < l->naxes; k++) {
+      int64_t b = (int64_t)1 << l->stage_bits[k];
+      boxes *= (l->axes[k].extent + b - 1) / b;
+    }
+    p->work_dims = 1;
+    p->local[0] = 256;
+    p->global[0] = (size_t)boxes * 256;
+    return;
+  }
+  int64_t items = p->moved.span;
+  if (l->family == RL_FAMILY_ROWS)
+    items /= l->vec;
+  else if (l->family == RL_FAMILY_GATHER &&
+           relayout_dtype_bits(p->moved.dtype) == 4)
+    items = (items + 1) / 2;
+  else if (l->family == RL_FAMILY_LINES) { /* one box per work-item */
+    items = 1;
+    for (int k = 0; k < l->naxes; k++) {
+      int64_t n = l->axes[k].extent, block = 1;
+      for (int b = 0; b < 3; b++)
+        if (l->box[b].axis == k) block = l->box[b].block;
+      items *= (n + block - 1) / block;
+    }
+  }
+  p->work_dims = 1;
+  /* PoCL gives each work-item of a group its own copy of a private array,
+   * side by side: in a group, a staged box's buffer would leave the cache */
+  p->local[0] = l->staged || l->copy_in ? 1 : group_size(e, items);
+  int64_t groups = (items + (int64_t)p->local[0] - 1) / (int64_t)p->local[0];
+  p->global[0] = (size_t)groups * p->local[0];
+}
+
+/* A plan for a checked pair; with `widen`, moving the widest units the
+ * layouts allow (rl_widen), else element by element. */
+static relayout_status plan_create(relayout_plan **out, relayout_engine *engine,
+                                   const rl_desc *dst, const rl_desc *src,
+                                   int widen, relayout_error *err) {
+  relayout_plan *p = calloc(1, sizeof *p);
+  if (!p) return rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  p->engine = engine;
+  p->dst = *dst;
+  p->src = *src;
+  rl_desc dst_w, src_w; /* the layouts in the units the kernel moves */
+  if (widen && rl_widen(&dst_w, &src_w, dst, src)) dst = &dst_w, src = &src_w;
+  p->moved = *dst;
+  /* the device's kind's kernels, unless the options force the other's */
+  int for_cpu = engine->families == RELAYOUT_FAMILIES_GPU   ? 0
+                : engine->families == RELAYOUT_FAMILIES_CPU ? 1
+                                                            : !engine->is_gpu;
+  rl_plan_layouts(&p->layout, dst, src, for_cpu, engine->stream_from);
+  if (engine->reference) p->layout.family = RL_FAMILY_REFERENCE;
+  if (p->layout.family == RL_FAMILY_STAGE && engine->max_group < 256)
+    p->layout.family = RL_FAMILY_GATHER; /* a box takes 256 work-items */
+  if (p->layout.family == RL_FAMILY_REFERENCE ||
+      p->layout.family == RL_FAMILY_COPY) {
+    *out = p;
+    return RELAYOUT_OK;
+  }
+  relayout_error why;
+  cl_program prog = NULL;
+  cl_int rc = CL_SUCCESS;
+  if (!(p->source = rl_codegen(&p->layout, dst, src))) {
+    free(p);
+    return rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  }
+  if ((prog = rl_program_get(engine, p->source, &why)))
+    p->kernel = clCreateKernel(prog, rl_kernel_name(&p->layout, dst), &rc);
+  if (!prog || rc != CL_SUCCESS) {
+    snprintf(p->note, sizeof p->note, "using the scalar reference: %.200s",
+             prog ? "kernel creation failed" : why.message);
+    p->layout.family = RL_FAMILY_REFERENCE;
+  }
+  sizes(p);
+  *out = p;
+  return RELAYOUT_OK;
+}
+
+relayout_status rl_plan_create(relayout_plan **out, relayout_engine *engine,
+                               const rl_desc *dst, const rl_desc *src,
+                               relayout_error *err) {
+  *out = NULL;
+  relayout_status s = rl_check_pair(dst, src, err);
+  return s ? s : plan_create(out, engine, dst, src, 1, err);
+}
+
+relayout_status relayout_plan_create(relayout_plan **out,
+                                     relayout_engine *engine,
+                                     const relayout_desc *dst,
+                                     const relayout_desc *src,
+                                     relayout_error *err) {
+  if (!out || !engine || !dst || !src)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
+  return rl_plan_create(out, engine, rl_cd(dst), rl_cd(src), err);
+}
+
+void relayout_plan_free(relayout_plan *p) {
+  if (!p) return;
+  relayout_plan_free(p->plain);
+  if (p->kernel) clReleaseKernel(p->kernel);
+  free(p->source);
+  free(p);
+}
+
+const char *relayout_plan_family(const relayout_plan *p) {
+  return p ? family_names[p->layout.family] : "(null)";
+}
+
+const char *relayout_plan_note(const relayout_plan *p) {
+  return !p ? "" : *p->note ? p->note : p->run_note;
+}
+
+const char *relayout_plan_source(const relayout_plan *p) {
+  return p && p->source ? p->source : "";
+}
+
+cl_int rl_enqueue(relayout_plan *p, cl_mem dst, size_t dst_off, cl_mem src,
+                  size_t src_off, cl_uint nwait, const cl_event *wait,
+                  cl_event *done) {
+  cl_command_queue q = p->engine->queue;
+  int64_t bytes;
+  rl_desc_size_bytes(&bytes, &p->dst, NULL);
+  if (p->layout.family == RL_FAMILY_COPY)
+    return clEnqueueCopyBuffer(q, src, dst, src_off, dst_off, (size_t)bytes,
+                               nwait, wait, done);
+  size_t unit = rl_unit(p->moved.dtype);
+  cl_long soff = (cl_long)(src_off / unit), doff = (cl_long)(dst_off / unit);
+  cl_int rc = clSetKernelArg(p->kernel, 0, sizeof src, &src);
+  rc |= clSetKernelArg(p->kernel, 1, sizeof soff, &soff);
+  rc |= clSetKernelArg(p->kernel, 2, sizeof dst, &dst);
+  rc |= clSetKernelArg(p->kernel, 3, sizeof doff, &doff);
+  if (rc != CL_SUCCESS) return CL_INVALID_KERNEL_ARGS;
+  return clEnqueueNDRangeKernel(q, p->kernel, p->work_dims, NULL, p->global,
+                                p->local, nwait, wait, done);
+}
+
+relayout_status relayout_plan_enqueue(relayout_plan *p, cl_mem dst,
+                                      size_t dst_offset, cl_mem src,
+                                      size_t src_offset, cl_uint nwait,
+                                      const cl_event *wait, cl_event *done,
+                                      relayout_error *err) {
+  if (!p || !dst || !src)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
+  if (p->layout.family == RL_FAMILY_REFERENCE)
+    return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
+                   "this plan runs on the scalar reference%s%s: it cannot "
+                   "enqueue on OpenCL buffers",
+                   *p->note ? ": " : "", p->note);
+  size_t unit = rl_unit(p->dst.dtype);
+  if (dst_offset % unit || src_offset % unit)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
+                   "offsets must be multiples of the %zu-byte element", unit);
+  int64_t sb, db;
+  size_t have_s = 0, have_d = 0;
+  rl_desc_size_bytes(&sb, &p->src, NULL);
+  rl_desc_size_bytes(&db, &p->dst, NULL);
+  clGetMemObjectInfo(src, CL_MEM_SIZE, sizeof have_s, &have_s, NULL);
+  clGetMemObjectInfo(dst, CL_MEM_SIZE, sizeof have_d, &have_d, NULL);
+  if (have_s < src_offset || have_s - src_offset < (uint64_t)sb ||
+      have_d < dst_offset || have_d - dst_offset < (uint64_t)db)
+    return rl_fail(err, RELAYOUT_ERR_BUFFER,
+                   "buffers hold %zu and %zu bytes past their offsets; the "
+                   "layouts need %lld (source) and %lld (destination)",
+                   have_s > src_offset ? have_s - src_offset : 0,
+                   have_d > dst_offset ? have_d - dst_offset : 0, (long long)sb,
+                   (long long)db);
+  /* offsets off the wider units a widened plan moves: its element by
+   * element twin, built on first use */
+  relayout_plan *run = p;
+  size_t moved = rl_unit(p->moved.dtype);
+  if (p->layout.family != RL_FAMILY_COPY &&
+      (dst_offset % moved || src_offset % moved)) {
+    relayout_status s =
+        p->plain ? RELAYOUT_OK
+                 : plan_create(&p->plain, p->engine, &p->dst, &p->src, 0, err);
+    if (s) return s;
+    if (p->plain->layout.family == RL_FAMILY_REFERENCE)
+      return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
+                     "offsets off this plan's %zu-byte units need a kernel "
+                     "that moves single elements, which runs on the scalar "
+                     "reference: %s",
+                     moved, p->plain->note);
+    run = p->plain;
+  }
+  cl_int rc =
+      rl_enqueue(run, dst, dst_offset, src, src_offset, nwait, wait, done);
+  if (rc != CL_SUCCESS)
+    return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
+                   "enqueueing the conversion failed (OpenCL error %d)", rc);
+  return RELAYOUT_OK;
+}

@@ -1,0 +1,198 @@
+/* internal.h - what the core's files share beyond the public header */
+#ifndef RELAYOUT_INTERNAL_H
+#define RELAYOUT_INTERNAL_H
+
+#include "relayout.h"
+
+#include <stdarg.h>
+
+/* A descriptor's contents; relayout.h's relayout_desc holds one, opaque.
+ * Virtual dims are the logical dims, except in a grouped layout where dims
+ * n_dim and c_dim hold the packed out/in channel and one more virtual dim
+ * (index ndims) holds the group block. Axes are sorted outermost (largest
+ * stride) first. */
+typedef struct rl_desc {
+  relayout_dtype dtype;
+  int ndims;
+  char names[RELAYOUT_MAX_DIMS]; /* 'A'..'Z', or '0'+i for positional dims */
+  int64_t dims[RELAYOUT_MAX_DIMS];
+  int nvdims;
+  int64_t vdims[RELAYOUT_MAX_DIMS + 1];  /* valid extent per virtual dim */
+  int64_t padded[RELAYOUT_MAX_DIMS + 1]; /* padded, pad_before included */
+  int64_t pad_before[RELAYOUT_MAX_DIMS + 1];
+  int naxes;
+  relayout_axis axes[RELAYOUT_MAX_AXES];
+  relayout_groups groups;
+  int compact;  /* 1: no gaps between axes, the physical shape is the axes */
+  int64_t span; /* elements from offset 0 past the last addressable one */
+  /* The array axes a compact buffer is stored in, its leading physical axes
+   * merged into one: 4 for FRACTAL_Z (C1*H*W, N1, N0, C0) and FRACTAL_Z_3D
+   * (D*C1*H*W, N1, N0, C0), as CANN stores them; 0: one per axis. */
+  int stored_rank;
+} rl_desc;
+_Static_assert(sizeof(rl_desc) <= sizeof(relayout_desc),
+               "relayout_desc has room for a descriptor");
+_Static_assert(_Alignof(rl_desc) <= _Alignof(relayout_desc),
+               "relayout_desc is aligned for a descriptor");
+/* The caller's relayout_desc as the descriptor it holds. */
+static inline const rl_desc *rl_cd(const relayout_desc *d) {
+  return (const rl_desc *)(const void *)d;
+}
+static inline rl_desc *rl_md(relayout_desc *d) { return (rl_desc *)(void *)d; }
+
+/* Layout kinds: where the physical axes come from. */
+typedef enum rl_kind {
+  RL_GRAMMAR,    /* pad/split/permute text, compact strides */
+  RL_POSITIONAL, /* ND: row-major over whatever dims it is bound to */
+  RL_CUTE,       /* (shape):(stride), explicit strides, fixed extents */
+  RL_TPU         /* NPU-scattered local memory, strides from the seed */
+} rl_kind;
+
+/* One axis of grammar text: the outer part of a dim or an inner block. */
+typedef struct rl_gaxis {
+  char letter;     /* uppercase dim letter */
+  int64_t block;   /* 0: outer part; else the block's size */
+  int64_t align;   /* outer part only: 0, or pad to a multiple of this */
+  int align_bytes; /* align counts bytes, not elements */
+} rl_gaxis;
+
+/* Grammar text parsed: logical order is the order of the outer letters, or
+ * the alphabet's for a oneDNN tag (letters a-l alone). */
+typedef struct rl_grammar {
+  int has_batch;
+  int naxes;
+  rl_gaxis axes[RELAYOUT_MAX_AXES];
+  char order[RELAYOUT_MAX_DIMS + 1];
+} rl_grammar;
+
+/* A CuTe layout: each mode is one logical dim, split into sub-modes. */
+typedef struct rl_cute {
+  int nmodes;
+  int64_t mode_extent[RELAYOUT_MAX_DIMS];
+  int naxes;
+  int mode[RELAYOUT_MAX_AXES]; /* which mode each sub-mode belongs to */
+  int64_t extent[RELAYOUT_MAX_AXES];
+  int64_t stride[RELAYOUT_MAX_AXES];
+} rl_cute;
+
+struct rl_format;
+
+/* Named-format parameters; RL_UNSET where the format's default applies. */
+#define RL_UNSET (-1)
+enum {
+  RL_P_C0,
+  RL_P_B16,
+  RL_P_GROUPS,
+  RL_P_NPUS,
+  RL_P_START,
+  RL_P_LMEM,
+  RL_P_W,
+  RL_P_ALIGN,
+  RL_NPARAMS
+};
+
+struct relayout_layout {
+  rl_kind kind;
+  char text[128];
+  const struct rl_format *format; /* NULL for plain grammar and CuTe text */
+  int64_t param[RL_NPARAMS];
+  rl_grammar grammar; /* RL_GRAMMAR without a format */
+  rl_cute cute;       /* RL_CUTE */
+};
+
+/* ---- errors (status.c) */
+relayout_status rl_fail(relayout_error *err, relayout_status status,
+                        const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- grammar.c */
+relayout_status rl_parse_grammar(rl_grammar *out, const char *text,
+                                 relayout_error *err);
+relayout_status rl_parse_cute(rl_cute *out, const char *text,
+                              relayout_error *err);
+
+/* ---- formats.c */
+typedef enum rl_block_rule {
+  RL_BLOCK_NONE,
+  RL_BLOCK_CUBE,
+  RL_BLOCK_B32
+} rl_block_rule;
+typedef struct rl_format {
+  const char *name;
+  const char *alias; /* NULL or a short name ("NZ") */
+  rl_kind kind;
+  const char *order;     /* logical dim letters in logical order */
+  const char *pattern;   /* grammar with {c0} {b16} {align} placeholders */
+  rl_block_rule c0_rule; /* what {c0} is when no c0= is given */
+  unsigned params;       /* bit per RL_P_* accepted */
+  int stored_rank;       /* see rl_desc.stored_rank; 0: none */
+} rl_format;
+
+const rl_format *rl_format_find(const char *name);
+const char *rl_param_name(int param);
+/* The named format closest to a misspelt name: within 1 edit (with
+ * transpositions, read uppercase without underscores: FRACTALNZ is
+ * FRACTAL_NZ), or 2 for a name of 6 characters or more; NULL if none. */
+const char *rl_closest_format(const char *name);
+/* The grammar a named format stands for at this dtype (RL_GRAMMAR kinds). */
+relayout_status rl_format_grammar(rl_grammar *out, const relayout_layout *l,
+                                  relayout_dtype dtype, relayout_error *err);
+/* The grammar of any RL_GRAMMAR layout, named or not. */
+relayout_status rl_layout_grammar(rl_grammar *out, const relayout_layout *l,
+                                  relayout_dtype dtype, relayout_error *err);
+int64_t rl_cube_c0(relayout_dtype dtype);
+/* The bytes an element of dtype takes, 1 for 4-bit types: what buffers and
+ * offsets are aligned to. */
+size_t rl_unit(relayout_dtype dtype);
+int64_t rl_b32(relayout_dtype dtype);
+
+/* ---- tpu.c */
+relayout_status rl_build_tpu(rl_desc *d, const relayout_layout *l,
+                             relayout_error *err);
+
+/* ---- reference.c: what every conversion checks first */
+/* Both descriptors describe the same logical tensor. */
+relayout_status rl_check_pair(const rl_desc *dst, const rl_desc *src,
+                              relayout_error *err);
+/* Both buffers are large enough. */
+relayout_status rl_check_sizes(const rl_desc *dst, size_t dst_size,
+                               const rl_desc *src, size_t src_size,
+                               relayout_error *err);
+
+/* ---- the descriptor functions of relayout.h, on rl_desc (desc_api.c
+ * wraps them) */
+relayout_status rl_desc_init(rl_desc *out, const relayout_layout *layout,
+                             relayout_dtype dtype, int ndims, const char *names,
+                             const int64_t *dims, relayout_error *err);
+relayout_status rl_bind(rl_desc *src, rl_desc *dst,
+                        const relayout_layout *src_layout,
+                        const relayout_layout *dst_layout, relayout_dtype dtype,
+                        int src_rank, const int64_t *src_shape,
+                        const relayout_dim_value *given, int ngiven,
+                        relayout_error *err);
+relayout_status rl_bind_extents(rl_desc *src, rl_desc *dst,
+                                const relayout_layout *src_layout,
+                                const relayout_layout *dst_layout,
+                                relayout_dtype dtype, int n,
+                                const int64_t *extents, relayout_error *err);
+relayout_status rl_desc_offset(int64_t *out, const rl_desc *d,
+                               const int64_t *coord, relayout_error *err);
+relayout_status rl_desc_is_padding(int *out, const rl_desc *d, int64_t offset,
+                                   relayout_error *err);
+relayout_status rl_desc_size_bytes(int64_t *out, const rl_desc *d,
+                                   relayout_error *err);
+void rl_desc_physical_shape(int *rank, int64_t *shape, const rl_desc *d);
+int rl_desc_holds_shape(const rl_desc *d, int rank, const int64_t *shape);
+relayout_status rl_convert_ref(const rl_desc *dst, void *dst_buf,
+                               size_t dst_size, const rl_desc *src,
+                               const void *src_buf, size_t src_size,
+                               relayout_error *err);
+
+/* ---- desc.c: shared by the builders */
+relayout_status rl_finish_desc(rl_desc *d, relayout_error *err);
+/* Virtual coordinates of a logical coordinate (grouped packing applied). */
+void rl_virtual_coords(int64_t *v, const rl_desc *d, const int64_t *coord);
+/* Offset straight from the axes; coord must be in range. */
+int64_t rl_offset(const rl_desc *d, const int64_t *coord);
+
+#endif /* RELAYOUT_INTERNAL_H */

@@ -1,0 +1,146 @@
+/* formats.c - the catalogue of named formats, CANN's aclFormat numbers, and
+ * the name closest to a misspelt one */
+#include "internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#define P(x) (1u << RL_P_##x)
+
+/* LAYOUTS.md section 3. Patterns are grammar text with the block sizes left
+ * open; logical order is the order in which ND binds to the dims. FRACTAL_Z
+ * and FRACTAL_Z_3D are stored in 4 array axes, as CANN stores them. */
+static const rl_format formats[] = {
+    {"ND", NULL, RL_POSITIONAL, "", NULL, RL_BLOCK_NONE, 0, 0},
+    {"NC1HWC0", NULL, RL_GRAMMAR, "NCHW", "NCHW{c0}c", RL_BLOCK_CUBE, P(C0), 0},
+    {"NDC1HWC0", NULL, RL_GRAMMAR, "NDCHW", "NDCHW{c0}c", RL_BLOCK_CUBE, P(C0),
+     0},
+    {"FRACTAL_NZ", "NZ", RL_GRAMMAR, "MN", "...NM{b16}m{c0}n", RL_BLOCK_B32,
+     P(C0) | P(B16), 0},
+    {"FRACTAL_ZZ", "ZZ", RL_GRAMMAR, "MK", "...MK{b16}m{c0}k", RL_BLOCK_B32,
+     P(C0) | P(B16), 0},
+    {"FRACTAL_ZN", "ZN", RL_GRAMMAR, "KN", "...KN{b16}n{c0}k", RL_BLOCK_B32,
+     P(C0) | P(B16), 0},
+    {"FRACTAL_Z", NULL, RL_GRAMMAR, "NCHW", "CHWN{b16}n{c0}c", RL_BLOCK_CUBE,
+     P(C0) | P(B16) | P(GROUPS), 4},
+    {"FRACTAL_Z_3D", NULL, RL_GRAMMAR, "NDHWC", "DCHWN{b16}n{c0}c",
+     RL_BLOCK_CUBE, P(C0) | P(B16), 4},
+    {"ND_ALIGN", NULL, RL_GRAMMAR, "MN", "...MN%{align}B", RL_BLOCK_NONE,
+     P(ALIGN), 0},
+    {"NCHW4", NULL, RL_GRAMMAR, "NCHW", "NCHW4c", RL_BLOCK_NONE, 0, 0},
+    {"NCHW32", NULL, RL_GRAMMAR, "NCHW", "NCHW32c", RL_BLOCK_NONE, 0, 0},
+    {"NCHW64", NULL, RL_GRAMMAR, "NCHW", "NCHW64c", RL_BLOCK_NONE, 0, 0},
+    {"CHWN4", NULL, RL_GRAMMAR, "NCHW", "CHWN4c", RL_BLOCK_NONE, 0, 0},
+    {"4N", NULL, RL_GRAMMAR, "NCHW", "NCHW4n", RL_BLOCK_NONE, 0, 0},
+    {"2N", NULL, RL_GRAMMAR, "NCHW", "NCHW2n", RL_BLOCK_NONE, 0, 0},
+    {"2IC", NULL, RL_GRAMMAR, "IOHW", "IOHW2i", RL_BLOCK_NONE, 0, 0},
+    {"TPU_COMPACT", NULL, RL_TPU, "NCHW", NULL, RL_BLOCK_NONE,
+     P(NPUS) | P(START) | P(LMEM), 0},
+    {"TPU_ALIGNED", NULL, RL_TPU, "NCHW", NULL, RL_BLOCK_NONE,
+     P(NPUS) | P(START) | P(LMEM), 0},
+    {"TPU_MATRIX", NULL, RL_TPU, "NM", NULL, RL_BLOCK_NONE,
+     P(NPUS) | P(START) | P(LMEM) | P(W), 0},
+};
+
+static const char *const param_names[RL_NPARAMS] = {
+    "c0", "b16", "groups", "npus", "start", "lmem", "w", "align"};
+
+const char *rl_param_name(int param) { return param_names[param]; }
+
+relayout_status relayout_format_at(relayout_format_info *out, int index) {
+  if (!out || index < 0 || (size_t)index >= sizeof formats / sizeof formats[0])
+    return RELAYOUT_ERR_ARGUMENT;
+  const rl_format *f = &formats[index];
+  out->name = f->name;
+  out->alias = f->alias;
+  out->params[0] = 0;
+  for (int i = 0; i < RL_NPARAMS; i++)
+    if (f->params & (1u << i)) {
+      size_t n = strlen(out->params);
+      snprintf(out->params + n, sizeof out->params - n, "%s%s", n ? " " : "",
+               param_names[i]);
+    }
+  return RELAYOUT_OK;
+}
+
+const rl_format *rl_format_find(const char *name) {
+  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
+    if (!strcmp(name, formats[i].name) ||
+        (formats[i].alias && !strcmp(name, formats[i].alias)))
+      return &formats[i];
+  return NULL;
+}
+
+/* CANN's aclFormat numbers (torch_npu's acl_format), every one that names a
+ * layout, as the layout text it names: NC1HWC0_C04 is NC1HWC0 with C0 = 4,
+ * FRACTAL_NZ_C0_M FRACTAL_NZ with C0 = M. ACL_FORMAT_UNDEFINED (-1) names
+ * none. */
+static const struct {
+  int number;
+  const char *text;
+} acl_formats[] = {{0, "NCHW"},
+                   {1, "NHWC"},
+                   {2, "ND"},
+                   {3, "NC1HWC0"},
+                   {4, "FRACTAL_Z"},
+                   {12, "NC1HWC0(c0=4)"},
+                   {16, "HWCN"},
+                   {27, "NDHWC"},
+                   {29, "FRACTAL_NZ"},
+                   {30, "NCDHW"},
+                   {32, "NDC1HWC0"},
+                   {33, "FRACTAL_Z_3D"},
+                   {35, "NC"},
+                   {47, "NCL"},
+                   {50, "FRACTAL_NZ(c0=16)"},
+                   {51, "FRACTAL_NZ(c0=32)"},
+                   {52, "FRACTAL_NZ(c0=2)"},
+                   {53, "FRACTAL_NZ(c0=4)"},
+                   {54, "FRACTAL_NZ(c0=8)"}};
+
+const char *relayout_acl_format(int number) {
+  for (size_t i = 0; i < sizeof acl_formats / sizeof acl_formats[0]; i++)
+    if (acl_formats[i].number == number) return acl_formats[i].text;
+  return NULL;
+}
+
+/* Edit distance (with transpositions) between two names, read uppercase
+ * and without underscores: FRACTALNZ is FRACTAL_NZ, NC1HWZ 2 from NC1HWC0. */
+static int name_distance(const char *a, const char *b) {
+  char x[32], y[32];
+  int n = 0, m = 0, d[32][32];
+  for (; *a && n < 31; a++)
+    if (*a != '_') x[n++] = (char)toupper((unsigned char)*a);
+  for (; *b && m < 31; b++)
+    if (*b != '_') y[m++] = (char)toupper((unsigned char)*b);
+  for (int i = 0; i <= n; i++)
+    for (int j = 0; j <= m; j++) {
+      if (!i || !j) {
+        d[i][j] = i + j;
+        continue;
+      }
+      int best = d[i - 1][j - 1] + (x[i - 1] != y[j - 1]);
+      if (d[i - 1][j] + 1 < best) best = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < best) best = d[i][j - 1] + 1;
+      if (i > 1 && j > 1 && x[i - 1] == y[j - 2] && x[i - 2] == y[j - 1] &&
+          d[i - 2][j - 2] + 1 < best)
+        best = d[i - 2][j - 2] + 1;
+      d[i][j] = best;
+    }
+  return d[n][m];
+}
+
+/* Names of 6 letters or fewer (NCHW4, 2IC) are too close to grammar text
+ * to guess at: NCHW16 is a grammar mistake. */
+const char *rl_closest_format(const char *name) {
+  const char *best = NULL;
+  int best_d = 3, len = (int)strlen(name);
+  for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+    int d = name_distance(name, formats[i].name);
+    if (strlen(formats[i].name) > 6 && d < best_d &&
+        (d <= 1 ? len >= 3 : len >= 6))
+      best = formats[i].name, best_d = d;
+  }
+  return best;
+}

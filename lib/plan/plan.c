@@ -1,0 +1,257 @@
+/* plan.c - the planner: destination axes refined, mapped, merged; a family
+ * chosen
+ *
+ * Works from the destination side, so every destination element is written
+ * exactly once, padding included. When each destination axis (split at the
+ * source's block boundaries) moves the source offset by a fixed stride, the
+ * map is affine: axes contiguous in both layouts merge and the kernel needs
+ * no division beyond its own index. Otherwise the kernel evaluates both
+ * layouts' formulas per element (the gather family). CPU plans of the
+ * lines family are planned in plan_lines.c and plan_nibbles.c.
+ */
+#include "plan_lines.h"
+
+#include <string.h>
+
+/* The source axis of dim `dim` whose range holds weights [lo, hi): its
+ * weight divides lo and it reaches hi (the dim's outermost axis reaches
+ * every valid coordinate). Returns its index, or -1. */
+static int src_axis_for(const rl_desc *src, int dim, int64_t lo, int64_t hi) {
+  int outer = -1;
+  for (int b = 0; b < src->naxes; b++)
+    if (src->axes[b].dim == dim &&
+        (outer < 0 || src->axes[b].weight > src->axes[outer].weight))
+      outer = b;
+  for (int b = 0; b < src->naxes; b++) {
+    const relayout_axis *x = &src->axes[b];
+    if (x->dim != dim || x->weight > lo || lo % x->weight) continue;
+    if (b == outer || hi <= x->weight * x->extent) return b;
+  }
+  return -1;
+}
+
+/* Splits destination axis a at the source weights inside its range and maps
+ * each piece to a source stride; 0 when a piece has no affine source. For a
+ * dim in `beyond` (a bit per dim), the outermost piece may end inside a
+ * source block (C = 17 into NCHW from C0 blocks of 16): it runs on to the
+ * block's end, and the pieces carry the dim's check, past whose padded
+ * extent there is no destination element (the plan's `skip`). */
+static int refine(rl_layout_plan *p, const rl_desc *dst, const rl_desc *src,
+                  const relayout_axis *a, unsigned beyond) {
+  int64_t cuts[RELAYOUT_MAX_AXES * 2 + 2];
+  int ncuts = 0;
+  int64_t top = a->weight * a->extent;
+  cuts[ncuts++] = a->weight;
+  int64_t outer = 0; /* the source dim's outermost weight: no top edge */
+  for (int b = 0; b < src->naxes; b++)
+    if (src->axes[b].dim == a->dim && src->axes[b].weight > outer)
+      outer = src->axes[b].weight;
+  for (int b = 0; b < src->naxes; b++) {
+    const relayout_axis *x = &src->axes[b];
+    if (x->dim != a->dim) continue;
+    int64_t edges[2] = {x->weight,
+                        x->weight == outer ? 0 : x->weight * x->extent};
+    for (int k = 0; k < 2; k++)
+      if (edges[k] > a->weight && edges[k] < top) cuts[ncuts++] = edges[k];
+  }
+  /* sort ascending, drop repeats */
+  for (int i = 1; i < ncuts; i++)
+    for (int j = i; j > 0 && cuts[j - 1] > cuts[j]; j--) {
+      int64_t t = cuts[j];
+      cuts[j] = cuts[j - 1];
+      cuts[j - 1] = t;
+    }
+  int n = 0;
+  for (int i = 0; i < ncuts; i++)
+    if (!n || cuts[n - 1] != cuts[i]) cuts[n++] = cuts[i];
+  cuts[n] = top;
+  int past = beyond >> a->dim & 1,
+      check = dst->padded[a->dim] > dst->dims[a->dim] || past ? a->dim : -1;
+  /* outermost piece first */
+  for (int i = n - 1; i >= 0; i--) {
+    int64_t lo = cuts[i], hi = cuts[i + 1];
+    if (hi % lo && past && i == n - 1) hi += lo - hi % lo;
+    if (hi % lo) return 0;
+    int b = src_axis_for(src, a->dim, lo, hi);
+    if (b < 0) return 0;
+    if (p->naxes == (int)(sizeof p->axes / sizeof p->axes[0])) return 0;
+    p->axes[p->naxes++] = (rl_iter_axis){
+        .extent = hi / lo,
+        .dstride = a->stride * (lo / a->weight),
+        .sstride = src->axes[b].stride * (lo / src->axes[b].weight),
+        .weight = lo,
+        .dim = a->dim,
+        .check = check};
+  }
+  return 1;
+}
+
+/* Merges axis i into axis i+1 (its inner neighbour) where both layouts step
+ * over the inner one exactly, and the bounds check still has the dim's
+ * coordinate at hand. */
+static void merge(rl_layout_plan *p) {
+  int n = 0;
+  rl_iter_axis *ax = p->axes;
+  for (int i = p->naxes - 1; i >= 0; i--) {
+    rl_iter_axis a = ax[i];
+    if (a.extent == 1) continue;
+    rl_iter_axis *in = n ? &ax[p->naxes - n] : NULL; /* last kept, inner */
+    int fits = in && a.dstride == in->dstride * in->extent &&
+               a.sstride == in->sstride * in->extent;
+    int same_dim =
+        in && a.dim == in->dim && a.weight == in->weight * in->extent;
+    if (fits && ((a.check < 0 && in->check < 0) || same_dim)) {
+      in->extent *= a.extent;
+      if (!same_dim) in->dim = -1;
+      continue;
+    }
+    ax[p->naxes - ++n] = a;
+  }
+  memmove(ax, ax + p->naxes - n, (size_t)n * sizeof *ax);
+  p->naxes = n;
+}
+
+/* The destination's axes refined with `beyond` (refine); 0 when one has no
+ * affine source. */
+static int refine_all(rl_layout_plan *p, const rl_desc *dst, const rl_desc *src,
+                      unsigned beyond) {
+  p->naxes = 0;
+  for (int i = 0; i < dst->naxes; i++)
+    if (dst->axes[i].extent > 1 && !refine(p, dst, src, &dst->axes[i], beyond))
+      return 0;
+  return 1;
+}
+
+/* The map is affine when every destination axis refines. The dims whose
+ * destination extent, padded or not, ends inside a source block
+ * (unpacking: NC1HWC0 -> NCHW with C = 17, FRACTAL_NZ -> ND off the
+ * fractal grid; nChw16c -> nChw8c with C = 17, whose 24 padded channels
+ * end inside the second block of 16) may run on to the block's end: the
+ * plan then skips what lies past the destination's end (`skip`). */
+static void affine(rl_layout_plan *p, const rl_desc *dst, const rl_desc *src) {
+  p->naxes = 0;
+  if (dst->groups.groups || src->groups.groups || !dst->compact) return;
+  for (int d = 0; d < dst->nvdims; d++)
+    if (dst->pad_before[d] || src->pad_before[d]) return;
+  if (!refine_all(p, dst, src, 0)) {
+    unsigned beyond = 0; /* the dims whose axes refine only so */
+    for (int i = 0; i < dst->naxes; i++) {
+      rl_layout_plan one = {0};
+      unsigned bit = 1u << dst->axes[i].dim;
+      int fails =
+          dst->axes[i].extent > 1 && !refine(&one, dst, src, &dst->axes[i], 0);
+      one.naxes = 0;
+      if (fails && refine(&one, dst, src, &dst->axes[i], bit)) beyond |= bit;
+    }
+    if (!beyond || !refine_all(p, dst, src, beyond)) {
+      p->naxes = 0;
+      return;
+    }
+    p->skip = beyond;
+  }
+  merge(p);
+  p->affine = 1;
+}
+/* log2 of the least power of two >= n */
+static int ceil_log2(int64_t n) {
+  int b = 0;
+  while (((int64_t)1 << b) < n) b++;
+  return b;
+}
+
+/* Widens the box along order[0..n) (innermost first, each axis' stride in
+ * stride[]) until it holds a run of `run` contiguous elements: whole axes
+ * while each continues the last, then a block of the next. */
+static void stage_run(rl_layout_plan *p, const int *order, int n,
+                      const int64_t *stride, int64_t run) {
+  int64_t have = 1;
+  for (int i = 0; i < n && have < run; i++) {
+    const rl_iter_axis *a = &p->axes[order[i]];
+    if (stride[order[i]] != have) break;
+    int64_t want = (run + have - 1) / have;
+    int b = ceil_log2(want < a->extent ? want : a->extent);
+    if (b > p->stage_bits[order[i]]) p->stage_bits[order[i]] = b;
+    if (((int64_t)1 << b) < a->extent) break;
+    have *= a->extent;
+  }
+}
+
+/* GPU: the box a work-group moves through local memory. Each axis' block is
+ * a power of two, so an element's place in the box splits into a part from
+ * the work-item's id and a constant part per unrolled step. The box reads
+ * runs of at least 128 bytes from the source and writes such runs to the
+ * destination; it then grows along the destination (longer runs) to 8192
+ * elements and is cut back to 16 KiB of local memory (with the bank gaps
+ * at most 24 KiB; OpenCL guarantees 32 KiB). On the H100, 8192
+ * 2-byte elements took ND -> FRACTAL_NZ f16 8197x8195 from 0.77 of copy (1024)
+ * to 0.89, while 2048 and 4096 gave 0.51-0.53. */
+static void plan_stage(rl_layout_plan *p, int size) {
+  int n = p->naxes, dorder[RELAYOUT_MAX_AXES * 2] = {0},
+      *sorder = p->stage_sorder;
+  int64_t dstride[RELAYOUT_MAX_AXES * 2] = {0},
+                                      sstride[RELAYOUT_MAX_AXES * 2] = {0};
+  for (int i = 0; i < n; i++) {
+    dorder[i] = n - 1 - i;
+    sorder[i] = i;
+    dstride[i] = p->axes[i].dstride;
+    sstride[i] = p->axes[i].sstride;
+    p->stage_bits[i] = 0;
+  }
+  for (int i = 1; i < n; i++) /* source order: stride ascending */
+    for (int j = i; j > 0 && sstride[sorder[j - 1]] > sstride[sorder[j]]; j--) {
+      int t = sorder[j];
+      sorder[j] = sorder[j - 1];
+      sorder[j - 1] = t;
+    }
+  stage_run(p, dorder, n, dstride, 128 / size);
+  stage_run(p, sorder, n, sstride, 128 / size);
+  int total = 0;
+  for (int i = 0; i < n; i++) total += p->stage_bits[i];
+  for (int i = 0; i < n && total < 13; i++) /* grow to 8192 elements */
+    while (total < 13 && ((int64_t)1 << p->stage_bits[dorder[i]]) <
+                             p->axes[dorder[i]].extent) {
+      p->stage_bits[dorder[i]]++;
+      total++;
+    }
+  while (((int64_t)size << total) > 16384) { /* cut the largest block */
+    int big = 0;
+    for (int i = 1; i < n; i++)
+      if (p->stage_bits[i] > p->stage_bits[big]) big = i;
+    p->stage_bits[big]--;
+    total--;
+  }
+}
+void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
+                     const rl_desc *src, int for_cpu, int64_t stream_from) {
+  rl_layout_plan p;
+  memset(&p, 0, sizeof p);
+  p.family = RL_FAMILY_GATHER;
+  affine(&p, dst, src);
+  int bits = relayout_dtype_bits(dst->dtype);
+  if (p.affine && bits >= 8) {
+    const rl_iter_axis *inner = p.naxes ? &p.axes[p.naxes - 1] : NULL;
+    int checks = 0;
+    for (int i = 0; i < p.naxes; i++) checks |= p.axes[i].check >= 0;
+    if (!inner || (p.naxes == 1 && inner->sstride == 1 && !checks)) {
+      p.family = RL_FAMILY_COPY;
+    } else if (for_cpu) {
+      rl_plan_lines(&p, dst, bits / 8, stream_from);
+    } else {
+      /* runs of 128 bytes or more on both sides: vector moves; otherwise
+       * (a transpose, short runs, or a skip plan, whose innermost axis may
+       * run past the destination's rows: NCHW32 -> ...C with C = 33) through
+       * local memory */
+      p.vec = 1;
+      if (inner->sstride == 1 && inner->extent * bits >= 128 * 8 && !p.skip)
+        while (p.vec < 16 && (p.vec * 2) * bits <= 128 &&
+               inner->extent % (p.vec * 2) == 0)
+          p.vec *= 2;
+      p.family = p.vec > 1 ? RL_FAMILY_ROWS : RL_FAMILY_STAGE;
+      if (p.vec == 1) plan_stage(&p, bits / 8);
+    }
+  } else if (p.affine && for_cpu && p.naxes && !p.skip &&
+             p.axes[p.naxes - 1].dstride == 1) {
+    rl_plan_nibbles(&p, dst, stream_from);
+  }
+  *out = p;
+}

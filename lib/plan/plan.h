@@ -1,0 +1,82 @@
+/* plan.h - the planner's view of a conversion, shared by planner, codegen,
+ * runtime */
+#ifndef RELAYOUT_PLAN_H
+#define RELAYOUT_PLAN_H
+
+#include "internal.h"
+#include "variant.h"
+
+typedef enum rl_family {
+  RL_FAMILY_REFERENCE, /* the scalar reference does the work */
+  RL_FAMILY_COPY,      /* source and destination bytes are identical */
+  RL_FAMILY_ROWS,      /* runs contiguous on both sides: vector moves */
+  RL_FAMILY_STAGE,     /* GPU: a box through local memory, read in source
+                        * order and written in destination order */
+  RL_FAMILY_GATHER,    /* anything else, element by element */
+  RL_FAMILY_LINES      /* CPU devices, any affine map: a box of rows per item */
+} rl_family;
+
+/* A destination iteration axis. In an affine plan each axis also has the
+ * source stride its index moves by; `check` names the dim whose logical
+ * extent bounds it (destination padding), or -1. */
+typedef struct rl_iter_axis {
+  int64_t extent, dstride, sstride, weight;
+  int dim;
+  int check;
+} rl_iter_axis;
+
+/* LINES: one of the three axes a work-item's box spans, with the box's
+ * extent along it; axis -1 when unused (extent 1). `step`: when the axis
+ * bounds the same dim as K, how many fewer of K's elements hold data per
+ * step along it (0 otherwise). */
+typedef struct rl_box_axis {
+  int axis;
+  int64_t block, step;
+} rl_box_axis;
+
+typedef struct rl_layout_plan {
+  rl_family family;
+  int affine;    /* source offset = sum of index * sstride over the axes */
+  unsigned skip; /* affine: the dims (a bit each) whose last piece runs on
+                  * past the destination's end along them, to the end of a
+                  * source block; what lies past that end is skipped */
+  int naxes;     /* affine: merged axes, outermost first */
+  rl_iter_axis axes[RELAYOUT_MAX_AXES * 2];
+  int stage_bits[RELAYOUT_MAX_AXES * 2];   /* STAGE: log2 of each axis' block
+                                            * in the box (0: not in it) */
+  int stage_sorder[RELAYOUT_MAX_AXES * 2]; /* STAGE: the axes in source
+                                            * order, stride ascending */
+  int vec; /* ROWS: elements per vector move; LINES: the side of the squares
+            * a transposing box is moved in (1: element by element), their
+            * rows along P with tile */
+  rl_box_axis box[3]; /* LINES: P, Q, then K, the innermost axis */
+#define RL_VARIANT_FIELD(field, macro, how, meaning) int field;
+  RL_LINES_VARIANT(RL_VARIANT_FIELD) /* LINES: variant.h */
+#undef RL_VARIANT_FIELD
+} rl_layout_plan;
+
+/* Analyses dst <- src (same logical dims) for a GPU (the families that
+ * coalesce) or a CPU device (whole rows per work-item); a CPU plan whose
+ * destination has stream_from bytes or more streams its stores where it can
+ * (stream_from 0: never). Never fails. */
+void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
+                     const rl_desc *src, int for_cpu, int64_t stream_from);
+
+/* A conversion whose elements move in wider units (both layouts keep one
+ * dim innermost and contiguous, its elements pairing up: 4-bit elements
+ * into bytes, and on up to 8 bytes where the shorter of the two runs folds
+ * into one unit): the same conversion of unsigned units, in dst_w and
+ * src_w, which the planner and kernels then take instead. 0 when it is not
+ * such a conversion (dst_w and src_w are then copies of dst and src). */
+int rl_widen(rl_desc *dst_w, rl_desc *src_w, const rl_desc *dst,
+             const rl_desc *src);
+
+/* The kernel source for a plan: a generated header, then kernels/common.cl
+ * and its family's files.
+ * Returns a malloc'ed string, or NULL when out of memory. */
+char *rl_codegen(const rl_layout_plan *p, const rl_desc *dst,
+                 const rl_desc *src);
+/* The kernel entry point a plan runs. */
+const char *rl_kernel_name(const rl_layout_plan *p, const rl_desc *dst);
+
+#endif /* RELAYOUT_PLAN_H */
