@@ -33,11 +33,19 @@ static const char usage[] =
     "           (oneDNN, numpy, PyTorch); --rows keeps the rows whose name\n"
     "           holds TEXT (or any of TEXT,TEXT,...)\n";
 
+/* A new plan's start: its first run (from its creation to that run's end,
+ * and which kernel ran), when its own kernel was ready (from its creation),
+ * and the generic kernel's median seconds (< 0: not measured). */
+typedef struct cold {
+  double first, ready, t_generic;
+  const char *first_kernel;
+} cold;
+
 /* same: whether the device's and the host path's results equal the
  * reference's (-1: on the reference, nothing to compare). */
 static void report(const bench_result *r, double t_host, int same,
-                   const cli_opt *opts, relayout_engine *e, relayout_plan *plan,
-                   int runs, int json) {
+                   const cold *c, const cli_opt *opts, relayout_engine *e,
+                   relayout_plan *plan, int runs, int json) {
   double gb = (double)(r->src_bytes + r->dst_bytes) / 1e9,
          cgb = 2.0 * (double)r->copy_bytes / 1e9;
   double conv = gb / r->t_conv, enq = cgb / r->t_enq, ker = cgb / r->t_kernel,
@@ -49,12 +57,16 @@ static void report(const bench_result *r, double t_host, int same,
            "\"runs\": %d, \"bytes\": %lld, \"gbps\": %.2f, "
            "\"copy_enqueue_gbps\": %.2f, \"copy_kernel_gbps\": %.2f, "
            "\"ratio_copy_kernel\": %.3f, \"ratio_copy_enqueue\": %.3f, "
-           "\"host_gbps\": %.2f%s}\n",
+           "\"host_gbps\": %.2f, \"first_run_ms\": %.1f, "
+           "\"first_run_kernel\": \"%s\", \"specialised_ready_ms\": %.1f, "
+           "\"generic_gbps\": %.2f, \"generic_ratio\": %.3f%s}\n",
            cli_get(opts, "from"), cli_get(opts, "to"), cli_get(opts, "shape"),
            cli_get(opts, "dtype") ? cli_get(opts, "dtype") : "f32",
            relayout_engine_device(e), relayout_plan_family(plan), runs,
            (long long)(r->src_bytes + r->dst_bytes), conv, enq, ker, conv / ker,
-           conv / enq, host,
+           conv / enq, host, c->first * 1e3, c->first_kernel, c->ready * 1e3,
+           c->t_generic > 0 ? gb / c->t_generic : 0,
+           c->t_generic > 0 ? r->t_conv / c->t_generic : 0,
            same < 0   ? ""
            : same > 0 ? ", \"same_as_reference\": true"
                       : ", \"same_as_reference\": false");
@@ -77,12 +89,42 @@ static void report(const bench_result *r, double t_host, int same,
            relayout_engine_host_memory(e) ? "in place"
                                           : "upload, run, download");
     printf("  = reference     %s\n",
-           same ? "yes, both results, byte for byte"
-                : "NO: the output differs from the reference's");
+           same ? "yes, every result, byte for byte"
+                : "NO: an output differs from the reference's");
+    printf("  first run       %9.1f ms after the plan's creation (%s kernel)\n",
+           c->first * 1e3, c->first_kernel);
+    printf("  own kernel      ready %.1f ms after the plan's creation\n",
+           c->ready * 1e3);
+    if (c->t_generic > 0)
+      printf("  generic kernel  %9.2f GB/s  (%.3f of its own kernel's)\n",
+             gb / c->t_generic, r->t_conv / c->t_generic);
   } else {
     printf("  %-15s %9.2f GB/s\n  ratio           %9.3f\n", peer, enq,
            conv / enq);
   }
+}
+
+/* The same conversion on the generic kernel of an engine like e's: median
+ * seconds (< 0: it failed), *same whether it equals the reference. */
+static double time_generic(relayout_engine *e, const relayout_desc *s,
+                           const relayout_desc *d, const bench_shape *x,
+                           int runs, int *same) {
+  relayout_engine_options o;
+  cli_engine_options(&o, relayout_engine_device(e));
+  o.kernels = RELAYOUT_KERNELS_GENERIC;
+  relayout_engine *g = NULL;
+  relayout_plan *p = NULL;
+  bench_result r = {.t_conv = -1};
+  bench_shape gx = *x;
+  if (!relayout_engine_create(&g, &o, NULL) &&
+      !relayout_plan_create(&p, g, d, s, NULL) &&
+      !strcmp(relayout_plan_kernel(p), "generic")) {
+    gx.plan = p;
+    if (bench_measure(&r, g, &gx, s, d, runs, same)) r.t_conv = -1;
+  }
+  relayout_plan_free(p);
+  relayout_engine_free(g);
+  return r.t_conv;
 }
 
 int cmd_bench(int argc, char **argv) {
@@ -131,7 +173,7 @@ int cmd_bench(int argc, char **argv) {
   relayout_plan *plan = NULL;
   relayout_desc s, d;
   bench_result r;
-  unsigned char *in = NULL, *ref = NULL;
+  unsigned char *in = NULL, *ref = NULL, *out = NULL;
   if ((rc = cli_layouts(&a, &b, from, to, cli_get(opts, "c0"), "bench")))
     goto done;
   if (relayout_bind_extents(&s, &d, a, b, dtype, n, ext, &err)) {
@@ -139,20 +181,29 @@ int cmd_bench(int argc, char **argv) {
     goto done;
   }
   if ((rc = cli_engine(&e, cli_get(opts, "device"), "bench"))) goto done;
-  if (relayout_plan_create(&plan, e, &d, &s, &err)) {
-    rc = cli_error(EXIT_WORK, "bench", "%s", err.message);
-    goto done;
-  }
-  if (*relayout_plan_note(plan))
-    fprintf(stderr, "relayout bench: %s\n", relayout_plan_note(plan));
   int64_t sb, db;
   relayout_desc_size_bytes(&sb, &s, NULL);
   relayout_desc_size_bytes(&db, &d, NULL);
-  if (!(in = cli_alloc_aligned((size_t)sb)) || !(ref = malloc((size_t)db))) {
+  if (!(in = cli_alloc_aligned((size_t)sb)) || !(ref = malloc((size_t)db)) ||
+      !(out = cli_alloc_aligned((size_t)db))) {
     rc = cli_error(EXIT_WORK, "bench", "out of memory");
     goto done;
   }
   bench_fill(in, sb);
+  /* a new plan's first run, then its own kernel, waited for */
+  cold c = {0, 0, -1, ""};
+  double t0 = cli_now();
+  if (relayout_plan_create(&plan, e, &d, &s, &err) ||
+      relayout_plan_run(plan, out, (size_t)db, in, (size_t)sb, &err)) {
+    rc = cli_error(EXIT_WORK, "bench", "%s", err.message);
+    goto done;
+  }
+  c.first = cli_now() - t0;
+  c.first_kernel = relayout_plan_kernel(plan);
+  relayout_plan_wait(plan, NULL);
+  c.ready = cli_now() - t0;
+  if (*relayout_plan_note(plan))
+    fprintf(stderr, "relayout bench: %s\n", relayout_plan_note(plan));
   memset(ref, 0xA5, (size_t)db); /* poisoned: unwritten bytes show */
   if (relayout_convert_ref(&d, ref, (size_t)db, &s, in, (size_t)sb, &err)) {
     rc = cli_error(EXIT_WORK, "bench", "%s", err.message);
@@ -170,9 +221,15 @@ int cmd_bench(int argc, char **argv) {
                    relayout_engine_device(e));
     goto done;
   }
+  if (relayout_engine_context(e) &&
+      strcmp(relayout_plan_kernel(plan), "generic")) {
+    int generic_same = 1;
+    c.t_generic = time_generic(e, &s, &d, &x, (int)runs, &generic_same);
+    host_same &= generic_same;
+  }
   /* on the reference engine the runs are the reference: nothing to say */
   same = relayout_engine_context(e) ? same && host_same : -1;
-  report(&r, t_host, same, opts, e, plan, (int)runs,
+  report(&r, t_host, same, &c, opts, e, plan, (int)runs,
          cli_get(opts, "json") != NULL);
   if (!same)
     rc = cli_error(EXIT_WORK, "bench",
@@ -180,6 +237,7 @@ int cmd_bench(int argc, char **argv) {
 done:
   free(in);
   free(ref);
+  free(out);
   relayout_plan_free(plan);
   relayout_engine_free(e);
   relayout_layout_free(a);

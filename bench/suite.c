@@ -153,7 +153,8 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
       relayout_dtype_from_name(&dtype, w->dtype, &err) ||
       cli_layouts(&a, &b, w->from, w->to, NULL, "bench") ||
       relayout_bind_extents(s, d, a, b, dtype, n, ext, &err) ||
-      relayout_plan_create(&plan, e, d, s, &err)) {
+      relayout_plan_create(&plan, e, d, s, &err) ||
+      relayout_plan_wait(plan, &err)) { /* timed: its own kernel */
     fprintf(stderr, "relayout bench: row '%s' %s: cannot plan it\n", w->name,
             shape);
     goto done;

@@ -39,11 +39,15 @@ int cli_layouts(relayout_layout **from, relayout_layout **to, const char *src,
 /* The engine options the command's environment asks for (README, "The
  * command"): device (NULL: RELAYOUT_DEVICE, else auto), RELAYOUT_CACHE_DIR
  * (else the XDG cache), RELAYOUT_CACHE_MB, RELAYOUT_MAX_ALLOC,
- * RELAYOUT_UNIFIED=0, RELAYOUT_FAMILIES, RELAYOUT_STREAM_BYTES. */
+ * RELAYOUT_UNIFIED=0, RELAYOUT_FAMILIES, RELAYOUT_STREAM_BYTES,
+ * RELAYOUT_KERNELS. */
 void cli_engine_options(relayout_engine_options *o, const char *device);
 /* Opens the engine so; prints the one-line note when auto falls back to
- * the reference. */
+ * the reference. cli_engine_from opens it with options of the caller's
+ * (device: --device's value, for messages). */
 int cli_engine(relayout_engine **out, const char *device, const char *cmd);
+int cli_engine_from(relayout_engine **out, const relayout_engine_options *o,
+                    const char *device, const char *cmd);
 
 /* Pins PoCL's CPU worker threads one to a CPU (POCL_AFFINITY=1) where
  * that is safe and the caller left POCL_AFFINITY unset; call before any

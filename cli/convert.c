@@ -7,9 +7,11 @@
 
 static const char usage[] =
     "usage: relayout convert --from SRC --to DST [--dims X=n,...] [--c0 N]\n"
-    "                        [--dtype T] [--device D] IN.npy OUT.npy\n"
+    "                        [--dtype T] [--device D] [--wait-compile]\n"
+    "                        IN.npy OUT.npy\n"
     "       relayout convert --from SRC --to DST --shape AxBxC --dtype T\n"
-    "                        [--dims X=n,...] [--c0 N] [--device D] IN OUT\n"
+    "                        [--dims X=n,...] [--c0 N] [--device D]\n"
+    "                        [--wait-compile] IN OUT\n"
     "\n"
     "Converts IN, stored in SRC's physical shape, to OUT in DST's physical\n"
     "shape (one array axis per physical axis), same dtype. With --shape, IN\n"
@@ -32,6 +34,9 @@ static const char usage[] =
     "  --device      auto (default: first GPU, else CPU, else the reference),\n"
     "                gpu, cpu, ref, an index or a name ('relayout devices');\n"
     "                RELAYOUT_DEVICE sets the default\n"
+    "  --wait-compile  a conversion new to the device waits for its own\n"
+    "                kernel (else it runs the generic kernel at once, its\n"
+    "                own building meanwhile, into the cache)\n"
     "IN may be - (standard input). OUT may be - (standard output), a\n"
     "device, a FIFO or a socket: written in place, in order. A file OUT (a\n"
     "symlink: the file it names) is written whole or not at all. IN is never\n"
@@ -142,6 +147,7 @@ static int run(const input *x, cli_out *out, relayout_layout *from,
   relayout_desc_physical_shape(&rank, shape, &d);
   relayout_plan *plan = NULL;
   relayout_status st = relayout_plan_create(&plan, engine, &d, &s, &err);
+  if (!st && cli_get(opts, "wait-compile")) st = relayout_plan_wait(plan, &err);
   if (!st)
     st = relayout_plan_run(plan, dst, (size_t)dst_bytes, x->data, x->data_size,
                            &err);
@@ -157,9 +163,15 @@ static int run(const input *x, cli_out *out, relayout_layout *from,
 }
 
 int cmd_convert(int argc, char **argv) {
-  cli_opt opts[] = {
-      {.name = "from"},  {.name = "to"},     {.name = "dims"},  {.name = "c0"},
-      {.name = "dtype"}, {.name = "device"}, {.name = "shape"}, {0}};
+  cli_opt opts[] = {{.name = "from"},
+                    {.name = "to"},
+                    {.name = "dims"},
+                    {.name = "c0"},
+                    {.name = "dtype"},
+                    {.name = "device"},
+                    {.name = "shape"},
+                    {.name = "wait-compile", .is_flag = 1},
+                    {0}};
   const char *pos[2];
   int npos, rc;
   if ((rc = cli_parse(argc, argv, opts, pos, 2, &npos, "convert", usage)))

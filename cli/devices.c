@@ -41,11 +41,16 @@ int cmd_devices(int argc, char **argv) {
 }
 
 int cli_engine(relayout_engine **out, const char *device, const char *cmd) {
-  relayout_error err;
   relayout_engine_options o;
   cli_engine_options(&o, device);
+  return cli_engine_from(out, &o, device, cmd);
+}
+
+int cli_engine_from(relayout_engine **out, const relayout_engine_options *o,
+                    const char *device, const char *cmd) {
+  relayout_error err;
   const char *from = device ? "--device" : "RELAYOUT_DEVICE";
-  relayout_status s = relayout_engine_create(out, &o, &err);
+  relayout_status s = relayout_engine_create(out, o, &err);
   if (s) return cli_error(cli_exit_code(s), cmd, "%s: %s", from, err.message);
   if (*relayout_engine_note(*out))
     fprintf(stderr, "relayout %s: %s\n", cmd, relayout_engine_note(*out));

@@ -52,4 +52,8 @@ void cli_engine_options(relayout_engine_options *o, const char *device) {
                                              : RELAYOUT_FAMILIES_AUTO;
   if (env_number("RELAYOUT_STREAM_BYTES", &v) && v >= 0 && v < 1e18)
     o->stream_bytes = v == 0 ? -1 : (int64_t)v;
+  const char *k = getenv("RELAYOUT_KERNELS");
+  o->kernels = k && !strcmp(k, "generic")       ? RELAYOUT_KERNELS_GENERIC
+               : k && !strcmp(k, "specialised") ? RELAYOUT_KERNELS_SPECIALISED
+                                                : RELAYOUT_KERNELS_AUTO;
 }

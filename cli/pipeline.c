@@ -44,6 +44,15 @@ static relayout_status cl_fail(relayout_error *err, const char *what,
                   what, rc);
 }
 
+/* What ran a job: its family, "generic" where its own kernel was still
+ * building, or "reference". */
+static const char *where(const relayout_plan *p) {
+  const char *k = relayout_plan_kernel(p);
+  return *relayout_plan_note(p) || !strcmp(k, "reference") ? "reference"
+         : !strcmp(k, "generic")                           ? "generic"
+                                 : relayout_plan_family(p);
+}
+
 /* Jobs that do not go through the slots: on the reference, too large, or
  * a source in host memory off its element's alignment. */
 static int alone(const pl_state *st, const pl_job *j) {
@@ -88,8 +97,7 @@ static relayout_status run_alone(pl_state *st, pl_job *j, relayout_error *err) {
   if (!s)
     s = cli_out_write(st->out->file, st->alone, j->dst_size, j->dst_at, 0, err);
   j->seconds = cli_now() - t0;
-  j->where = *relayout_plan_note(j->plan) ? "reference"
-                                          : relayout_plan_family(j->plan);
+  j->where = where(j->plan);
   if (!s && st->out->progress)
     st->out->progress(st->out->ctx, j->src_size, j->dst_size, 1);
   return s;
@@ -117,7 +125,7 @@ static relayout_status finish(pl_state *st, pl_slot *s, relayout_error *err) {
     if (r) return r;
     off += j->dst_size;
     j->seconds = t;
-    j->where = relayout_plan_family(j->plan);
+    j->where = where(j->plan);
     read += j->src_size;
     written += j->dst_size;
   }
@@ -247,6 +255,11 @@ static void open_slots(pl_state *st, int njobs, uint64_t max_memory) {
 }
 
 static void close_slots(pl_state *st) {
+  /* nothing may run on past here: a group whose download failed to queue
+   * still has kernels reading the caller's mapped input */
+  cl_command_queue queues[3] = {st->up, st->kernels, st->down};
+  for (int i = 0; i < 3; i++)
+    if (queues[i]) clFinish(queues[i]);
   for (int i = 0; i < SLOTS; i++) {
     pl_slot *s = &st->slot[i];
     if (s->done) {

@@ -27,7 +27,7 @@ typedef struct pl_job {
   size_t unit;       /* the element's bytes (1 for 4-bit types) */
   uint64_t dst_at;   /* byte offset in the output file */
   double seconds;    /* filled: from submission to bytes back on the host */
-  const char *where; /* filled: "device" (grouped) or relayout_plan_family */
+  const char *where; /* filled: its family, "generic" or "reference" */
 } pl_job;
 
 /* Called after jobs complete, with the bytes they read and wrote. */

@@ -42,6 +42,10 @@ static const char usage[] =
     "                tensor too large for a slot (a ninth of it) runs alone,\n"
     "                so memory then peaks at about its source plus result\n"
     "  --device D    auto (default), gpu, cpu, ref, an index or a name\n"
+    "  --wait-compile\n"
+    "                shapes new to the device wait for their own kernels,\n"
+    "                built all at once (else they start on the generic\n"
+    "                kernels while their own build)\n"
     "\n"
     "Progress goes to stderr on a terminal. OUT is written whole or not at "
     "all\n"
@@ -91,6 +95,7 @@ int cmd_repack(int argc, char **argv) {
                     {.name = "json", .is_flag = 1},
                     {.name = "max-memory"},
                     {.name = "device"},
+                    {.name = "wait-compile", .is_flag = 1},
                     {0}};
   const char *pos[2];
   int npos, rc;
@@ -99,6 +104,7 @@ int cmd_repack(int argc, char **argv) {
   o.restore = cli_get(opts, "restore") != NULL;
   o.dry_run = cli_get(opts, "dry-run") != NULL;
   o.json = cli_get(opts, "json") != NULL;
+  o.wait_compile = cli_get(opts, "wait-compile") != NULL;
   if (npos < 1 + !o.dry_run)
     return cli_error(EXIT_USAGE, "repack", "needs IN and OUT\n%s", usage);
   if (o.restore && opts[0].count)

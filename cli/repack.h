@@ -58,7 +58,7 @@ void rp_report_free(rp_report *r);
 typedef struct rp_options {
   rp_rule rules[RP_MAX_RULES];
   int nrules;
-  int restore, dry_run, json;
+  int restore, dry_run, json, wait_compile;
   uint64_t max_memory;
   relayout_engine *engine;
   rp_report report;

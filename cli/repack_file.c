@@ -415,6 +415,9 @@ static relayout_status make_plans(rp_options *o, const st_file *f,
       return cli_fail(err, s, "%s: tensor '%s': %s", f->path, it->t->name,
                       err->message);
   }
+  /* with --wait-compile, once every build has started: they run at once */
+  for (int i = 0; o->wait_compile && i < f->ntensors; i++)
+    if (items[i].convert) relayout_plan_wait(items[i].plan, NULL);
   return RELAYOUT_OK;
 }
 

@@ -366,6 +366,25 @@ typedef enum relayout_families {
  * their defaults. The library reads no environment variable; the relayout
  * command maps its RELAYOUT_* variables onto these fields.
  */
+/**
+ * Which kernel a plan runs. A plan's own kernel is specialised: its extents,
+ * strides and box sizes compiled in, as fast as the device goes, but a new
+ * shape is a new program to compile (about a second on PoCL). The generic
+ * kernels take them as arguments: one program per device and driver, kept
+ * in the disk cache like the rest, serves every plan at once.
+ */
+typedef enum relayout_kernels {
+  /** The specialised kernel where it is compiled already (in the engine or
+   *  its disk cache); else the generic kernel at once, while the specialised
+   *  one builds in the background; the plan switches to it at its first run
+   *  after the build, and the build lands in the disk cache. */
+  RELAYOUT_KERNELS_AUTO,
+  /** The specialised kernel, built when the plan is created. */
+  RELAYOUT_KERNELS_SPECIALISED,
+  /** The generic kernels only (tests, benchmarks). */
+  RELAYOUT_KERNELS_GENERIC
+} relayout_kernels;
+
 typedef struct relayout_engine_options {
   size_t size;
   /** "auto" (or NULL: the first GPU, else a CPU device, else the
@@ -391,6 +410,13 @@ typedef struct relayout_engine_options {
    *  non-temporal stores (0: 0.3 of the device's cache, the streaming
    *  threshold; -1: never). */
   int64_t stream_bytes;
+  /** Which kernels plans run (default: RELAYOUT_KERNELS_AUTO). */
+  relayout_kernels kernels;
+  /** Background builds at once (0: 1 on a CPU device, whose PoCL compiler
+   *  builds one program at a time, else one per CPU up to 8; -1: none, so
+   *  that AUTO builds each plan's kernel when the plan is created). Builder
+   *  threads run at the lowest priority. */
+  int build_threads;
 } relayout_engine_options;
 
 /**
@@ -404,7 +430,8 @@ typedef struct relayout_engine relayout_engine;
 relayout_status relayout_engine_create(relayout_engine **out,
                                        const relayout_engine_options *options,
                                        relayout_error *err);
-/** Frees an engine (its plans must be freed first); accepts NULL. */
+/** Frees an engine (its plans must be freed first); accepts NULL. Builds
+ *  under way finish first, into the disk cache. */
 void relayout_engine_free(relayout_engine *engine);
 /** The device's name, or "reference". */
 const char *relayout_engine_device(const relayout_engine *engine);
@@ -417,10 +444,11 @@ void relayout_engine_builds(const relayout_engine *engine, int *from_source,
                             int *from_disk);
 
 /**
- * A plan: one conversion, specialised and compiled for one engine. Creating
- * it builds (or loads from the engine's cache) its kernel; running it
- * compiles nothing. When the kernel cannot be built the plan runs on the
- * reference, and relayout_plan_note says why.
+ * A plan: one conversion for one engine. Creating it finds its specialised
+ * kernel in the engine's caches, or (options.kernels) builds it, or runs
+ * the generic kernel while it builds in the background; running it compiles
+ * nothing. When no kernel can be built the plan runs on the reference, and
+ * relayout_plan_note says why.
  */
 typedef struct relayout_plan relayout_plan;
 relayout_status relayout_plan_create(relayout_plan **out,
@@ -440,8 +468,19 @@ const char *relayout_plan_family(const relayout_plan *plan);
  * fallback is told: the library never prints.
  */
 const char *relayout_plan_note(const relayout_plan *plan);
-/** The OpenCL C source of the plan's kernel, or "" for the reference. */
+/** The OpenCL C source of the plan's specialised kernel, or "" for the
+ *  reference and copies. */
 const char *relayout_plan_source(const relayout_plan *plan);
+/** The kernel the plan's next run takes: "specialised", "generic", "copy"
+ *  (clEnqueueCopyBuffer) or "reference". */
+const char *relayout_plan_kernel(const relayout_plan *plan);
+/**
+ * Waits until the plan's specialised kernel is built and switches to it
+ * (at once where it has no build under way). A build that fails leaves the
+ * plan on its generic kernel (relayout_plan_kernel says which runs);
+ * RELAYOUT_OK either way.
+ */
+relayout_status relayout_plan_wait(relayout_plan *plan, relayout_error *err);
 
 /**
  * Runs a plan on host memory and returns when dst holds the result. On a

@@ -211,6 +211,10 @@ fi
 expect_ok "convert on cpu" "$R" convert --device cpu --from AB --to BA4a f.npy dev.npy
 expect_ok "convert on ref" "$R" convert --device ref --from AB --to BA4a f.npy ref.npy
 same "device equals reference" dev.npy ref.npy
+expect_ok "convert on the generic kernel" env RELAYOUT_KERNELS=generic "$R" convert --device cpu --from AB --to BA4a f.npy gen.npy
+same "generic equals reference" gen.npy ref.npy
+expect_ok "convert waiting for its own kernel" "$R" convert --device cpu --wait-compile --from AB --to BA4a f.npy wait.npy
+same "its own kernel equals reference" wait.npy ref.npy
 RELAYOUT_DEVICE=ref expect_ok "RELAYOUT_DEVICE" "$R" convert --from ND --to NZ s.npy env.npy
 same "env device" nz.npy env.npy
 expect_fail "unknown device" 2 "no OpenCL device matches 'quantum'" "$R" convert --device quantum --from ND --to NZ s.npy x.npy
@@ -220,11 +224,14 @@ expect_fail "device index" 2 "device 7 does not exist" "$R" convert --device 7 -
 expect_ok "bench" "$R" bench --device cpu --from NCHW --to NHWC --shape 2x16x8x8 --runs 3
 has "bench copy kernel" "copy (kernel)" out.txt
 has "bench ratio" "of the copy kernel" out.txt
+has "bench first run" "first run " out.txt
+has "bench own kernel ready" "own kernel      ready" out.txt
+has "bench generic kernel" "of its own kernel's)" out.txt
 has "bench host path in place" "(relayout_plan_run: in place)" out.txt
-has "bench checks both results" "= reference     yes, both results" out.txt
+has "bench checks both results" "= reference     yes, every result" out.txt
 RELAYOUT_UNIFIED=0 expect_ok "bench through copies" "$R" bench --device cpu --from NCHW --to NHWC --shape 2x16x8x8 --runs 3
 has "bench host path copies" "(relayout_plan_run: upload, run, download)" out.txt
-has "bench through copies checks both results" "= reference     yes, both results" out.txt
+has "bench through copies checks both results" "= reference     yes, every result" out.txt
 expect_ok "bench json on a device" "$R" bench --device cpu --from ND --to FRACTAL_NZ --shape 40x70 --dtype f16 --runs 2 --json
 has "bench json checks the result" '"same_as_reference": true' out.txt
 expect_ok "bench json" "$R" bench --device ref --from ND --to FRACTAL_NZ --shape 40x70 --dtype f16 --runs 2 --json

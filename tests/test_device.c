@@ -19,7 +19,8 @@
 
 #include <stdlib.h>
 
-static relayout_engine *engine, *gpu_engine, *cpu_engine, *streamed_engine;
+static relayout_engine *engine, *gpu_engine, *cpu_engine, *streamed_engine,
+    *generic_engine;
 static int pairs_run, pairs_skipped, pairs_streamed;
 static relayout_engine *force; /* the engine plans go to (NULL: GPU and CPU
                                   families by turns) */
@@ -45,7 +46,8 @@ static void fill(unsigned char *p, size_t n) {
  * run in messages. */
 static void check_run(relayout_engine *on, relayout_plan *plan, const char *how,
                       const char *src, const char *dst, relayout_dtype t,
-                      const unsigned char *in, size_t sb, const guarded *want) {
+                      const unsigned char *in, size_t sb, size_t skew,
+                      const guarded *want) {
   CHECK(!*relayout_plan_note(plan), "%s -> %s%s: %s", src, dst, how,
         relayout_plan_note(plan));
   /* Buffers with 64 bytes before and after: offsets, and a poisoned tail;
@@ -61,7 +63,7 @@ static void check_run(relayout_engine *on, relayout_plan *plan, const char *how,
   clEnqueueFillBuffer(q, bd, &poison, 1, 0, total, 0, NULL, NULL);
   clEnqueueWriteBuffer(q, bs, CL_FALSE, pad, sb, in, 0, NULL, NULL);
   cl_event done = NULL;
-  size_t at = pad + dst_skew; /* the destination's offset */
+  size_t at = pad + skew; /* the destination's offset */
   CHECK_OK(relayout_plan_enqueue(plan, bd, at, bs, pad, 0, NULL, &done, &e_));
   unsigned char *got = malloc(total);
   clEnqueueReadBuffer(q, bd, CL_TRUE, 0, total, got, done ? 1 : 0,
@@ -83,11 +85,62 @@ static void check_run(relayout_engine *on, relayout_plan *plan, const char *how,
   free(got);
 }
 
+/* A pair under way: its plans made (their kernels building in the
+ * background, several at once), its runs checked when it leaves the
+ * window (finish_pair). */
+typedef struct pending {
+  const char *src, *dst; /* the callers' strings, alive till the window's
+                          * flush (pair_flush before they go) */
+  relayout_dtype t;
+  unsigned char *in;
+  size_t sb, skew;
+  guarded want;
+  relayout_engine *on;
+  relayout_plan *plan, *streamed, *generic;
+} pending;
+#define WINDOW 8
+static pending window[WINDOW];
+static int nwindow;
+
+/* The oldest pair under way, its kernels waited for, run and checked: its
+ * own kernel (on both the plain and the streamed CPU engine where the
+ * kernels differ) and the generic one. */
+static void finish_pair(void) {
+  pending *x = &window[0];
+  CHECK_OK(relayout_plan_wait(x->plan, &e_));
+  CHECK(strcmp(relayout_plan_kernel(x->plan), "generic"),
+        "%s -> %s: its own kernel did not build", x->src, x->dst);
+  check_run(x->on, x->plan, "", x->src, x->dst, x->t, x->in, x->sb, x->skew,
+            &x->want);
+  if (x->streamed) {
+    CHECK_OK(relayout_plan_wait(x->streamed, &e_));
+    check_run(streamed_engine, x->streamed, ", streamed", x->src, x->dst, x->t,
+              x->in, x->sb, x->skew, &x->want);
+    pairs_streamed++;
+  }
+  CHECK(!strcmp(relayout_plan_kernel(x->generic), "generic") ||
+            !strcmp(relayout_plan_kernel(x->generic), "copy"),
+        "%s -> %s: no generic kernel", x->src, x->dst);
+  check_run(generic_engine, x->generic, ", generic", x->src, x->dst, x->t,
+            x->in, x->sb, x->skew, &x->want);
+  relayout_plan_free(x->plan);
+  relayout_plan_free(x->streamed);
+  relayout_plan_free(x->generic);
+  free(x->in);
+  guarded_free(&x->want);
+  memmove(window, window + 1, sizeof *window * (size_t)--nwindow);
+}
+
+/* Every pair under way finished. */
+static void pair_flush(void) {
+  while (nwindow) finish_pair();
+}
+
 /* src -> dst at ext, with the GPU and the CPU kernel families by turns
- * (force: that engine's). Where the families are the CPU ones and no test
- * forces the choice, the plan is made again with streamed stores (CPU
- * devices; below the threshold, as at these sizes, plans never stream)
- * and, where that changes the kernel, run too. */
+ * (force: that engine's), and on the generic kernels. Where the families
+ * are the CPU ones and no test forces the choice, the plan is made again
+ * with streamed stores (CPU devices; below the threshold, as at these
+ * sizes, plans never stream) and, where that changes the kernel, run too. */
 static void one_pair(const char *src, const char *dst, relayout_dtype t,
                      const family *f, const int64_t *ext) {
   relayout_desc s, d;
@@ -95,35 +148,33 @@ static void one_pair(const char *src, const char *dst, relayout_dtype t,
     pairs_skipped++;
     return;
   }
+  if (nwindow == WINDOW) finish_pair();
+  pending *x = &window[nwindow++];
+  memset(x, 0, sizeof *x);
+  *x = (pending){.src = src, .dst = dst, .t = t, .skew = dst_skew};
   int64_t sb, db;
   relayout_desc_size_bytes(&sb, &s, NULL);
   relayout_desc_size_bytes(&db, &d, NULL);
-  unsigned char *in = malloc((size_t)sb);
-  fill(in, (size_t)sb);
-  guarded want = guarded_alloc((size_t)db, 0xA5);
-  CHECK_OK(
-      relayout_convert_ref(&d, want.data, want.size, &s, in, (size_t)sb, &e_));
-
-  relayout_plan *plan;
-  relayout_engine *on = force ? force : pairs_run % 2 ? gpu_engine : cpu_engine;
-  CHECK_OK(relayout_plan_create(&plan, on, &d, &s, &e_));
-  families_seen[plan_family_index(relayout_plan_family(plan))]++;
-  check_run(on, plan, "", src, dst, t, in, (size_t)sb, &want);
+  x->sb = (size_t)sb;
+  x->in = malloc(x->sb);
+  fill(x->in, x->sb);
+  x->want = guarded_alloc((size_t)db, 0xA5);
+  CHECK_OK(relayout_convert_ref(&d, x->want.data, x->want.size, &s, x->in,
+                                x->sb, &e_));
+  x->on = force ? force : pairs_run % 2 ? gpu_engine : cpu_engine;
+  CHECK_OK(relayout_plan_create(&x->plan, x->on, &d, &s, &e_));
+  CHECK_OK(relayout_plan_create(&x->generic, generic_engine, &d, &s, &e_));
+  families_seen[plan_family_index(relayout_plan_family(x->plan))]++;
   pairs_run++;
-  if (on == cpu_engine && !force) {
-    relayout_plan *streamed = NULL;
-    CHECK_OK(relayout_plan_create(&streamed, streamed_engine, &d, &s, &e_));
-    if (streamed &&
-        strcmp(relayout_plan_source(streamed), relayout_plan_source(plan))) {
-      check_run(streamed_engine, streamed, ", streamed", src, dst, t, in,
-                (size_t)sb, &want);
-      pairs_streamed++;
+  if (x->on == cpu_engine && !force) {
+    CHECK_OK(relayout_plan_create(&x->streamed, streamed_engine, &d, &s, &e_));
+    if (x->streamed &&
+        !strcmp(relayout_plan_source(x->streamed),
+                relayout_plan_source(x->plan))) { /* the same kernel */
+      relayout_plan_free(x->streamed);
+      x->streamed = NULL;
     }
-    relayout_plan_free(streamed);
   }
-  free(in);
-  guarded_free(&want);
-  relayout_plan_free(plan);
 }
 
 /* n edge extents (1, 2, 3, 5, 7, 13, 16, 17, 31, 33) with 20 to 3000
@@ -137,7 +188,9 @@ static void pick_extents(int64_t *ext, int n) {
   } while (count > 3000 || count < 20);
 }
 
-static void matrix(int nshapes) {
+/* The format matrix; part 0: three pairs in four, part 1 the fourth, for
+ * two processes that share it (-1: all). */
+static void matrix(int nshapes, int part) {
   for (size_t fi = 0; fi < sizeof families / sizeof families[0]; fi++) {
     const family *f = &families[fi];
     int n = f->nbatch + (int)strlen(f->letters);
@@ -151,6 +204,7 @@ static void matrix(int nshapes) {
       int pair = 0;
       for (int a = 0; f->layouts[a]; a++)
         for (int b = 0; f->layouts[b]; b++, pair++) {
+          if (part >= 0 && (pair % 4 == 3) != part) continue;
           /* every pair at one width; a few at every width */
           for (size_t w = 0; w < 5; w++)
             if (w == (size_t)(pair + shape) % 5 || pair % 11 == 0)
@@ -158,16 +212,22 @@ static void matrix(int nshapes) {
         }
     }
   }
+  pair_flush();
   printf("%d pairs on %s (%d of them streamed too), %d skipped as not "
          "applicable; families:",
          pairs_run, relayout_engine_device(engine), pairs_streamed,
          pairs_skipped);
   for (int i = 0; i < 5; i++) {
     printf(" %s %d", family_names[i], families_seen[i]);
-    CHECK(families_seen[i] > 0, "the matrix ran no %s plan", family_names[i]);
+    CHECK(part == 1 || families_seen[i] > 0, "the matrix ran no %s plan",
+          family_names[i]); /* its quarter need not have every one */
   }
   printf("\n");
-  CHECK(pairs_run > 250 * nshapes, "the matrix ran (%d pairs)", pairs_run);
+  CHECK(pairs_run > (part < 0 ? 250
+                     : part   ? 60
+                              : 180) *
+                        nshapes,
+        "the matrix ran (%d pairs)", pairs_run);
 }
 
 /* A random grammar layout of NCHW: the four outer letters in any order,
@@ -232,6 +292,7 @@ static void random_layouts(int npairs) {
     one_pair(src, dst, t, f, ext);
     run++;
   }
+  pair_flush();
   printf("%d random layout pairs\n", run);
   CHECK(run == npairs, "ran %d of %d random layout pairs", run, npairs);
 }
@@ -355,6 +416,7 @@ static void host_path_of(const char *device, const char *from, const char *to,
           relayout_engine_host_memory(e), unified, copies);
     relayout_plan *plan;
     CHECK_OK(relayout_plan_create(&plan, e, &d, &s, &e_));
+    CHECK_OK(relayout_plan_wait(plan, &e_)); /* its own kernel is the test */
     CHECK(!(engine_type() & CL_DEVICE_TYPE_CPU) ||
               planned(relayout_plan_source(plan)),
           "%s -> %s: not the plan the test is for", from, to);
@@ -416,6 +478,7 @@ static void reads_inside(void) {
                                   in.size, &e_));
     relayout_plan *plan;
     CHECK_OK(relayout_plan_create(&plan, streamed_engine, &d, &s, &e_));
+    CHECK_OK(relayout_plan_wait(plan, &e_));
     CHECK(!relayout_engine_host_memory(streamed_engine) ||
               box_streams_pads(relayout_plan_source(plan)),
           "NHWC -> NC1HWC0 %s: the plan streams padded rows",
@@ -435,24 +498,34 @@ static void reads_inside(void) {
 
 /* An engine on the test's device with these kernels and streaming. */
 static relayout_engine *engine_for(const char *device, relayout_families f,
-                                   int64_t stream_bytes) {
+                                   int64_t stream_bytes, relayout_kernels k) {
   relayout_engine_options o = {.size = sizeof o,
                                .device = device,
                                .families = f,
-                               .stream_bytes = stream_bytes};
+                               .stream_bytes = stream_bytes,
+                               .kernels = k};
   relayout_engine *e = NULL;
   CHECK_OK(relayout_engine_create(&e, &o, &e_));
   return e;
 }
 
-int main(void) {
+/* usage: test_device [cases|matrix]: a quarter of the format matrix, the
+ * plan cases, host paths, refusals and random layouts (cases), or the rest
+ * of the matrix (matrix); all by default. */
+int main(int argc, char **argv) {
+  const char *part = argc > 1 ? argv[1] : "";
+  int cases = strcmp(part, "matrix") != 0, grid = strcmp(part, "cases") != 0;
   const char *dev = getenv("RELAYOUT_TEST_DEVICE");
   if (!dev) dev = "cpu";
-  engine = engine_for(dev, RELAYOUT_FAMILIES_AUTO, 0);
-  gpu_engine = engine_for(dev, RELAYOUT_FAMILIES_GPU, 0);
-  cpu_engine = engine_for(dev, RELAYOUT_FAMILIES_CPU, 0);
-  streamed_engine = engine_for(dev, RELAYOUT_FAMILIES_CPU, 1);
-  if (!engine || !gpu_engine || !cpu_engine || !streamed_engine)
+  engine = engine_for(dev, RELAYOUT_FAMILIES_AUTO, 0, RELAYOUT_KERNELS_AUTO);
+  gpu_engine = engine_for(dev, RELAYOUT_FAMILIES_GPU, 0, RELAYOUT_KERNELS_AUTO);
+  cpu_engine = engine_for(dev, RELAYOUT_FAMILIES_CPU, 0, RELAYOUT_KERNELS_AUTO);
+  streamed_engine =
+      engine_for(dev, RELAYOUT_FAMILIES_CPU, 1, RELAYOUT_KERNELS_AUTO);
+  generic_engine =
+      engine_for(dev, RELAYOUT_FAMILIES_AUTO, 0, RELAYOUT_KERNELS_GENERIC);
+  if (!engine || !gpu_engine || !cpu_engine || !streamed_engine ||
+      !generic_engine)
     return check_summary();
   const char *shapes = getenv("RELAYOUT_TEST_SHAPES"),
              *seed = getenv("RELAYOUT_TEST_SEED");
@@ -462,16 +535,21 @@ int main(void) {
     CHECK(*seed && !*end, "RELAYOUT_TEST_SEED=%s is not a number", seed);
   }
   printf("seed %llu (RELAYOUT_TEST_SEED)\n", (unsigned long long)rng_state);
-  host_path(dev);
-  plan_cases(device_case);
-  reads_inside();
-  widened_refusals();
   int nshapes = shapes ? atoi(shapes) : 2;
-  matrix(nshapes);
-  random_layouts(60 * nshapes);
+  /* split, the matrix's pairs alternate between the two processes */
+  matrix(nshapes, cases && grid ? -1 : cases);
+  if (cases) {
+    host_path(dev);
+    plan_cases(device_case);
+    pair_flush();
+    reads_inside();
+    widened_refusals();
+  }
+  if (cases) random_layouts(60 * nshapes);
   relayout_engine_free(engine);
   relayout_engine_free(gpu_engine);
   relayout_engine_free(cpu_engine);
   relayout_engine_free(streamed_engine);
+  relayout_engine_free(generic_engine);
   return check_summary();
 }

@@ -13,13 +13,16 @@
 static char dir[64];
 
 /* A CPU engine (or `device`) with the test's cache directory, and `o`'s
- * other fields where o is not NULL. */
+ * other fields where o is not NULL; its plans build their own kernels when
+ * made, unless o asks for other kernels. */
 static relayout_engine *engine(const char *device,
                                const relayout_engine_options *o) {
   relayout_engine_options all = {.size = sizeof all};
   if (o) all = *o;
   all.device = device;
   all.cache_dir = dir;
+  if (all.kernels == RELAYOUT_KERNELS_AUTO)
+    all.kernels = RELAYOUT_KERNELS_SPECIALISED;
   relayout_engine *e = NULL;
   CHECK_OK(relayout_engine_create(&e, &all, &e_));
   return e;
@@ -31,38 +34,63 @@ static relayout_layout *parse(const char *text) {
   return l;
 }
 
+/* NCHW `ext` -> `to`: its descriptors, an input, the reference's output
+ * and a poisoned buffer for a plan's. */
+typedef struct {
+  relayout_desc s, d;
+  int64_t sb, db;
+  unsigned char *in;
+  guarded want, got;
+} fixture;
+
+static fixture fixture_new(const char *to, relayout_dtype t,
+                           const int64_t *ext) {
+  fixture f;
+  relayout_layout *a = parse("NCHW"), *b = parse(to);
+  CHECK_OK(relayout_bind_extents(&f.s, &f.d, a, b, t, 4, ext, &e_));
+  relayout_layout_free(a);
+  relayout_layout_free(b);
+  relayout_desc_size_bytes(&f.sb, &f.s, NULL);
+  relayout_desc_size_bytes(&f.db, &f.d, NULL);
+  f.in = malloc((size_t)f.sb);
+  for (int64_t i = 0; i < f.sb; i++) f.in[i] = (unsigned char)(i * 7 + 1);
+  f.want = guarded_alloc((size_t)f.db, 0xA5);
+  f.got = guarded_alloc((size_t)f.db, 0x5A);
+  CHECK_OK(relayout_convert_ref(&f.d, f.want.data, f.want.size, &f.s, f.in,
+                                (size_t)f.sb, &e_));
+  return f;
+}
+
+/* Runs p into the poisoned buffer; whether the output equals the
+ * reference's. */
+static int fixture_run(fixture *f, relayout_plan *p) {
+  memset(f->got.data, 0x5A, f->got.size);
+  CHECK_OK(relayout_plan_run(p, f->got.data, f->got.size, f->in, (size_t)f->sb,
+                             &e_));
+  return !memcmp(f->got.data, f->want.data, (size_t)f->db);
+}
+
+static void fixture_free(fixture *f) {
+  free(f->in);
+  guarded_free(&f->want);
+  guarded_free(&f->got);
+}
+
 /* NCHW `ext` -> `to` on an engine; the result must equal the reference.
  * Returns the plan's family; the plan's note goes to note (may be NULL). */
 static const char *convert_to(relayout_engine *e, const char *to,
                               relayout_dtype t, const int64_t *ext,
                               relayout_error *note) {
   static char family[16];
-  relayout_layout *a = parse("NCHW"), *b = parse(to);
-  relayout_desc s, d;
-  CHECK_OK(relayout_bind_extents(&s, &d, a, b, t, 4, ext, &e_));
-  int64_t sb, db;
-  relayout_desc_size_bytes(&sb, &s, NULL);
-  relayout_desc_size_bytes(&db, &d, NULL);
-  unsigned char *in = malloc((size_t)sb);
-  for (int64_t i = 0; i < sb; i++) in[i] = (unsigned char)(i * 7 + 1);
-  guarded want = guarded_alloc((size_t)db, 0xA5),
-          got = guarded_alloc((size_t)db, 0x5A);
-  CHECK_OK(
-      relayout_convert_ref(&d, want.data, want.size, &s, in, (size_t)sb, &e_));
+  fixture f = fixture_new(to, t, ext);
   relayout_plan *p;
-  CHECK_OK(relayout_plan_create(&p, e, &d, &s, &e_));
-  CHECK_OK(relayout_plan_run(p, got.data, got.size, in, (size_t)sb, &e_));
+  CHECK_OK(relayout_plan_create(&p, e, &f.d, &f.s, &e_));
+  CHECK(fixture_run(&f, p), "NCHW -> %s: output equals the reference", to);
   if (note)
     snprintf(note->message, sizeof note->message, "%s", relayout_plan_note(p));
-  CHECK(!memcmp(got.data, want.data, (size_t)db),
-        "NCHW -> %s: output equals the reference", to);
   snprintf(family, sizeof family, "%s", relayout_plan_family(p));
   relayout_plan_free(p);
-  relayout_layout_free(a);
-  relayout_layout_free(b);
-  free(in);
-  guarded_free(&want);
-  guarded_free(&got);
+  fixture_free(&f);
   return family;
 }
 
@@ -391,6 +419,62 @@ static void stream_bytes(void) {
         "stream_bytes -1 streams nothing");
 }
 
+/* NCHW -> NHWC f32 2x17x5xW planned on e, its runs equal to the
+ * reference's (each of `runs`, with a wait for its own kernel before the
+ * last where `wait`); returns the kernel the last run took. */
+static const char *runs_on(relayout_engine *e, int64_t w, int wait) {
+  static char kernel[16];
+  fixture f = fixture_new("NHWC", RELAYOUT_F32, (const int64_t[]){2, 17, 5, w});
+  relayout_plan *p;
+  CHECK_OK(relayout_plan_create(&p, e, &f.d, &f.s, &e_));
+  snprintf(kernel, sizeof kernel, "%s", relayout_plan_kernel(p));
+  for (int run = 0; run < 1 + wait; run++) {
+    if (run) CHECK_OK(relayout_plan_wait(p, &e_));
+    CHECK(fixture_run(&f, p) && !*relayout_plan_note(p),
+          "W=%lld, %s kernel: output equals the reference", (long long)w,
+          relayout_plan_kernel(p));
+  }
+  if (wait) snprintf(kernel, sizeof kernel, "%s", relayout_plan_kernel(p));
+  relayout_plan_free(p);
+  fixture_free(&f);
+  return kernel;
+}
+
+/* The kernels option: AUTO starts a conversion new to the caches on the
+ * generic kernel, its own building in the background, and switches once
+ * it is built; the build lands in the disk cache for the next engine. A
+ * plan, or an engine, freed while builds run leaves nothing behind. */
+static void kernels(void) {
+  relayout_engine_options o = {
+      .size = sizeof o, .device = "cpu", .cache_dir = dir};
+  relayout_engine *e = NULL;
+  CHECK_OK(relayout_engine_create(&e, &o, &e_));
+  CHECK(!strcmp(runs_on(e, 31, 0), "generic"),
+        "a new conversion starts on the generic kernel");
+  CHECK(!strcmp(runs_on(e, 37, 1), "specialised"),
+        "after a wait, its own kernel runs");
+  relayout_engine_free(e);
+  CHECK_OK(relayout_engine_create(&e, &o, &e_));
+  CHECK(!strcmp(runs_on(e, 37, 0), "specialised"),
+        "a new engine finds the build in the disk cache");
+  for (int w = 40; w < 44; w++) runs_on(e, w, 0); /* left building */
+  relayout_engine_free(e);
+  o.build_threads = -1;
+  CHECK_OK(relayout_engine_create(&e, &o, &e_));
+  CHECK(!strcmp(runs_on(e, 47, 0), "specialised"),
+        "no build threads: the plan builds its own kernel when made");
+  relayout_engine_free(e);
+  o.build_threads = 0;
+  o.kernels = RELAYOUT_KERNELS_GENERIC;
+  CHECK_OK(relayout_engine_create(&e, &o, &e_));
+  CHECK(!strcmp(runs_on(e, 53, 1), "generic"),
+        "GENERIC: the generic kernel only, a wait changes nothing");
+  relayout_engine_free(e);
+  o.kernels = (relayout_kernels)9;
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "kernels 9",
+              relayout_engine_create(&e, &o, &e_));
+}
+
 int main(void) {
   snprintf(dir, sizeof dir, "/tmp/relayout-cache-XXXXXX");
   if (!mkdtemp(dir)) return 2;
@@ -399,6 +483,7 @@ int main(void) {
   bounded();
   slabs();
   stream_bytes();
+  kernels();
   char cmd[96];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   if (system(cmd)) return 2;

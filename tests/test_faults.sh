@@ -12,6 +12,8 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 2
 export RELAYOUT_CACHE_DIR=off ASAN_OPTIONS=${ASAN_OPTIONS:-}:verify_asan_link_order=0
+# each plan's own kernel built when it is made: the calls come in one order
+export RELAYOUT_KERNELS=specialised
 pass=0 fail=0 runs=0
 bad() { fail=$((fail + 1)); echo "FAILED: $*" >&2; }
 
@@ -87,6 +89,9 @@ if grep -q "kernel build failed: .*injected by clfault" err.txt; then pass=$((pa
 else bad "the note of a kernel that does not build: $(cat err.txt)"; fi
 sweep "convert in place" check_convert convert
 RELAYOUT_UNIFIED=0 sweep "convert through copies" check_convert convert
+RELAYOUT_KERNELS=generic sweep "convert, generic kernel" check_convert convert
+# its own kernel building on a thread beside the run: calls interleave
+RELAYOUT_KERNELS=auto sweep "convert, own kernel building" check_convert convert
 sweep "plans_run batch" check_batch "$BATCH"
 sweep "repack" check_repack "$R" repack --device cpu m.st out.st $rules
 RELAYOUT_UNIFIED=0 sweep "repack through copies" check_repack "$R" repack --device cpu m.st out.st $rules

@@ -9,7 +9,7 @@ static relayout_engine_options with(const char *name, const char *value) {
   static const char *const vars[] = {
       "RELAYOUT_DEVICE",       "RELAYOUT_CACHE_DIR", "RELAYOUT_CACHE_MB",
       "RELAYOUT_MAX_ALLOC",    "RELAYOUT_UNIFIED",   "RELAYOUT_FAMILIES",
-      "RELAYOUT_STREAM_BYTES", "XDG_CACHE_HOME"};
+      "RELAYOUT_STREAM_BYTES", "RELAYOUT_KERNELS",   "XDG_CACHE_HOME"};
   for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) unsetenv(vars[i]);
   setenv("HOME", "/home/u", 1);
   if (name) setenv(name, value, 1);
@@ -55,6 +55,13 @@ int main(void) {
   CHECK(with("RELAYOUT_STREAM_BYTES", "1 byte").stream_bytes == 0 &&
             with("RELAYOUT_STREAM_BYTES", "-1").stream_bytes == 0,
         "a bad RELAYOUT_STREAM_BYTES means the default");
+  CHECK(with(NULL, NULL).kernels == RELAYOUT_KERNELS_AUTO &&
+            with("RELAYOUT_KERNELS", "generic").kernels ==
+                RELAYOUT_KERNELS_GENERIC &&
+            with("RELAYOUT_KERNELS", "specialised").kernels ==
+                RELAYOUT_KERNELS_SPECIALISED &&
+            with("RELAYOUT_KERNELS", "fast").kernels == RELAYOUT_KERNELS_AUTO,
+        "RELAYOUT_KERNELS");
   o = with("RELAYOUT_DEVICE", "ref");
   CHECK(o.device && !strcmp(o.device, "ref"),
         "RELAYOUT_DEVICE picks the device when none is named");

@@ -231,11 +231,21 @@ static void store(cl_program prog, const char *dir, const char *path,
   free(bin);
 }
 
-cl_program rl_program_get(relayout_engine *e, const char *source,
-                          relayout_error *err) {
-  uint64_t key = key_of(e, source);
+/* The cached program of this key and source, or NULL; e->lock held. */
+static cl_program in_memory(relayout_engine *e, uint64_t key,
+                            const char *source) {
   for (rl_program *p = e->programs; p; p = p->next)
     if (p->key == key && !strcmp(p->source, source)) return p->program;
+  return NULL;
+}
+
+cl_program rl_program_get(relayout_engine *e, const char *source, int build_it,
+                          relayout_error *err) {
+  uint64_t key = key_of(e, source);
+  pthread_mutex_lock(&e->lock);
+  cl_program prog = in_memory(e, key, source);
+  pthread_mutex_unlock(&e->lock);
+  if (prog) return prog;
   rl_program *entry = calloc(1, sizeof *entry);
   if (!entry || !(entry->source = strdup(source))) {
     free(entry);
@@ -243,12 +253,10 @@ cl_program rl_program_get(relayout_engine *e, const char *source,
     return NULL;
   }
   char dir[4096], path[4200];
-  int have_dir = cache_dir(e, dir, sizeof dir);
+  int have_dir = cache_dir(e, dir, sizeof dir), built = 0;
   if (have_dir) entry_path(path, sizeof path, dir, key);
-  cl_program prog = have_dir ? load(e, path, key) : NULL;
-  if (prog) {
-    e->loaded_from_disk++;
-  } else {
+  prog = have_dir ? load(e, path, key) : NULL;
+  if (!prog && build_it) {
     cl_int rc;
     size_t len = strlen(source);
     prog = clCreateProgramWithSource(e->context, 1, &source, &len, &rc);
@@ -259,21 +267,31 @@ cl_program rl_program_get(relayout_engine *e, const char *source,
               rc);
       prog = NULL;
     }
-    if (prog) {
-      e->built_from_source++;
-      if (have_dir) store(prog, dir, path, key, e->cache_bytes);
-    }
+    if (prog && have_dir) store(prog, dir, path, key, e->cache_bytes);
+    built = prog != NULL;
+  } else if (!prog) {
+    rl_fail(err, RELAYOUT_ERR_UNSUPPORTED, "not compiled yet");
   }
-  if (!prog) {
+  pthread_mutex_lock(&e->lock);
+  cl_program had = prog ? in_memory(e, key, source) : NULL;
+  if (prog && !had) { /* another thread may have put it there meanwhile */
+    entry->key = key;
+    entry->program = prog;
+    entry->next = e->programs;
+    e->programs = entry;
+    entry = NULL;
+    if (built)
+      e->built_from_source++;
+    else
+      e->loaded_from_disk++;
+  }
+  pthread_mutex_unlock(&e->lock);
+  if (had) clReleaseProgram(prog);
+  if (entry) {
     free(entry->source);
     free(entry);
-    return NULL;
   }
-  entry->key = key;
-  entry->program = prog;
-  entry->next = e->programs;
-  e->programs = entry;
-  return prog;
+  return had ? had : prog;
 }
 
 void rl_programs_free(relayout_engine *e) {

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The caller's options over the defaults (all zero), for as many fields as
  * the caller's struct has: one built against an older header has fewer. */
@@ -15,6 +16,17 @@ static relayout_engine_options options_of(const relayout_engine_options *o) {
     memcpy(&all, o, o->size < sizeof all ? o->size : sizeof all);
   all.size = sizeof all;
   return all;
+}
+
+static relayout_status check_options(const relayout_engine_options *o,
+                                     relayout_error *err) {
+  if ((unsigned)o->families > RELAYOUT_FAMILIES_CPU)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "families %d is none of them",
+                   (int)o->families);
+  if ((unsigned)o->kernels > RELAYOUT_KERNELS_GENERIC)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "kernels %d is none of them",
+                   (int)o->kernels);
+  return RELAYOUT_OK;
 }
 
 /* The device's limits (largest allocation, work-group size, cache, host
@@ -40,6 +52,17 @@ static void set_up(relayout_engine *e, const relayout_engine_options *o) {
   e->cache_bytes =
       o->cache_bytes > 0 ? (uint64_t)o->cache_bytes : (uint64_t)256 << 20;
   e->families = o->families;
+  e->kernels = o->kernels;
+  /* by default one build at a time on a CPU device, whose compiler (PoCL)
+   * builds one program at a time per process; a GPU's driver, one per CPU */
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  e->build_threads = o->build_threads < 0   ? 0
+                     : o->build_threads > 0 ? o->build_threads
+                     : !e->is_gpu           ? 1
+                     : cpus > 8             ? 8
+                     : cpus > 1             ? (int)cpus
+                                            : 1;
+  if (e->build_threads > RL_MAX_BUILDERS) e->build_threads = RL_MAX_BUILDERS;
   /* CPU plans stream from destinations of 0.3 of the device's cache: there
    * source and destination together (most often the same size) fill 0.6 of
    * it, and repeated conversions stop finding them in the cache
@@ -49,24 +72,31 @@ static void set_up(relayout_engine *e, const relayout_engine_options *o) {
                                                     : (int64_t)(cache * 3 / 10);
 }
 
+/* A new engine, its lock ready. */
+static relayout_engine *engine_new(void) {
+  relayout_engine *e = calloc(1, sizeof *e);
+  if (!e) return NULL;
+  pthread_mutex_init(&e->lock, NULL);
+  pthread_cond_init(&e->changed, NULL);
+  return e;
+}
+
 relayout_status relayout_engine_create(relayout_engine **out,
                                        const relayout_engine_options *options,
                                        relayout_error *err) {
   if (!out) return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
   *out = NULL;
   relayout_engine_options o = options_of(options);
-  if ((unsigned)o.families > RELAYOUT_FAMILIES_CPU)
-    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "families %d is none of them",
-                   (int)o.families);
+  relayout_status s = check_options(&o, err);
+  if (s) return s;
   rl_found f;
   rl_enumerate(&f);
   char note[RELAYOUT_ERROR_LEN] = "";
   int i;
-  relayout_status s =
-      rl_choose_device(&i, &f, o.device && *o.device ? o.device : "auto", note,
+  s = rl_choose_device(&i, &f, o.device && *o.device ? o.device : "auto", note,
                        sizeof note, err);
   if (s) return s;
-  relayout_engine *e = calloc(1, sizeof *e);
+  relayout_engine *e = engine_new();
   if (!e) return rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
   memcpy(e->note, note, sizeof note);
   if (i < 0) {
@@ -109,7 +139,9 @@ relayout_status relayout_engine_wrap(relayout_engine **out, cl_context context,
   if (!out || !context || !device || !queue)
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
   relayout_engine_options o = options_of(options);
-  relayout_engine *e = calloc(1, sizeof *e);
+  relayout_status s = check_options(&o, err);
+  if (s) return s;
+  relayout_engine *e = engine_new();
   if (!e) return rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
   cl_platform_id plat = NULL;
   cl_device_type type = 0;
@@ -134,7 +166,10 @@ relayout_status relayout_engine_wrap(relayout_engine **out, cl_context context,
 
 void relayout_engine_free(relayout_engine *e) {
   if (!e) return;
+  rl_builds_stop(e);
   rl_programs_free(e);
+  pthread_cond_destroy(&e->changed);
+  pthread_mutex_destroy(&e->lock);
   if (e->owns) {
     if (e->queue) clReleaseCommandQueue(e->queue);
     if (e->context) clReleaseContext(e->context);

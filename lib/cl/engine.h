@@ -7,6 +7,18 @@
 
 #include "plan.h"
 
+#include <pthread.h>
+
+#define RL_MAX_BUILDERS 16
+typedef struct rl_build rl_build;
+/* A plan's launch, for a build to make its kernel's machine code: the
+ * kernel, its work-group, the buffers' sizes. */
+typedef struct rl_warm {
+  char kernel[32];
+  cl_uint dims;
+  size_t local[3], src_bytes, dst_bytes;
+} rl_warm;
+
 typedef struct rl_program {
   struct rl_program *next;
   uint64_t key;
@@ -34,18 +46,33 @@ struct relayout_engine {
   int64_t stream_from; /* CPU plans stream into destinations this large
                           (bytes; 0: never) */
   char note[RELAYOUT_ERROR_LEN]; /* why "auto" runs on the reference */
+  relayout_kernels kernels;      /* which kernels plans run (the options') */
+  int build_threads;             /* background builds at once (0: none) */
+  cl_program generic[9];         /* the generic kernels per width (4 to 64 bits)
+                                  * and kind of map, built on first need */
+  int generic_tried[9];          /* ... and failed, once tried, if NULL */
+  /* the lock guards what builder threads share with the engine's user: */
+  pthread_mutex_t lock;
+  pthread_cond_t changed; /* a build queued, finished, or the engine stops */
   rl_program *programs;
   int built_from_source, loaded_from_disk;
+  rl_build *waiting; /* builds not started, oldest first */
+  pthread_t builders[RL_MAX_BUILDERS];
+  int nbuilders, stopping;
 };
 
 struct relayout_plan {
   relayout_engine *engine;
   rl_desc dst, src;
-  rl_desc moved; /* the destination as the kernel moves it: dst, or
-                  * its view in wider units (rl_widen) */
+  rl_desc moved, moved_src; /* the two as the kernel moves them: dst and
+                             * src, or their views in wider units (rl_widen) */
   rl_layout_plan layout;
   char *source;
-  cl_kernel kernel;
+  cl_kernel kernel;  /* the specialised kernel, once it is there */
+  rl_build *build;   /* its build under way in the background, or NULL */
+  cl_kernel generic; /* the generic kernel, while kernel is NULL */
+  cl_mem generic_args;
+  size_t generic_local, generic_global;
   cl_uint work_dims;
   size_t local[3], global[3];
   char note[RELAYOUT_ERROR_LEN];     /* why its kernel is the reference */
@@ -56,11 +83,29 @@ struct relayout_plan {
 };
 
 /* cache.c: a program for this source on the engine's device: from memory,
- * from the disk cache (e->cache_dir), or built. On a build failure returns
- * NULL with the log's first error line in err. */
-cl_program rl_program_get(relayout_engine *e, const char *source,
+ * from the disk cache (e->cache_dir), or (build_it) built. NULL when it is
+ * in neither cache and not built, or its build failed (err: the log's
+ * first error line). Safe from any thread. */
+cl_program rl_program_get(relayout_engine *e, const char *source, int build_it,
                           relayout_error *err);
 void rl_programs_free(relayout_engine *e);
+
+/* generic.c: the plan's generic kernel, its arguments set (0, why filled,
+ * when it cannot be had); its release. */
+int rl_generic_setup(relayout_plan *p, relayout_error *why);
+void rl_generic_release(relayout_plan *p);
+
+/* builds.c: a background build of this source (NULL: none could start, the
+ * caller builds it), its kernel launched once as `warm` says on CPU
+ * devices (kernel "": not); its state (1 built, with the program; -1 failed,
+ * with why; 0 not yet), waiting for it with `wait`; the plan's release of it
+ * (dropped if not started); the builder threads stopped and joined. */
+rl_build *rl_build_start(relayout_engine *e, const char *source,
+                         const rl_warm *warm);
+int rl_build_poll(relayout_engine *e, rl_build *b, int wait,
+                  cl_program *program, relayout_error *why);
+void rl_build_release(relayout_engine *e, rl_build *b);
+void rl_builds_stop(relayout_engine *e);
 
 /* slabs.c: the dim to run in slabs when buffers exceed the device's largest
  * allocation, max_alloc (-1: none, or a slab of it exceeds it too); how

@@ -65,6 +65,71 @@ static void sizes(relayout_plan *p) {
   p->global[0] = (size_t)groups * p->local[0];
 }
 
+/* The plan's kernel from this program (NULL: its build failed, why says
+ * how); 0 when there is none. */
+static int take_program(relayout_plan *p, cl_program prog,
+                        relayout_error *why) {
+  cl_int rc = CL_SUCCESS;
+  if (prog)
+    p->kernel =
+        clCreateKernel(prog, rl_kernel_name(&p->layout, &p->moved), &rc);
+  if (prog && rc != CL_SUCCESS)
+    rl_fail(why, RELAYOUT_ERR_UNSUPPORTED, "kernel creation failed (%d)", rc);
+  return p->kernel != NULL;
+}
+
+/* As the engine's options say (relayout_kernels): the specialised kernel
+ * where it is compiled, or built now; else the generic kernel, the
+ * specialised one building in the background; failing all, the
+ * reference, the note saying why. */
+static void choose_kernel(relayout_plan *p) {
+  relayout_engine *e = p->engine;
+  relayout_kernels mode = e->kernels;
+  relayout_error why = {""}, gwhy = {""};
+  rl_warm warm = {.dims = p->work_dims};
+  snprintf(warm.kernel, sizeof warm.kernel, "%s",
+           rl_kernel_name(&p->layout, &p->moved));
+  memcpy(warm.local, p->local, sizeof warm.local);
+  int64_t sb, db;
+  rl_desc_size_bytes(&sb, &p->moved_src, NULL);
+  rl_desc_size_bytes(&db, &p->moved, NULL);
+  warm.src_bytes = (size_t)sb;
+  warm.dst_bytes = (size_t)db;
+  /* built: the specialised build was tried, and failed */
+  int built = mode == RELAYOUT_KERNELS_SPECIALISED || !e->build_threads;
+  if (mode != RELAYOUT_KERNELS_GENERIC &&
+      take_program(p, rl_program_get(e, p->source, built, &why), &why))
+    return;
+  if (mode != RELAYOUT_KERNELS_SPECIALISED && rl_generic_setup(p, &gwhy)) {
+    if (mode == RELAYOUT_KERNELS_GENERIC ||
+        (!built && (p->build = rl_build_start(e, p->source, &warm))))
+      return;
+    /* no thread to build it: now, then; failing that, generic it stays */
+    if (!built && take_program(p, rl_program_get(e, p->source, 1, &why), &why))
+      rl_generic_release(p);
+    return;
+  }
+  if (mode == RELAYOUT_KERNELS_AUTO && !built &&
+      take_program(p, rl_program_get(e, p->source, 1, &why), &why))
+    return;
+  snprintf(p->note, sizeof p->note, "using the scalar reference: %.200s",
+           mode == RELAYOUT_KERNELS_GENERIC ? gwhy.message : why.message);
+  p->layout.family = RL_FAMILY_REFERENCE;
+}
+
+/* A finished background build taken: the plan switches to its kernel, or
+ * (the build failed) stays on the generic one. With `wait`, waits for it. */
+static void settle(relayout_plan *p, int wait) {
+  cl_program prog;
+  relayout_error why;
+  int done =
+      p->build ? rl_build_poll(p->engine, p->build, wait, &prog, &why) : 0;
+  if (!done) return;
+  rl_build_release(p->engine, p->build);
+  p->build = NULL;
+  if (take_program(p, done > 0 ? prog : NULL, &why)) rl_generic_release(p);
+}
+
 /* A plan for a checked pair; with `widen`, moving the widest units the
  * layouts allow (rl_widen), else element by element. */
 static relayout_status plan_create(relayout_plan **out, relayout_engine *engine,
@@ -78,6 +143,7 @@ static relayout_status plan_create(relayout_plan **out, relayout_engine *engine,
   rl_desc dst_w, src_w; /* the layouts in the units the kernel moves */
   if (widen && rl_widen(&dst_w, &src_w, dst, src)) dst = &dst_w, src = &src_w;
   p->moved = *dst;
+  p->moved_src = *src;
   /* the device's kind's kernels, unless the options force the other's */
   int for_cpu = engine->families == RELAYOUT_FAMILIES_GPU   ? 0
                 : engine->families == RELAYOUT_FAMILIES_CPU ? 1
@@ -91,21 +157,12 @@ static relayout_status plan_create(relayout_plan **out, relayout_engine *engine,
     *out = p;
     return RELAYOUT_OK;
   }
-  relayout_error why;
-  cl_program prog = NULL;
-  cl_int rc = CL_SUCCESS;
   if (!(p->source = rl_codegen(&p->layout, dst, src))) {
     free(p);
     return rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
   }
-  if ((prog = rl_program_get(engine, p->source, &why)))
-    p->kernel = clCreateKernel(prog, rl_kernel_name(&p->layout, dst), &rc);
-  if (!prog || rc != CL_SUCCESS) {
-    snprintf(p->note, sizeof p->note, "using the scalar reference: %.200s",
-             prog ? "kernel creation failed" : why.message);
-    p->layout.family = RL_FAMILY_REFERENCE;
-  }
   sizes(p);
+  choose_kernel(p);
   *out = p;
   return RELAYOUT_OK;
 }
@@ -131,6 +188,8 @@ relayout_status relayout_plan_create(relayout_plan **out,
 void relayout_plan_free(relayout_plan *p) {
   if (!p) return;
   relayout_plan_free(p->plain);
+  rl_build_release(p->engine, p->build);
+  rl_generic_release(p);
   if (p->kernel) clReleaseKernel(p->kernel);
   free(p->source);
   free(p);
@@ -148,6 +207,20 @@ const char *relayout_plan_source(const relayout_plan *p) {
   return p && p->source ? p->source : "";
 }
 
+const char *relayout_plan_kernel(const relayout_plan *p) {
+  return !p                                        ? "(null)"
+         : p->layout.family == RL_FAMILY_REFERENCE ? "reference"
+         : p->layout.family == RL_FAMILY_COPY      ? "copy"
+         : p->kernel                               ? "specialised"
+                                                   : "generic";
+}
+
+relayout_status relayout_plan_wait(relayout_plan *p, relayout_error *err) {
+  if (!p) return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
+  settle(p, 1);
+  return RELAYOUT_OK;
+}
+
 cl_int rl_enqueue(relayout_plan *p, cl_mem dst, size_t dst_off, cl_mem src,
                   size_t src_off, cl_uint nwait, const cl_event *wait,
                   cl_event *done) {
@@ -157,15 +230,20 @@ cl_int rl_enqueue(relayout_plan *p, cl_mem dst, size_t dst_off, cl_mem src,
   if (p->layout.family == RL_FAMILY_COPY)
     return clEnqueueCopyBuffer(q, src, dst, src_off, dst_off, (size_t)bytes,
                                nwait, wait, done);
+  settle(p, 0);
+  cl_kernel k = p->kernel ? p->kernel : p->generic;
   size_t unit = rl_unit(p->moved.dtype);
   cl_long soff = (cl_long)(src_off / unit), doff = (cl_long)(dst_off / unit);
-  cl_int rc = clSetKernelArg(p->kernel, 0, sizeof src, &src);
-  rc |= clSetKernelArg(p->kernel, 1, sizeof soff, &soff);
-  rc |= clSetKernelArg(p->kernel, 2, sizeof dst, &dst);
-  rc |= clSetKernelArg(p->kernel, 3, sizeof doff, &doff);
+  cl_int rc = clSetKernelArg(k, 0, sizeof src, &src);
+  rc |= clSetKernelArg(k, 1, sizeof soff, &soff);
+  rc |= clSetKernelArg(k, 2, sizeof dst, &dst);
+  rc |= clSetKernelArg(k, 3, sizeof doff, &doff);
   if (rc != CL_SUCCESS) return CL_INVALID_KERNEL_ARGS;
-  return clEnqueueNDRangeKernel(q, p->kernel, p->work_dims, NULL, p->global,
-                                p->local, nwait, wait, done);
+  if (!p->kernel)
+    return clEnqueueNDRangeKernel(q, k, 1, NULL, &p->generic_global,
+                                  &p->generic_local, nwait, wait, done);
+  return clEnqueueNDRangeKernel(q, k, p->work_dims, NULL, p->global, p->local,
+                                nwait, wait, done);
 }
 
 relayout_status relayout_plan_enqueue(relayout_plan *p, cl_mem dst,

@@ -221,12 +221,17 @@ static void plan_stage(rl_layout_plan *p, int size) {
     total--;
   }
 }
+void rl_plan_affine(rl_layout_plan *out, const rl_desc *dst,
+                    const rl_desc *src) {
+  memset(out, 0, sizeof *out);
+  out->family = RL_FAMILY_GATHER;
+  affine(out, dst, src);
+}
+
 void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
                      const rl_desc *src, int for_cpu, int64_t stream_from) {
   rl_layout_plan p;
-  memset(&p, 0, sizeof p);
-  p.family = RL_FAMILY_GATHER;
-  affine(&p, dst, src);
+  rl_plan_affine(&p, dst, src);
   int bits = relayout_dtype_bits(dst->dtype);
   if (p.affine && bits >= 8) {
     const rl_iter_axis *inner = p.naxes ? &p.axes[p.naxes - 1] : NULL;

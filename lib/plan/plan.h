@@ -62,6 +62,23 @@ typedef struct rl_layout_plan {
 void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
                      const rl_desc *src, int for_cpu, int64_t stream_from);
 
+/* The map alone: the merged axes where it is affine (out->affine), as the
+ * gather family runs it; rl_plan_layouts starts from it. */
+void rl_plan_affine(rl_layout_plan *out, const rl_desc *dst,
+                    const rl_desc *src);
+
+/* The generic kernels (kernels/generic.cl): the program's source for units
+ * of `bits` (4 to 64) and the affine map or any other (`general`; 4-bit
+ * elements take both in one program; malloc'ed, NULL when out of memory);
+ * for a conversion, whether its map is the general kind, the kernel that
+ * runs it, and its argument block (at most RL_GENERIC_LONGS longs, the
+ * count returned). */
+#define RL_GENERIC_LONGS 460
+char *rl_generic_source(int bits, int general);
+int rl_generic_general(const rl_desc *dst, const rl_desc *src);
+const char *rl_generic_kernel(const rl_desc *dst, const rl_desc *src);
+int rl_generic_args(int64_t *out, const rl_desc *dst, const rl_desc *src);
+
 /* A conversion whose elements move in wider units (both layouts keep one
  * dim innermost and contiguous, its elements pairing up: 4-bit elements
  * into bytes, and on up to 8 bytes where the shorter of the two runs folds

@@ -65,7 +65,10 @@ __attribute__((destructor)) static void report(void) {
 }
 
 /* Counts the call; 1 when it is the one to fail. */
-static int fails(int i) { return ++calls[i] == target_call && i == target; }
+static int fails(int i) {
+  return __atomic_add_fetch(&calls[i], 1, __ATOMIC_SEQ_CST) == target_call &&
+         i == target;
+}
 
 static void *real(const char *name) { return dlsym(RTLD_NEXT, name); }
 

@@ -1,0 +1,243 @@
+/* generic.cl - every conversion with its map read from arguments instead of
+ * compiled in: one program per width, device and driver serves every plan,
+ * while the plan's specialised kernel builds (docs/KERNELS.md). The map is
+ * the one the code generator writes, evaluated from a block of longs that
+ * lib/codegen/generic.c fills (the RL_G* offsets below are its layout):
+ * - affine plans (rl_generic_affine): the plan's merged axes, each
+ *   {extent, dstride, sstride, weight, check}, then each logical dim's
+ *   bound (LONG_MAX: unchecked), how many are checked, and which;
+ * - any other (rl_generic_map): both descriptors' axes and padding, and
+ *   their group packing.
+ * Each work-item takes `chunk` destination elements (bytes, for 4-bit
+ * types) from id * chunk; padding is written as zero. */
+
+#define RL_GAXES 48 /* most merged axes of a plan */
+#define RL_GDIMS 13 /* most virtual dims of a descriptor */
+#define RL_GA_AXES 2 /* affine: n, innermost dense flag, then the axes */
+
+/* Affine: destination offset o's source offset in *s and its checked
+ * coordinates in x; idx receives each axis' index. */
+static void rl_g_affine(__global const long *g, long o, long *s, long *x,
+                        long *idx) {
+  int n = (int)g[0];
+  __global const long *a = g + RL_GA_AXES;
+  long r = o, so = 0;
+  for (int d = 0; d < RL_GDIMS; d++) x[d] = 0;
+  for (int k = 0; k < n; k++, a += 5) {
+    long i = a[1] == 1 ? r : r / a[1];
+    r -= i * a[1];
+    idx[k] = i;
+    so += i * a[2];
+    if (a[4] >= 0) x[a[4]] += i * a[3];
+  }
+  *s = so;
+}
+
+/* Offsets of the general block: each side's header, then its arrays. */
+#define RL_GM_DST 0  /* naxes, compact, nvdims, ndims, groups[6] */
+#define RL_GM_SRC 10 /* naxes, ndims, groups[6] */
+#define RL_GM_DAXES 18
+#define RL_GM_DPAD (RL_GM_DAXES + 4 * RL_GAXES) /* before, padded, valid */
+#define RL_GM_SAXES (RL_GM_DPAD + 3 * RL_GDIMS)
+#define RL_GM_SPAD (RL_GM_SAXES + 4 * RL_GAXES) /* the source's before */
+
+/* Any map: destination offset o's source offset in *s, both descriptors'
+ * formulas as lib/codegen/codegen.c's map_general writes them; 0 where o
+ * is padding. */
+static int rl_g_general(__global const long *g, long o, long *s) {
+  long v[RL_GDIMS], x[RL_GDIMS], u[RL_GDIMS];
+  for (int d = 0; d < RL_GDIMS; d++) v[d] = 0;
+  int dn = (int)g[0], compact = (int)g[1], nv = (int)g[2], nd = (int)g[3];
+  long groups = g[4], e = g[5], cin = g[6], cout = g[7];
+  int ndim = (int)g[8], cdim = (int)g[9];
+  int ok = 1;
+  long r = o;
+  __global const long *a = g + RL_GM_DAXES;
+  for (int k = 0; k < dn; k++, a += 4) {
+    if (a[0] == 1) continue;
+    long i = r / a[1];
+    r -= i * a[1];
+    if (!compact) ok &= i < a[0];
+    v[a[3]] += i * a[2];
+  }
+  if (!compact) ok &= r == 0;
+  __global const long *pad = g + RL_GM_DPAD;
+  for (int d = 0; d < nv; d++) {
+    v[d] -= pad[d];
+    ok &= v[d] >= 0;
+    if (pad[RL_GDIMS + d] - pad[d] > pad[2 * RL_GDIMS + d])
+      ok &= v[d] < pad[2 * RL_GDIMS + d];
+  }
+  for (int d = 0; d < nd; d++) x[d] = v[d];
+  if (groups) {
+    long ei = v[ndim] / cout;
+    ok &= v[cdim] / cin == ei && v[nd] * e + ei < groups;
+    x[ndim] = (v[nd] * e + ei) * cout + v[ndim] % cout;
+    x[cdim] = v[cdim] - ei * cin;
+  }
+  int sn = (int)g[RL_GM_SRC], snd = (int)g[RL_GM_SRC + 1];
+  groups = g[RL_GM_SRC + 2], e = g[RL_GM_SRC + 3];
+  cin = g[RL_GM_SRC + 4], cout = g[RL_GM_SRC + 5];
+  ndim = (int)g[RL_GM_SRC + 6], cdim = (int)g[RL_GM_SRC + 7];
+  for (int d = 0; d < snd; d++) u[d] = x[d];
+  if (groups && ok) {
+    long gi = x[ndim] / cout, sei = gi % e;
+    u[ndim] = sei * cout + x[ndim] % cout;
+    u[cdim] = sei * cin + x[cdim];
+    u[snd] = gi / e;
+  }
+  long so = 0;
+  a = g + RL_GM_SAXES;
+  __global const long *spad = g + RL_GM_SPAD;
+  for (int k = 0; k < sn; k++, a += 4)
+    if (a[0] > 1) so += (u[a[3]] + spad[a[3]]) / a[2] % a[0] * a[1];
+  *s = so;
+  return ok;
+}
+
+/* Steps an affine plan's indices on by one position of axis k and carries
+ * into the axes outside it: s and x follow. */
+static void rl_g_step(__global const long *g, int k, long *s, long *x,
+                      long *idx) {
+  for (__global const long *a = g + RL_GA_AXES + 5 * k; k >= 0; k--, a -= 5) {
+    idx[k]++;
+    *s += a[2];
+    if (a[4] >= 0) x[a[4]] += a[3];
+    if (idx[k] < a[0]) return;
+    idx[k] = 0;
+    *s -= a[0] * a[2];
+    if (a[4] >= 0) x[a[4]] -= a[0] * a[3];
+  }
+}
+
+/* Every generic kernel's arguments: the buffers with their element offsets,
+ * the map's block, the elements (4-bit: nibbles) and each work-item's
+ * share. */
+#define RL_GENERIC_PARAMS(T)                                                   \
+  __global const T *restrict src, long src_off, __global T *restrict dst,      \
+      long dst_off, __global const long *g, long count, long chunk
+
+/* A program per width moved (RL_GW bits) and kind (RL_GMAP 0: affine, 1:
+ * any other map), both defined by the generator, so that a cold start
+ * compiles only the kernel it needs. */
+#if RL_GW == 8
+#define RL_GT uchar
+#elif RL_GW == 16
+#define RL_GT ushort
+#elif RL_GW == 32
+#define RL_GT uint
+#elif RL_GW == 64
+#define RL_GT ulong
+#endif
+#if defined(RL_GT) && !RL_GMAP
+/* An affine plan's elements, in runs along the innermost axis, each with
+ * one source stride and its other dims' checks made once. g[1]: 0, the
+ * innermost destination stride is not 1 (element by element); 1, it is
+ * (each run's start decomposed afresh); 2, the axes are dense, each stride
+ * the extent times the next: whole rows of the innermost axis go as a
+ * block along the next axis out, and the next start is stepped to. */
+__kernel void rl_generic_affine(RL_GENERIC_PARAMS(RL_GT)) {
+  long o = (long)get_global_id(0) * chunk;
+  long end = min(o + chunk, count);
+  int n = (int)g[0], in = n - 1, mode = (int)g[1];
+  __global const long *k = g + RL_GA_AXES + 5 * in, *q = k - 5;
+  __global const long *bound = g + RL_GA_AXES + 5 * n;
+  long ext = !mode ? 1 : n > 1 ? q[1] : count;
+  int c = (int)k[4], c2 = n > 1 ? (int)q[4] : -1;
+  int nchecks = (int)bound[RL_GDIMS - 1];
+  __global const long *checks = bound + RL_GDIMS;
+  long s, x[RL_GDIMS], idx[RL_GAXES], ss = k[2], w = k[3];
+  src += src_off;
+  dst += dst_off;
+  if (o < end) rl_g_affine(g, o, &s, x, idx);
+  while (o < end) {
+    long run = min(end - o, ext - idx[in]), rows = 1;
+    /* not dense: no run crosses an outer axis' step (a skip plan's axis
+     * runs past the destination's rows: the next row starts sooner) */
+    for (int a = 0; mode == 1 && a < in; a++)
+      run = min(run, g[RL_GA_AXES + 5 * a + 1] -
+                         o % g[RL_GA_AXES + 5 * a + 1]);
+    int block = mode == 2 && n > 1 && run == ext;
+    if (block) rows = min((end - o) / ext, q[0] - idx[in - 1]);
+    int ok = 1; /* the dims neither axis moves */
+    for (int i = 0; i < nchecks; i++) {
+      int d = (int)checks[i];
+      ok &= d == c || (block && d == c2) || x[d] < bound[d];
+    }
+    for (long r = 0; r < rows; r++) {
+      long data = ok ? run : 0, xc = c >= 0 ? x[c] : 0;
+      if (block && c2 >= 0) {
+        long x2 = x[c2] + r * q[3];
+        if (c2 == c)
+          xc = x2;
+        else if (x2 >= bound[c2])
+          data = 0;
+      }
+      if (c >= 0 && data) /* along the run: while xc + j * w < bound */
+        data = clamp((bound[c] - xc + w - 1) / w, 0L, run);
+      __global RL_GT *out = dst + o + r * run;
+      __global const RL_GT *from = src + s + r * q[2];
+      long j = 0;
+      if (ss == 1)
+        for (; j < data; j++) out[j] = RL_TRANSFORM(from[j]);
+      else
+        for (; j < data; j++) out[j] = RL_TRANSFORM(from[j * ss]);
+      for (; j < run; j++) out[j] = (RL_GT)0;
+    }
+    o += rows * run;
+    if (o >= end) break;
+    if (block) { /* the last row: the next axis out steps on */
+      idx[in - 1] += rows - 1;
+      s += (rows - 1) * q[2];
+      if (c2 >= 0) x[c2] += (rows - 1) * q[3];
+      rl_g_step(g, in - 1, &s, x, idx);
+    } else if (mode == 2 && in > 0) { /* the run ended its row */
+      s += (run - 1) * ss;
+      if (c >= 0) x[c] += (run - 1) * w;
+      idx[in] += run - 1;
+      rl_g_step(g, in, &s, x, idx);
+    } else {
+      rl_g_affine(g, o, &s, x, idx);
+    }
+  }
+}
+#elif defined(RL_GT)
+/* Any other map, element by element. */
+__kernel void rl_generic_map(RL_GENERIC_PARAMS(RL_GT)) {
+  long o = (long)get_global_id(0) * chunk;
+  long end = min(o + chunk, count);
+  src += src_off;
+  dst += dst_off;
+  for (long s; o < end; o++)
+    dst[o] = rl_g_general(g, o, &s) ? RL_TRANSFORM(src[s]) : (RL_GT)0;
+}
+#else
+/* 4-bit elements, two to a byte, low nibble first: `chunk` destination
+ * bytes per work-item, each element through the affine map (g[0] 1, the
+ * affine block from g[1]) or the general one (g[0] 0). */
+__kernel void rl_generic_nibbles(RL_GENERIC_PARAMS(uchar)) {
+  long b = (long)get_global_id(0) * chunk;
+  long end = min(b + chunk, (count + 1) / 2);
+  int affine = (int)g[0];
+  __global const long *m = g + 1;
+  int n = affine ? (int)m[0] : 0;
+  __global const long *bound = m + RL_GA_AXES + 5 * n;
+  src += src_off;
+  dst += dst_off;
+  for (; b < end; b++) {
+    uint byte = 0;
+    for (int h = 0; h < 2; h++) {
+      long e = 2 * b + h, s, x[RL_GDIMS], idx[RL_GAXES];
+      int ok = e < count;
+      if (ok && affine) {
+        rl_g_affine(m, e, &s, x, idx);
+        for (int d = 0; d < RL_GDIMS - 1; d++) ok &= x[d] < bound[d];
+      } else if (ok) {
+        ok = rl_g_general(m, e, &s);
+      }
+      if (ok) byte |= (uint)((src[s >> 1] >> ((s & 1) * 4)) & 0xF) << (4 * h);
+    }
+    dst[b] = (uchar)byte;
+  }
+}
+#endif

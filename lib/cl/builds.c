@@ -1,0 +1,163 @@
+/* builds.c - specialised programs built in the background
+ *
+ * A plan whose specialised program is in neither cache runs its generic
+ * kernel and queues its source here; the engine's builder threads (started
+ * on first need, up to the options' build_threads) take builds in order,
+ * several at once, and put each program into the program cache, memory and
+ * disk, as rl_program_get does. The plan polls its build when it runs and
+ * switches once the program is there. A plan freed first abandons its
+ * build: one not started is dropped, one under way finishes into the cache
+ * (a later plan of the same shape finds it). The engine, freed, drops the
+ * queue and waits for the builds under way.
+ *
+ * On a CPU device PoCL makes a kernel's machine code for its work-group
+ * size at its first launch, a tenth of a second more: the builder launches
+ * each program's kernel once, one work-group on buffers of the plan's
+ * sizes, so that the plan's first run with it compiles nothing.
+ */
+#define _GNU_SOURCE /* syscall(SYS_gettid) */
+#include "engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+struct rl_build {
+  rl_build *next; /* the queue */
+  char *source;
+  rl_warm warm;
+  enum { QUEUED, BUILDING, DONE, FAILED } state;
+  int abandoned;
+  cl_program program;
+  relayout_error why;
+};
+
+static void build_free(rl_build *b) {
+  free(b->source);
+  free(b);
+}
+
+/* One work-group of the program's kernel on buffers of the plan's sizes,
+ * on a queue of the builder's own (*q, made on first need). */
+static void warm_up(relayout_engine *e, cl_command_queue *q, cl_program prog,
+                    const rl_warm *w) {
+  cl_int rc = CL_SUCCESS;
+  if (!*q) *q = clCreateCommandQueue(e->context, e->device, 0, &rc);
+  if (rc != CL_SUCCESS) *q = NULL;
+  cl_kernel k = *q ? clCreateKernel(prog, w->kernel, &rc) : NULL;
+  cl_mem src =
+      k ? clCreateBuffer(e->context, CL_MEM_READ_ONLY, w->src_bytes, NULL, &rc)
+        : NULL;
+  cl_mem dst = src ? clCreateBuffer(e->context, CL_MEM_READ_WRITE, w->dst_bytes,
+                                    NULL, &rc)
+                   : NULL;
+  cl_long zero = 0;
+  if (dst && clSetKernelArg(k, 0, sizeof src, &src) == CL_SUCCESS &&
+      clSetKernelArg(k, 1, sizeof zero, &zero) == CL_SUCCESS &&
+      clSetKernelArg(k, 2, sizeof dst, &dst) == CL_SUCCESS &&
+      clSetKernelArg(k, 3, sizeof zero, &zero) == CL_SUCCESS &&
+      clEnqueueNDRangeKernel(*q, k, w->dims, NULL, w->local, w->local, 0, NULL,
+                             NULL) == CL_SUCCESS)
+    clFinish(*q);
+  if (dst) clReleaseMemObject(dst);
+  if (src) clReleaseMemObject(src);
+  if (k) clReleaseKernel(k);
+}
+
+static void *builder(void *arg) {
+  relayout_engine *e = arg;
+#ifdef __linux__
+  /* builds take the CPU the conversions leave: a CPU device's runs share
+   * its cores */
+  setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+#endif
+  cl_command_queue q = NULL; /* for warm-ups */
+  pthread_mutex_lock(&e->lock);
+  for (;;) {
+    while (!e->waiting && !e->stopping)
+      pthread_cond_wait(&e->changed, &e->lock);
+    if (!e->waiting) break;
+    rl_build *b = e->waiting;
+    e->waiting = b->next;
+    b->state = BUILDING;
+    pthread_mutex_unlock(&e->lock);
+    relayout_error why = {""};
+    cl_program prog = rl_program_get(e, b->source, 1, &why);
+    if (prog && !e->is_gpu && b->warm.kernel[0]) warm_up(e, &q, prog, &b->warm);
+    pthread_mutex_lock(&e->lock);
+    b->program = prog;
+    b->why = why;
+    b->state = prog ? DONE : FAILED;
+    if (b->abandoned) build_free(b);
+    pthread_cond_broadcast(&e->changed);
+  }
+  pthread_mutex_unlock(&e->lock);
+  if (q) clReleaseCommandQueue(q);
+  return NULL;
+}
+
+rl_build *rl_build_start(relayout_engine *e, const char *source,
+                         const rl_warm *warm) {
+  rl_build *b = calloc(1, sizeof *b);
+  if (!b || !(b->source = strdup(source))) {
+    free(b);
+    return NULL;
+  }
+  if (warm) b->warm = *warm;
+  pthread_mutex_lock(&e->lock);
+  rl_build **tail = &e->waiting;
+  while (*tail) tail = &(*tail)->next;
+  *tail = b;
+  /* a thread per build queued, up to the bound */
+  if (e->nbuilders < e->build_threads &&
+      pthread_create(&e->builders[e->nbuilders], NULL, builder, e) == 0)
+    e->nbuilders++;
+  int started = e->nbuilders > 0;
+  pthread_cond_broadcast(&e->changed);
+  pthread_mutex_unlock(&e->lock);
+  if (!started) { /* no thread to build it: the caller builds it now */
+    rl_build_release(e, b);
+    return NULL;
+  }
+  return b;
+}
+
+int rl_build_poll(relayout_engine *e, rl_build *b, int wait,
+                  cl_program *program, relayout_error *why) {
+  pthread_mutex_lock(&e->lock);
+  while (wait && (b->state == QUEUED || b->state == BUILDING))
+    pthread_cond_wait(&e->changed, &e->lock);
+  int state = b->state;
+  *program = b->program;
+  *why = b->why;
+  pthread_mutex_unlock(&e->lock);
+  return state == DONE ? 1 : state == FAILED ? -1 : 0;
+}
+
+void rl_build_release(relayout_engine *e, rl_build *b) {
+  if (!b) return;
+  pthread_mutex_lock(&e->lock);
+  int done = b->state == DONE || b->state == FAILED;
+  if (b->state == QUEUED) { /* not started: dropped */
+    rl_build **at = &e->waiting;
+    while (*at != b) at = &(*at)->next;
+    *at = b->next;
+    done = 1;
+  }
+  if (!done) b->abandoned = 1; /* its builder frees it */
+  pthread_mutex_unlock(&e->lock);
+  if (done) build_free(b);
+}
+
+void rl_builds_stop(relayout_engine *e) {
+  pthread_mutex_lock(&e->lock);
+  e->stopping = 1;
+  pthread_cond_broadcast(&e->changed);
+  pthread_mutex_unlock(&e->lock);
+  for (int i = 0; i < e->nbuilders; i++) pthread_join(e->builders[i], NULL);
+  e->nbuilders = 0;
+}

@@ -1,0 +1,82 @@
+/* generic.c - a plan's generic kernel: the engine's program of
+ * kernels/generic.cl (built once, on first need, and kept in the disk cache
+ * like the rest), the plan's kernel in it, its map as arguments */
+#include "engine.h"
+
+#include <stdlib.h>
+
+/* The engine's generic program for units of `bits` and its kind of map,
+ * built on first need; NULL (why filled) when it cannot be. */
+static cl_program program(relayout_engine *e, int bits, int general,
+                          relayout_error *why) {
+  int w = bits == 4    ? 0
+          : bits == 8  ? 1 + general
+          : bits == 16 ? 3 + general
+          : bits == 32 ? 5 + general
+                       : 7 + general;
+  if (!e->generic_tried[w]) {
+    char *source = rl_generic_source(bits, general);
+    e->generic[w] = source ? rl_program_get(e, source, 1, why) : NULL;
+    if (!source) rl_fail(why, RELAYOUT_ERR_NOMEM, "out of memory");
+    free(source);
+    e->generic_tried[w] = 1;
+  } else if (!e->generic[w]) {
+    rl_fail(why, RELAYOUT_ERR_UNSUPPORTED, "the generic kernels did not build");
+  }
+  return e->generic[w];
+}
+
+/* Work per work-item: on a GPU one element (neighbours write neighbours);
+ * on a CPU device a run of elements, enough runs for every core. */
+static int64_t chunk_of(const relayout_engine *e, int64_t units) {
+  if (e->is_gpu) return 1;
+  int64_t c = units / (16 * (int64_t)e->compute_units);
+  return c < 64 ? 64 : c > 16384 ? 16384 : c;
+}
+
+int rl_generic_setup(relayout_plan *p, relayout_error *why) {
+  relayout_engine *e = p->engine;
+  cl_program prog = program(e, relayout_dtype_bits(p->moved.dtype),
+                            rl_generic_general(&p->moved, &p->moved_src), why);
+  if (!prog) return 0;
+  int64_t args[RL_GENERIC_LONGS];
+  int n = rl_generic_args(args, &p->moved, &p->moved_src);
+  cl_int rc;
+  cl_kernel k =
+      clCreateKernel(prog, rl_generic_kernel(&p->moved, &p->moved_src), &rc);
+  cl_mem buf =
+      rc != CL_SUCCESS
+          ? NULL
+          : clCreateBuffer(e->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                           sizeof *args * (size_t)n, args, &rc);
+  cl_long count = p->moved.span;
+  int64_t units =
+      relayout_dtype_bits(p->moved.dtype) == 4 ? (count + 1) / 2 : count;
+  cl_long chunk = chunk_of(e, units);
+  if (rc == CL_SUCCESS) {
+    rc = clSetKernelArg(k, 4, sizeof buf, &buf);
+    rc |= clSetKernelArg(k, 5, sizeof count, &count);
+    rc |= clSetKernelArg(k, 6, sizeof chunk, &chunk);
+  }
+  if (rc != CL_SUCCESS) {
+    if (buf) clReleaseMemObject(buf);
+    if (k) clReleaseKernel(k);
+    rl_fail(why, RELAYOUT_ERR_UNSUPPORTED,
+            "the generic kernel could not be set up (OpenCL error %d)", rc);
+    return 0;
+  }
+  size_t local = e->is_gpu ? (e->max_group < 256 ? e->max_group : 256) : 1;
+  size_t items = (size_t)((units + chunk - 1) / chunk);
+  p->generic = k;
+  p->generic_args = buf;
+  p->generic_local = local;
+  p->generic_global = (items + local - 1) / local * local;
+  return 1;
+}
+
+void rl_generic_release(relayout_plan *p) {
+  if (p->generic) clReleaseKernel(p->generic);
+  if (p->generic_args) clReleaseMemObject(p->generic_args);
+  p->generic = NULL;
+  p->generic_args = NULL;
+}
