@@ -16,6 +16,7 @@
 
 static const char usage[] =
     "usage: relayout bench --from SRC --to DST --shape AxBxC [--dtype T]\n"
+    "                      [--to-dtype T [--scale S] [--zero-point Z]]\n"
     "                      [--device D] [--runs N] [--c0 N] [--json]\n"
     "       relayout bench --suite [--rows TEXT,...] [--device D]\n"
     "                      [--runs N] [--json]\n"
@@ -27,6 +28,8 @@ static const char usage[] =
     "one to a CPU where 'relayout devices' says so.\n"
     "  --shape  logical extents in SRC's logical order (batch dims first)\n"
     "  --dtype  element type (default f32)\n"
+    "  --to-dtype, --scale, --zero-point, --from-scale, --from-zero-point\n"
+    "           a cast, as relayout convert takes them\n"
     "  --json   one JSON object on stdout instead of the table\n"
     "  --suite  the real-world rows (bench/README.md), each next to the\n"
     "           device's copy and to the peers found at build time\n"
@@ -46,6 +49,10 @@ typedef struct cold {
 static void report(const bench_result *r, double t_host, int same,
                    const cold *c, const cli_opt *opts, relayout_engine *e,
                    relayout_plan *plan, int runs, int json) {
+  char dtype[32];
+  const char *from = cli_get(opts, "dtype"), *to = cli_get(opts, "to-dtype");
+  snprintf(dtype, sizeof dtype, "%s%s%s", from ? from : "f32", to ? "->" : "",
+           to ? to : "");
   double gb = (double)(r->src_bytes + r->dst_bytes) / 1e9,
          cgb = 2.0 * (double)r->copy_bytes / 1e9;
   double conv = gb / r->t_conv, enq = cgb / r->t_enq, ker = cgb / r->t_kernel,
@@ -61,8 +68,7 @@ static void report(const bench_result *r, double t_host, int same,
            "\"first_run_kernel\": \"%s\", \"specialised_ready_ms\": %.1f, "
            "\"generic_gbps\": %.2f, \"generic_ratio\": %.3f%s}\n",
            cli_get(opts, "from"), cli_get(opts, "to"), cli_get(opts, "shape"),
-           cli_get(opts, "dtype") ? cli_get(opts, "dtype") : "f32",
-           relayout_engine_device(e), relayout_plan_family(plan), runs,
+           dtype, relayout_engine_device(e), relayout_plan_family(plan), runs,
            (long long)(r->src_bytes + r->dst_bytes), conv, enq, ker, conv / ker,
            conv / enq, host, c->first * 1e3, c->first_kernel, c->ready * 1e3,
            c->t_generic > 0 ? gb / c->t_generic : 0,
@@ -73,8 +79,7 @@ static void report(const bench_result *r, double t_host, int same,
     return;
   }
   printf("%s -> %s, %s %s, on %s (%s kernel)\n", cli_get(opts, "from"),
-         cli_get(opts, "to"), cli_get(opts, "shape"),
-         cli_get(opts, "dtype") ? cli_get(opts, "dtype") : "f32",
+         cli_get(opts, "to"), cli_get(opts, "shape"), dtype,
          relayout_engine_device(e), relayout_plan_family(plan));
   printf("  relayout        %9.2f GB/s  (%.1f MB read + written, median of "
          "%d)\n",
@@ -138,6 +143,11 @@ int cmd_bench(int argc, char **argv) {
                     {.name = "json", .is_flag = 1},
                     {.name = "suite", .is_flag = 1},
                     {.name = "rows"},
+                    {.name = "to-dtype"},
+                    {.name = "scale"},
+                    {.name = "zero-point"},
+                    {.name = "from-scale"},
+                    {.name = "from-zero-point"},
                     {0}};
   const char *pos[1];
   int npos, rc;
@@ -180,6 +190,7 @@ int cmd_bench(int argc, char **argv) {
     rc = cli_error(EXIT_USAGE, "bench", "%s", err.message);
     goto done;
   }
+  if ((rc = cli_cast(&d, &s, b, a, opts, "bench"))) goto done;
   if ((rc = cli_engine(&e, cli_get(opts, "device"), "bench"))) goto done;
   int64_t sb, db;
   relayout_desc_size_bytes(&sb, &s, NULL);

@@ -36,6 +36,16 @@ int cli_parse_shape(int64_t *out, int *rank, const char *text);
 int cli_layouts(relayout_layout **from, relayout_layout **to, const char *src,
                 const char *dst, const char *c0, const char *cmd);
 
+/* A scale: a positive finite number; a zero point: a whole number within a
+ * million of 0 (the dtype's range is the library's check). */
+int cli_parse_scale(float *out, const char *text, const char *what,
+                    const char *cmd);
+int cli_parse_zero_point(int32_t *out, const char *text, const char *what,
+                         const char *cmd);
+/* Applies the cast options (--to-dtype, --scale, --zero-point,
+ * --from-scale, --from-zero-point) to a bound pair; prints on failure. */
+int cli_cast(relayout_desc *dst, relayout_desc *src, const relayout_layout *to,
+             const relayout_layout *from, const cli_opt *opts, const char *cmd);
 /* The engine options the command's environment asks for (README, "The
  * command"): device (NULL: RELAYOUT_DEVICE, else auto), RELAYOUT_CACHE_DIR
  * (else the XDG cache), RELAYOUT_CACHE_MB, RELAYOUT_MAX_ALLOC,

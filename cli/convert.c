@@ -8,15 +8,17 @@
 static const char usage[] =
     "usage: relayout convert --from SRC --to DST [--dims X=n,...] [--c0 N]\n"
     "                        [--dtype T] [--device D] [--wait-compile]\n"
+    "                        [--to-dtype T [--scale S] [--zero-point Z]]\n"
+    "                        [--from-scale S] [--from-zero-point Z]\n"
     "                        IN.npy OUT.npy\n"
     "       relayout convert --from SRC --to DST --shape AxBxC --dtype T\n"
     "                        [--dims X=n,...] [--c0 N] [--device D]\n"
     "                        [--wait-compile] IN OUT\n"
     "\n"
     "Converts IN, stored in SRC's physical shape, to OUT in DST's physical\n"
-    "shape (one array axis per physical axis), same dtype. With --shape, IN\n"
-    "and OUT are raw little-endian bytes (no header) and --shape gives IN's\n"
-    "array shape.\n"
+    "shape (one array axis per physical axis), in IN's dtype or --to-dtype.\n"
+    "With --shape, IN and OUT are raw little-endian bytes (no header) and\n"
+    "--shape gives IN's array shape.\n"
     "  --from, --to  a named format (ND, NC1HWC0, FRACTAL_NZ, FRACTAL_Z, "
     "...),\n"
     "                grammar text (NCHW16c, nChw8c, ...MN%32B), a CuTe\n"
@@ -31,6 +33,14 @@ static const char usage[] =
     "  --dtype       raw IN: its dtype (bool u8 i8 u16 i16 f16 bf16 u32 i32\n"
     "                f32 u64 i64 f64 i4 u4); .npy IN: reads its elements as\n"
     "                this dtype (same width)\n"
+    "  --to-dtype    casts every element (docs/CASTS.md): between f64 f32\n"
+    "                f16 bf16, quantizing to i8 u8 i4 u4, dequantizing back,\n"
+    "                or between those integers\n"
+    "  --scale, --zero-point  the quantization of an integer --to-dtype:\n"
+    "                q = saturate(round_half_even(x / scale) + zero_point);\n"
+    "                padding is written as the zero point\n"
+    "  --from-scale, --from-zero-point  an integer IN's: its values are\n"
+    "                (q - zero_point) * scale\n"
     "  --device      auto (default: first GPU, else CPU, else the reference),\n"
     "                gpu, cpu, ref, an index or a name ('relayout devices');\n"
     "                RELAYOUT_DEVICE sets the default\n"
@@ -137,6 +147,14 @@ static int run(const input *x, cli_out *out, relayout_layout *from,
   if (x->fortran && relayout_desc_column_major(&s, &err))
     return cli_error(EXIT_USAGE, cmd, "a Fortran-order array in %s: %s",
                      relayout_layout_text(from), err.message);
+  int rc = cli_cast(&d, &s, to, from, opts, cmd);
+  const char *descr = x->descr;
+  if (rc) return rc;
+  int cast = relayout_desc_dtype(&d) != relayout_desc_dtype(&s);
+  if (relayout_desc_size_bytes(&dst_bytes, &d, &err) ||
+      (cast && !x->raw &&
+       relayout_npy_descr(&descr, relayout_desc_dtype(&d), &err)))
+    return cli_error(EXIT_WORK, cmd, "%s", err.message);
   unsigned char *dst = NULL;
   if ((uint64_t)dst_bytes > SIZE_MAX ||
       !(dst = cli_alloc_aligned((size_t)dst_bytes)))
@@ -147,6 +165,10 @@ static int run(const input *x, cli_out *out, relayout_layout *from,
   relayout_desc_physical_shape(&rank, shape, &d);
   relayout_plan *plan = NULL;
   relayout_status st = relayout_plan_create(&plan, engine, &d, &s, &err);
+  if (st == RELAYOUT_ERR_ARGUMENT) { /* a cast without a meaning */
+    free(dst);
+    return cli_error(EXIT_USAGE, cmd, "%s", err.message);
+  }
   if (!st && cli_get(opts, "wait-compile")) st = relayout_plan_wait(plan, &err);
   if (!st)
     st = relayout_plan_run(plan, dst, (size_t)dst_bytes, x->data, x->data_size,
@@ -156,8 +178,8 @@ static int run(const input *x, cli_out *out, relayout_layout *from,
   relayout_plan_free(plan);
   if (!st)
     st = x->raw ? cli_out_whole(out, NULL, 0, dst, (size_t)dst_bytes, &err)
-                : cli_write_npy(out, x->descr, rank, shape, dst,
-                                (size_t)dst_bytes, &err);
+                : cli_write_npy(out, descr, rank, shape, dst, (size_t)dst_bytes,
+                                &err);
   free(dst);
   return st ? cli_error(EXIT_WORK, cmd, "%s", err.message) : 0;
 }
@@ -171,6 +193,11 @@ int cmd_convert(int argc, char **argv) {
                     {.name = "device"},
                     {.name = "shape"},
                     {.name = "wait-compile", .is_flag = 1},
+                    {.name = "to-dtype"},
+                    {.name = "scale"},
+                    {.name = "zero-point"},
+                    {.name = "from-scale"},
+                    {.name = "from-zero-point"},
                     {0}};
   const char *pos[2];
   int npos, rc;

@@ -9,7 +9,8 @@
 #include <stdint.h>
 
 /* Metadata keys of a repacked file: RP_MARK holds {"version", "had_metadata"},
- * RP_PREFIX + name one converted tensor's {"from", "to", "shape", "dtype"}.
+ * RP_PREFIX + name one converted tensor's {"from", "to", "shape", "dtype"}
+ * (the dtype stored), and "from_dtype" where a rule cast it.
  * Version 2: FRACTAL_ZN's blocks as LAYOUTS.md has them since its fix (N0 =
  * b16, K0 = c0); version 1 files recorded them the other way round. */
 #define RP_MARK      "relayout"
@@ -17,13 +18,15 @@
 #define RP_VERSION   2
 #define RP_MAX_RULES 64
 
-/* --rule GLOB[:Nd][:FROM]=TO */
+/* --rule GLOB[:Nd][:FROM]=TO[:DTYPE] */
 typedef struct rp_rule {
   const char *text;
   char glob[256];
   int rank;              /* 0: any rank */
   relayout_layout *from; /* ND unless given */
   relayout_layout *to;
+  int cast; /* a DTYPE was given: a float type */
+  relayout_dtype dtype;
   int selected; /* tensors it selected (first match wins) */
 } rp_rule;
 

@@ -15,30 +15,35 @@ typedef struct rp_item {
   int convert;
   relayout_desc src, dst; /* as the input stores it -> as the output will */
   char from[128], to[128];
+  const char *out_dtype, *from_dtype; /* the output's; the original's */
   int out_rank;
   int64_t out_shape[RELAYOUT_MAX_AXES];
   uint64_t out_size, out_at; /* out_at: in the output's data section */
   relayout_plan *plan;
 } rp_item;
 
-/* Binds from -> to for an array of `shape` (as `from` stores it) and fills
- * the item's descriptors, texts and output shape; reverse swaps the sides. */
+/* Binds from -> to for an array of `shape` (as `from` stores it, of dtype
+ * ft; to holds dtype tt) and fills the item's descriptors, texts and output
+ * shape; reverse swaps the sides. */
 static relayout_status bind(rp_item *it, const relayout_layout *from,
                             const relayout_layout *to, int rank,
-                            const int64_t *shape, int reverse,
+                            const int64_t *shape, relayout_dtype ft,
+                            relayout_dtype tt, int reverse,
                             relayout_error *err) {
   relayout_desc s, d;
   relayout_status st =
-      relayout_bind(&s, &d, from, to, it->t->bits, rank, shape, NULL, 0, err);
+      relayout_bind(&s, &d, from, to, ft, rank, shape, NULL, 0, err);
+  if (!st && tt != ft) st = relayout_desc_retype(&d, to, tt, NULL, err);
   if (!st)
-    st = relayout_layout_resolved_text(it->from, sizeof it->from, from,
-                                       it->t->bits, err);
+    st =
+        relayout_layout_resolved_text(it->from, sizeof it->from, from, ft, err);
   if (!st)
-    st = relayout_layout_resolved_text(it->to, sizeof it->to, to, it->t->bits,
-                                       err);
+    st = relayout_layout_resolved_text(it->to, sizeof it->to, to, tt, err);
   if (st) return st;
   it->src = reverse ? d : s;
   it->dst = reverse ? s : d;
+  it->from_dtype = st_dtype_name(ft);
+  it->out_dtype = st_dtype_name(reverse ? ft : tt);
   int64_t in_size, out_size;
   relayout_desc_size_bytes(&in_size, &it->src, NULL);
   relayout_desc_size_bytes(&out_size, &it->dst, NULL);
@@ -53,9 +58,30 @@ static relayout_status bind(rp_item *it, const relayout_layout *from,
   return RELAYOUT_OK;
 }
 
+/* A float dtype's fraction bits (and exponent bits in *e). */
+static int frac_bits(relayout_dtype t, int *e) {
+  *e = t == RELAYOUT_F16 ? 5 : t == RELAYOUT_F64 ? 11 : 8;
+  return t == RELAYOUT_F16    ? 10
+         : t == RELAYOUT_BF16 ? 7
+         : t == RELAYOUT_F32  ? 23
+                              : 52;
+}
+
+/* A safetensors dtype a rule may cast: a float that relayout reads as
+ * itself (not F8_*, which it moves as bytes). */
+static int castable(const st_tensor *t) {
+  return !strcmp(t->dtype, "F16") || !strcmp(t->dtype, "BF16") ||
+         !strcmp(t->dtype, "F32") || !strcmp(t->dtype, "F64");
+}
+
 static relayout_status bind_rule(rp_item *it, const rp_rule *r,
                                  relayout_error *err) {
-  return bind(it, r->from, r->to, it->t->rank, it->t->shape, 0, err);
+  if (r->cast && !castable(it->t))
+    return cli_fail(err, RELAYOUT_ERR_ARGUMENT,
+                    "a rule casts F16, BF16, F32 or F64 tensors, not %s",
+                    it->t->dtype);
+  return bind(it, r->from, r->to, it->t->rank, it->t->shape, it->t->bits,
+              r->cast ? r->dtype : it->t->bits, 0, err);
 }
 
 /* Files of version 1 recorded FRACTAL_ZN with its blocks the other way
@@ -81,12 +107,13 @@ static relayout_status bind_restore(rp_item *it, const char *record,
                                     int version, relayout_error *err) {
   json_error_t je;
   json_t *j = json_loads(record, JSON_REJECT_DUPLICATES, &je);
-  const char *from = NULL, *to = NULL, *dtype = NULL;
+  const char *from = NULL, *to = NULL, *dtype = NULL, *from_dtype = NULL;
   json_t *shape = NULL;
   relayout_status st = RELAYOUT_ERR_FILE;
   if (!j ||
-      json_unpack(j, "{s:s, s:s, s:o, s:s}", "from", &from, "to", &to, "shape",
-                  &shape, "dtype", &dtype) ||
+      json_unpack(j, "{s:s, s:s, s:o, s:s, s?s}", "from", &from, "to", &to,
+                  "shape", &shape, "dtype", &dtype, "from_dtype",
+                  &from_dtype) ||
       !json_is_array(shape) || json_array_size(shape) > RELAYOUT_MAX_DIMS) {
     cli_fail(err, st, "its relayout metadata is not {from, to, shape, dtype}");
     goto done;
@@ -95,6 +122,30 @@ static relayout_status bind_restore(rp_item *it, const char *record,
     cli_fail(err, st, "its relayout metadata says dtype %s, the file says %s",
              dtype, it->t->dtype);
     goto done;
+  }
+  relayout_dtype ft = it->t->bits;
+  if (from_dtype) {
+    int i = 0;
+    while (i < 4 &&
+           strcmp(from_dtype, (const char *[]){"F16", "BF16", "F32", "F64"}[i]))
+      i++;
+    if (i == 4 || !castable(it->t)) {
+      cli_fail(err, st,
+               "its relayout metadata casts %s to %s, which no rule "
+               "does",
+               from_dtype, dtype);
+      goto done;
+    }
+    ft = (relayout_dtype[]){RELAYOUT_F16, RELAYOUT_BF16, RELAYOUT_F32,
+                            RELAYOUT_F64}[i];
+    /* exact only where the stored type holds every original value */
+    int exp_bits, fs = frac_bits(ft, &exp_bits), fe = exp_bits,
+                  ts = frac_bits(it->t->bits, &exp_bits), te = exp_bits;
+    if (ts < fs || te < fe)
+      fprintf(stderr,
+              "relayout repack: tensor '%s' was cast from %s to %s: restored "
+              "as %s, at %s's precision\n",
+              it->t->name, from_dtype, dtype, from_dtype, dtype);
   }
   int rank = (int)json_array_size(shape);
   int64_t dims[RELAYOUT_MAX_DIMS];
@@ -113,7 +164,7 @@ static relayout_status bind_restore(rp_item *it, const char *record,
   if (!st)
     st = relayout_layout_parse(&b, legacy_text(tbuf, sizeof tbuf, to, version),
                                err);
-  if (!st) st = bind(it, a, b, rank, dims, 1, err);
+  if (!st) st = bind(it, a, b, rank, dims, ft, it->t->bits, 1, err);
   relayout_layout_free(a);
   relayout_layout_free(b);
   if (st) goto done;
@@ -268,9 +319,11 @@ static json_t *new_metadata(const rp_options *o, const st_file *f,
   for (int i = 0; i < f->ntensors; i++) {
     const rp_item *it = &items[i];
     if (!it->convert) continue;
-    json_t *rec = json_pack(
-        "{s:s, s:s, s:o, s:s}", "from", it->from, "to", it->to, "shape",
-        st_shape(it->t->rank, it->t->shape), "dtype", it->t->dtype);
+    int cast = strcmp(it->out_dtype, it->t->dtype) != 0;
+    json_t *rec =
+        json_pack("{s:s, s:s, s:o, s:s, s:s*}", "from", it->from, "to", it->to,
+                  "shape", st_shape(it->t->rank, it->t->shape), "dtype",
+                  it->out_dtype, "from_dtype", cast ? it->t->dtype : NULL);
     char *key = record_key(it->t->name);
     if (key)
       set_dumped(m, key, rec);
@@ -292,9 +345,9 @@ static json_t *new_header(const rp_options *o, const st_file *f,
     rp_item *it = &items[i];
     it->out_at = at;
     at += it->out_size;
-    json_object_set_new(
-        entries, it->t->name,
-        st_entry(it->t->dtype, it->out_rank, it->out_shape, it->out_at, at));
+    json_object_set_new(entries, it->t->name,
+                        st_entry(it->convert ? it->out_dtype : it->t->dtype,
+                                 it->out_rank, it->out_shape, it->out_at, at));
   }
   int failed = 0;
   json_t *meta = new_metadata(o, f, items, &failed);
@@ -337,8 +390,12 @@ static void print_item(const rp_item *it, const rp_options *o) {
     printf("  %-40s %-5s %-16s copied\n", it->t->name, it->t->dtype, in.s);
     return;
   }
+  char dtype[16];
+  snprintf(dtype, sizeof dtype, "%s%s%s", it->t->dtype,
+           strcmp(it->out_dtype, it->t->dtype) ? "->" : "",
+           strcmp(it->out_dtype, it->t->dtype) ? it->out_dtype : "");
   printf("  %-40s %-5s %-16s %s -> %s  %s  %llu -> %llu bytes", it->t->name,
-         it->t->dtype, in.s, o->restore ? it->to : it->from,
+         dtype, in.s, o->restore ? it->to : it->from,
          o->restore ? it->from : it->to,
          format_shape(it->out_rank, it->out_shape).s,
          (unsigned long long)(it->t->end - it->t->begin),
@@ -352,8 +409,9 @@ static void record(rp_options *o, const rp_item *it, const char *label,
   const char *from = o->restore ? it->to : it->from;
   const char *to = o->restore ? it->from : it->to;
   json_t *t =
-      json_pack("{s:s, s:s, s:s, s:o, s:o, s:s?, s:s?, s:I, s:I}", "file",
-                label, "name", it->t->name, "dtype", it->t->dtype, "shape",
+      json_pack("{s:s, s:s, s:s, s:s, s:o, s:o, s:s?, s:s?, s:I, s:I}", "file",
+                label, "name", it->t->name, "dtype", it->t->dtype, "out_dtype",
+                it->convert ? it->out_dtype : it->t->dtype, "shape",
                 st_shape(it->t->rank, it->t->shape), "out_shape",
                 st_shape(it->out_rank, it->out_shape), "from",
                 it->convert ? from : NULL, "to", it->convert ? to : NULL,

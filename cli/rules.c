@@ -1,4 +1,4 @@
-/* rules.c - repack rules: GLOB[:Nd][:FROM]=TO */
+/* rules.c - repack rules: GLOB[:Nd][:FROM]=TO[:DTYPE] */
 #include "cli.h"
 #include "repack.h"
 
@@ -31,8 +31,8 @@ static int rank_part(const char *p, size_t len) {
 
 static int bad(const char *text, const char *why) {
   return cli_error(EXIT_USAGE, "repack",
-                   "--rule '%s': %s (expected GLOB[:Nd][:FROM]=TO, e.g. "
-                   "'*.weight:4d=FRACTAL_Z')",
+                   "--rule '%s': %s (expected GLOB[:Nd][:FROM]=TO[:DTYPE], "
+                   "e.g. '*.weight:4d=FRACTAL_Z' or '*:2d=FRACTAL_NZ:f16')",
                    text, why);
 }
 
@@ -69,8 +69,23 @@ int rp_rule_parse(rp_rule *r, const char *text) {
     p += len;
   }
   relayout_error e;
+  char to[256];
+  const char *colon = strrchr(eq + 1, ':');
+  size_t to_len = strlen(eq + 1);
+  if (colon && !relayout_dtype_from_name(&r->dtype, colon + 1, &e)) {
+    int is_float = r->dtype == RELAYOUT_F16 || r->dtype == RELAYOUT_BF16 ||
+                   r->dtype == RELAYOUT_F32 || r->dtype == RELAYOUT_F64;
+    if (!is_float)
+      return bad(text, "repack casts to f16, bf16, f32 or f64 (quantizing "
+                       "rules are to come)");
+    r->cast = 1;
+    to_len = (size_t)(colon - (eq + 1));
+  }
+  if (to_len >= sizeof to) return bad(text, "the target layout is too long");
+  memcpy(to, eq + 1, to_len);
+  to[to_len] = 0;
   if (relayout_layout_parse(&r->from, *from ? from : "ND", &e) ||
-      relayout_layout_parse(&r->to, eq + 1, &e)) {
+      relayout_layout_parse(&r->to, to, &e)) {
     rp_rule_free(r);
     return bad(text, e.message);
   }

@@ -24,6 +24,12 @@ static const struct {
               {"F32", RELAYOUT_F32},    {"U64", RELAYOUT_U64},
               {"I64", RELAYOUT_I64},    {"F64", RELAYOUT_F64}};
 
+const char *st_dtype_name(relayout_dtype t) {
+  for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
+    if (dtypes[i].bits == t) return dtypes[i].name;
+  return NULL;
+}
+
 /* A JSON integer in [0, 2^62], else -1. */
 static int64_t whole(const json_t *v) {
   if (!json_is_integer(v)) return -1;

@@ -52,6 +52,8 @@ void st_close(st_file *f);
 
 /* A shape as a JSON array. */
 json_t *st_shape(int rank, const int64_t *shape);
+/* The safetensors name of a dtype ("F16"; U8 for u8), NULL if none. */
+const char *st_dtype_name(relayout_dtype t);
 /* A header entry for one tensor. */
 json_t *st_entry(const char *dtype, int rank, const int64_t *shape,
                  uint64_t begin, uint64_t end);

@@ -268,6 +268,27 @@ int relayout_desc_groups(const relayout_desc *d, relayout_groups *out);
 int64_t relayout_desc_span(const relayout_desc *d);
 /** 1 when no gap lies between the axes (the physical shape is the axes). */
 int relayout_desc_is_compact(const relayout_desc *d);
+/** An integer tensor's quantization: element q stands for the value
+ *  (q - zero_point) * scale (docs/CASTS.md). */
+typedef struct relayout_quant {
+  float scale;        /**< positive and finite */
+  int32_t zero_point; /**< within the dtype's range */
+} relayout_quant;
+
+/**
+ * Rebinds d, bound from `layout`, to another dtype with the same logical
+ * extents (the blocks a layout sizes by dtype follow: NC1HWC0's C0 is 16
+ * for f16, 32 for i8), and an integer dtype (i8, u8, i4, u4) to `quant`
+ * (NULL: scale 1, zero point 0). A destination of another dtype than its
+ * source makes the conversion a cast: every element is converted as
+ * docs/CASTS.md defines, by the reference and by the devices alike, and
+ * the padding of a quantized destination is its zero point.
+ */
+relayout_status relayout_desc_retype(relayout_desc *d,
+                                     const relayout_layout *layout,
+                                     relayout_dtype dtype,
+                                     const relayout_quant *quant,
+                                     relayout_error *err);
 /**
  * Re-strides a compact descriptor column-major, its first physical axis
  * fastest: the layout of a Fortran-order array of the same physical shape
@@ -316,7 +337,8 @@ relayout_status relayout_bind_extents(relayout_desc *src, relayout_desc *dst,
 
 /**
  * The scalar reference conversion: every destination element is its source
- * element, bit for bit, or zero where no logical coordinate maps to it.
+ * element, bit for bit (or cast, where the dtypes or quantizations differ:
+ * relayout_desc_retype), or zero where no logical coordinate maps to it.
  * Computed per element straight from both descriptors; it is the oracle the
  * device paths are tested against. Buffers must not overlap.
  */

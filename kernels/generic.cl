@@ -113,30 +113,38 @@ static void rl_g_step(__global const long *g, int k, long *s, long *x,
 /* Every generic kernel's arguments: the buffers with their element offsets,
  * the map's block, the elements (4-bit: nibbles) and each work-item's
  * share. */
-#define RL_GENERIC_PARAMS(T)                                                   \
-  __global const T *restrict src, long src_off, __global T *restrict dst,      \
+#define RL_GENERIC_PARAMS(S, D)                                                \
+  __global const S *restrict src, long src_off, __global D *restrict dst,      \
       long dst_off, __global const long *g, long count, long chunk
 
-/* A program per width moved (RL_GW bits) and kind (RL_GMAP 0: affine, 1:
- * any other map), both defined by the generator, so that a cold start
- * compiles only the kernel it needs. */
+/* A program per kind of map (RL_GMAP 0: affine, 1: any other) and width
+ * moved (RL_GW bits), so that a cold start compiles only the kernel it
+ * needs; a cast's program (cast.cl) has its own source and destination
+ * types, RL_GS and RL_GD. The generator defines them. */
+#ifndef RL_GD
 #if RL_GW == 8
-#define RL_GT uchar
+#define RL_GS uchar
 #elif RL_GW == 16
-#define RL_GT ushort
+#define RL_GS ushort
 #elif RL_GW == 32
-#define RL_GT uint
+#define RL_GS uint
 #elif RL_GW == 64
-#define RL_GT ulong
+#define RL_GS ulong
 #endif
-#if defined(RL_GT) && !RL_GMAP
+#ifdef RL_GS /* (4-bit programs have rl_generic_nibbles alone) */
+#define RL_GD RL_GS
+#define RL_TRANSFORM(x) (x)
+#define RL_PAD ((RL_GD)0)
+#endif
+#endif
+#if defined(RL_GD) && !RL_GMAP
 /* An affine plan's elements, in runs along the innermost axis, each with
  * one source stride and its other dims' checks made once. g[1]: 0, the
  * innermost destination stride is not 1 (element by element); 1, it is
  * (each run's start decomposed afresh); 2, the axes are dense, each stride
  * the extent times the next: whole rows of the innermost axis go as a
  * block along the next axis out, and the next start is stepped to. */
-__kernel void rl_generic_affine(RL_GENERIC_PARAMS(RL_GT)) {
+__kernel void rl_generic_affine(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   long o = (long)get_global_id(0) * chunk;
   long end = min(o + chunk, count);
   int n = (int)g[0], in = n - 1, mode = (int)g[1];
@@ -175,14 +183,14 @@ __kernel void rl_generic_affine(RL_GENERIC_PARAMS(RL_GT)) {
       }
       if (c >= 0 && data) /* along the run: while xc + j * w < bound */
         data = clamp((bound[c] - xc + w - 1) / w, 0L, run);
-      __global RL_GT *out = dst + o + r * run;
-      __global const RL_GT *from = src + s + r * q[2];
+      __global RL_GD *out = dst + o + r * run;
+      __global const RL_GS *from = src + s + r * q[2];
       long j = 0;
       if (ss == 1)
         for (; j < data; j++) out[j] = RL_TRANSFORM(from[j]);
       else
         for (; j < data; j++) out[j] = RL_TRANSFORM(from[j * ss]);
-      for (; j < run; j++) out[j] = (RL_GT)0;
+      for (; j < run; j++) out[j] = RL_PAD;
     }
     o += rows * run;
     if (o >= end) break;
@@ -201,21 +209,21 @@ __kernel void rl_generic_affine(RL_GENERIC_PARAMS(RL_GT)) {
     }
   }
 }
-#elif defined(RL_GT)
+#elif defined(RL_GD)
 /* Any other map, element by element. */
-__kernel void rl_generic_map(RL_GENERIC_PARAMS(RL_GT)) {
+__kernel void rl_generic_map(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   long o = (long)get_global_id(0) * chunk;
   long end = min(o + chunk, count);
   src += src_off;
   dst += dst_off;
   for (long s; o < end; o++)
-    dst[o] = rl_g_general(g, o, &s) ? RL_TRANSFORM(src[s]) : (RL_GT)0;
+    dst[o] = rl_g_general(g, o, &s) ? RL_TRANSFORM(src[s]) : RL_PAD;
 }
 #else
 /* 4-bit elements, two to a byte, low nibble first: `chunk` destination
  * bytes per work-item, each element through the affine map (g[0] 1, the
  * affine block from g[1]) or the general one (g[0] 0). */
-__kernel void rl_generic_nibbles(RL_GENERIC_PARAMS(uchar)) {
+__kernel void rl_generic_nibbles(RL_GENERIC_PARAMS(uchar, uchar)) {
   long b = (long)get_global_id(0) * chunk;
   long end = min(b + chunk, (count + 1) / 2);
   int affine = (int)g[0];

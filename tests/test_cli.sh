@@ -48,6 +48,25 @@ expect_ok "bf16 view of f16 bits" "$R" convert --from ND --to NZ --dtype bf16 s.
 same "bits move unchanged" nz.npy nzb.npy
 expect_fail "dtype width" 2 "holds 16-bit elements" "$R" convert --from ND --to NZ --dtype f32 s.npy x.npy
 
+# Casts: f16 -> f32 -> f16 gives the bits back (widening is exact), the
+# header names the new dtype, and a cast without a meaning is a command-line
+# error.
+expect_ok "to f32" "$R" convert --from ND --to FRACTAL_NZ --to-dtype f32 s.npy nz32.npy
+"$R" show nz32.npy | head -1 >out.txt
+has "f32 NZ shape (C0 of 32 bytes: 8)" "shape (4, 2, 16, 8) f32" out.txt
+expect_ok "back to f16" "$R" convert --from NZ --to ND --dims M=20,N=28 --to-dtype f16 nz32.npy back16.npy
+same "f16 -> f32 -> f16" s.npy back16.npy
+expect_ok "quantize" "$R" convert --from ND --to ND --to-dtype i8 --scale 0.5 --zero-point -3 s.npy q.npy
+"$R" show --full q.npy | head -2 >out.txt
+has "i8 = round(x / 0.5) - 3" "[[-3 -1 1 3 5 7" out.txt
+expect_fail "no such cast" 2 "no cast from f16 to i32" "$R" convert --from ND --to ND --to-dtype i32 s.npy x.npy
+expect_fail "scale of a float" 2 "f16 takes no quantization" "$R" convert --from ND --to ND --to-dtype f16 --scale 2 s.npy x.npy
+expect_fail "bad scale" 2 "--scale: 'inf' is not a positive finite number" "$R" convert --from ND --to ND --to-dtype i8 --scale inf s.npy x.npy
+expect_fail "bad zero point" 2 "--zero-point: '1.5' is not a whole number" "$R" convert --from ND --to ND --to-dtype i8 --zero-point 1.5 s.npy x.npy
+expect_fail "zero point range" 2 "zero point 300 is outside i8's range -128..127" "$R" convert --from ND --to ND --to-dtype i8 --zero-point 300 s.npy x.npy
+expect_fail "unknown dtype" 2 "--to-dtype: unknown dtype 'f8'" "$R" convert --from ND --to ND --to-dtype f8 s.npy x.npy
+absent "no output after a refused cast" x.npy
+
 # A Fortran-order array is read by its logical shape.
 LC_ALL=C sed "s/'fortran_order': False, 'shape': (20, 28)/'fortran_order': True , 'shape': (28, 20)/" s.npy >f.npy
 expect_ok "fortran input" "$R" convert --from AB --to BA f.npy fc.npy

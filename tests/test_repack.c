@@ -327,6 +327,105 @@ static void test_round_trip(int metadata) {
   free(out);
 }
 
+/* The tensor `name` of model, converted from `from` to `to` and cast to
+ * dtype t, equals the bytes stored under that name in out (of dtype name
+ * dt); back: the conversion the other way, from the stored tensor. */
+static void check_cast(const char *in, const char *out, const char *name,
+                       const char *to, relayout_dtype t, const char *dt,
+                       int back) {
+  const spec *s = model;
+  while (strcmp(s->name, name)) s++;
+  st_view vi, vo;
+  CHECK(read_view(&vi, in) == 0 && read_view(&vo, out) == 0, "%s, %s", in, out);
+  size_t isz, osz;
+  int irank, orank;
+  int64_t ishape[RELAYOUT_MAX_AXES], oshape[RELAYOUT_MAX_AXES];
+  const char *idt, *odt;
+  const unsigned char *src = tensor(&vi, name, &isz, &irank, ishape, &idt);
+  const unsigned char *got = tensor(&vo, name, &osz, &orank, oshape, &odt);
+  CHECK(src && got && !strcmp(odt, dt), "%s stored as %s in %s", name, dt, out);
+  relayout_layout *a, *b;
+  relayout_desc sd, dd;
+  CHECK_OK(relayout_layout_parse(&a, "ND", &e_));
+  CHECK_OK(relayout_layout_parse(&b, to, &e_));
+  if (!back) {
+    CHECK_OK(relayout_bind(&sd, &dd, a, b, s->bits, s->rank, s->shape, NULL, 0,
+                           &e_));
+    CHECK_OK(relayout_desc_retype(&dd, b, t, NULL, &e_));
+  } else { /* in holds `to` in dtype t; out, ND in the model's dtype */
+    CHECK_OK(relayout_bind(&dd, &sd, a, b, t, s->rank, s->shape, NULL, 0, &e_));
+    CHECK_OK(relayout_desc_retype(&dd, a, s->bits, NULL, &e_));
+  }
+  int64_t want;
+  relayout_desc_size_bytes(&want, &dd, NULL);
+  if (src && got && osz == (size_t)want) {
+    unsigned char *ref = malloc(osz);
+    CHECK_OK(relayout_convert_ref(&dd, ref, osz, &sd, src, isz, &e_));
+    CHECK(!memcmp(ref, got, osz), "%s equals the reference's cast", name);
+    free(ref);
+  } else {
+    CHECK(0, "%s: %zu bytes, want %lld", name, osz, (long long)want);
+  }
+  relayout_layout_free(a);
+  relayout_layout_free(b);
+  free_view(&vi);
+  free_view(&vo);
+}
+
+/* Rules with a dtype: cast while repacked, the original dtype recorded;
+ * restore casts back (exactly where the cast widened, at the stored
+ * precision where it narrowed, and says so). */
+static void test_casts(void) {
+  write_model("m.st", 0, NMODEL, 1);
+  CHECK(cli("repack m.st c.st --rule 'layer1.*=FRACTAL_Z:f16' "
+            "--rule 'fc.weight=FRACTAL_NZ:bf16' "
+            "--rule 'embed.table=FRACTAL_NZ:f32' "
+            "--rule 'conv1.weight=FRACTAL_Z:f16'") == 0,
+        "repack with casts");
+  check_cast("m.st", "c.st", "layer1.conv.weight", "FRACTAL_Z", RELAYOUT_F16,
+             "F16", 0);
+  check_cast("m.st", "c.st", "fc.weight", "FRACTAL_NZ", RELAYOUT_BF16, "BF16",
+             0);
+  check_cast("m.st", "c.st", "embed.table", "FRACTAL_NZ", RELAYOUT_F32, "F32",
+             0);
+  CHECK(cli("repack --restore c.st b.st") == 0 &&
+            said("'layer1.conv.weight' was cast from F32 to F16: restored as "
+                 "F32, at F16's precision") &&
+            said("'fc.weight' was cast from F32 to BF16"),
+        "restore of casts, narrowing ones noted");
+  CHECK(!said("embed.table"), "a widening cast restores exactly, unnoted");
+  check_cast("c.st", "b.st", "layer1.conv.weight", "FRACTAL_Z", RELAYOUT_F16,
+             "F32", 1);
+  check_cast("c.st", "b.st", "fc.weight", "FRACTAL_NZ", RELAYOUT_BF16, "F32",
+             1);
+  st_view vm, vb;
+  size_t ma, mb;
+  int r;
+  int64_t sh[RELAYOUT_MAX_AXES];
+  const char *dt;
+  CHECK(read_view(&vm, "m.st") == 0 && read_view(&vb, "b.st") == 0, "views");
+  const unsigned char *x = tensor(&vm, "embed.table", &ma, &r, sh, &dt),
+                      *y = tensor(&vb, "embed.table", &mb, &r, sh, &dt);
+  int differ = !x || !y || ma != mb || strcmp(dt, "BF16");
+  for (size_t i = 0; !differ && i + 1 < ma; i += 2) {
+    unsigned v = (unsigned)x[i] | (unsigned)x[i + 1] << 8,
+             w = (unsigned)y[i] | (unsigned)y[i + 1] << 8;
+    int snan = (v & 0x7F80) == 0x7F80 && (v & 0x7F) && !(v & 0x40);
+    differ = w != (snan ? v | 0x40 : v);
+  }
+  CHECK(!differ, "BF16 -> F32 -> BF16 gives the tensor back (a signalling "
+                 "NaN comes back quiet)");
+  free_view(&vm);
+  free_view(&vb);
+  CHECK(cli("repack m.st x.st --rule '*=ND:i8'") == 2 &&
+            said("quantizing rules are to come"),
+        "a quantizing rule is refused");
+  CHECK(cli("repack m.st x.st --rule 'q.proj=FRACTAL_NZ:f16'") != 0 &&
+            said("a rule casts F16, BF16, F32 or F64 tensors, not I8"),
+        "an integer tensor is not cast");
+  CHECK(absent("x.st"), "no output after a refusal");
+}
+
 static void test_reports(void) {
   write_model("m.st", 0, NMODEL, 1);
   CHECK(cli("repack --dry-run m.st d.st " RULES) == 0, "dry run");
@@ -673,6 +772,7 @@ int main(int argc, char **argv) {
   if (!mkdtemp(dir) || chdir(dir)) return 2;
   test_round_trip(1);
   test_round_trip(0);
+  test_casts();
   test_reports();
   test_shards();
   test_hostile();

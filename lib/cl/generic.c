@@ -5,20 +5,30 @@
 
 #include <stdlib.h>
 
-/* The engine's generic program for units of `bits` and its kind of map,
- * built on first need; NULL (why filled) when it cannot be. */
-static cl_program program(relayout_engine *e, int bits, int general,
-                          relayout_error *why) {
+/* The plan's generic program, built on first need: the engine's per width
+ * and kind of map, tried once; a cast's through the program cache. NULL
+ * (why filled) when it cannot be. */
+static cl_program program(relayout_engine *e, const rl_desc *dst,
+                          const rl_desc *src, relayout_error *why) {
+  int bits = relayout_dtype_bits(dst->dtype), cast = rl_is_cast(dst, src);
+  if (cast && (bits == 4 || relayout_dtype_bits(src->dtype) == 4)) {
+    rl_fail(why, RELAYOUT_ERR_UNSUPPORTED,
+            "casts to and from 4-bit types have no kernel yet");
+    return NULL;
+  }
+  int general = rl_generic_general(dst, src);
   int w = bits == 4    ? 0
           : bits == 8  ? 1 + general
           : bits == 16 ? 3 + general
           : bits == 32 ? 5 + general
                        : 7 + general;
-  if (!e->generic_tried[w]) {
-    char *source = rl_generic_source(bits, general);
-    e->generic[w] = source ? rl_program_get(e, source, 1, why) : NULL;
+  if (cast || !e->generic_tried[w]) {
+    char *source = rl_generic_source(dst, src);
+    cl_program prog = source ? rl_program_get(e, source, 1, why) : NULL;
     if (!source) rl_fail(why, RELAYOUT_ERR_NOMEM, "out of memory");
     free(source);
+    if (cast) return prog;
+    e->generic[w] = prog;
     e->generic_tried[w] = 1;
   } else if (!e->generic[w]) {
     rl_fail(why, RELAYOUT_ERR_UNSUPPORTED, "the generic kernels did not build");
@@ -36,8 +46,7 @@ static int64_t chunk_of(const relayout_engine *e, int64_t units) {
 
 int rl_generic_setup(relayout_plan *p, relayout_error *why) {
   relayout_engine *e = p->engine;
-  cl_program prog = program(e, relayout_dtype_bits(p->moved.dtype),
-                            rl_generic_general(&p->moved, &p->moved_src), why);
+  cl_program prog = program(e, &p->moved, &p->moved_src, why);
   if (!prog) return 0;
   int64_t args[RL_GENERIC_LONGS];
   int n = rl_generic_args(args, &p->moved, &p->moved_src);

@@ -101,9 +101,10 @@ static relayout_status check_jobs(const relayout_job *jobs, int njobs,
  * kernel moves (an element, or a wider unit: rl_widen), as the kernel's
  * accesses need; no copy, the kernel reads or writes the caller's memory in
  * place. */
-static int in_place(const relayout_plan *p, const void *host) {
+static int in_place(const relayout_plan *p, const void *host, int dst) {
   return p->engine->host_memory &&
-         (uintptr_t)host % rl_unit(p->moved.dtype) == 0;
+         (uintptr_t)host % rl_unit(dst ? p->moved.dtype : p->moved_src.dtype) ==
+             0;
 }
 
 /* Device-side bytes a job takes (0 where both arrays are used in place);
@@ -115,7 +116,7 @@ static int64_t device_bytes(const relayout_job *j) {
       (uint64_t)sb > p->engine->max_alloc ||
       (uint64_t)db > p->engine->max_alloc)
     return -1;
-  return (in_place(p, j->src) ? 0 : sb) + (in_place(p, j->dst) ? 0 : db);
+  return (in_place(p, j->src, 0) ? 0 : sb) + (in_place(p, j->dst, 1) ? 0 : db);
 }
 
 /* Enqueues one job: its buffers (mem[0] source, mem[1] destination), the
@@ -124,7 +125,7 @@ static cl_int enqueue_job(const relayout_job *j, cl_mem *mem) {
   relayout_plan *p = j->plan;
   const relayout_engine *e = p->engine;
   size_t sb = (size_t)bytes_of(&p->src), db = (size_t)bytes_of(&p->dst);
-  int src_here = in_place(p, j->src), dst_here = in_place(p, j->dst);
+  int src_here = in_place(p, j->src, 0), dst_here = in_place(p, j->dst, 1);
   cl_int rc;
   mem[0] = clCreateBuffer(
       e->context, CL_MEM_READ_ONLY | (src_here ? CL_MEM_USE_HOST_PTR : 0), sb,
@@ -148,7 +149,7 @@ static cl_int enqueue_result(const relayout_job *j, cl_mem dst) {
   cl_command_queue q = p->engine->queue;
   size_t db = (size_t)bytes_of(&p->dst);
   cl_int rc;
-  if (!in_place(p, j->dst))
+  if (!in_place(p, j->dst, 1))
     return clEnqueueReadBuffer(q, dst, CL_FALSE, 0, db, j->dst, 0, NULL, NULL);
   void *m = clEnqueueMapBuffer(q, dst, CL_FALSE, CL_MAP_READ, 0, db, 0, NULL,
                                NULL, &rc);

@@ -141,9 +141,23 @@ static relayout_status plan_create(relayout_plan **out, relayout_engine *engine,
   p->dst = *dst;
   p->src = *src;
   rl_desc dst_w, src_w; /* the layouts in the units the kernel moves */
-  if (widen && rl_widen(&dst_w, &src_w, dst, src)) dst = &dst_w, src = &src_w;
+  int cast = rl_is_cast(dst, src);
+  if (widen && !cast && rl_widen(&dst_w, &src_w, dst, src))
+    dst = &dst_w, src = &src_w;
   p->moved = *dst;
   p->moved_src = *src;
+  if (cast) { /* on the generic kernel, which casts each element */
+    p->layout.family =
+        engine->reference ? RL_FAMILY_REFERENCE : RL_FAMILY_GATHER;
+    relayout_error why = {""};
+    if (!engine->reference && !rl_generic_setup(p, &why)) {
+      snprintf(p->note, sizeof p->note, "using the scalar reference: %.200s",
+               why.message);
+      p->layout.family = RL_FAMILY_REFERENCE;
+    }
+    *out = p;
+    return RELAYOUT_OK;
+  }
   /* the device's kind's kernels, unless the options force the other's */
   int for_cpu = engine->families == RELAYOUT_FAMILIES_GPU   ? 0
                 : engine->families == RELAYOUT_FAMILIES_CPU ? 1
@@ -232,8 +246,8 @@ cl_int rl_enqueue(relayout_plan *p, cl_mem dst, size_t dst_off, cl_mem src,
                                nwait, wait, done);
   settle(p, 0);
   cl_kernel k = p->kernel ? p->kernel : p->generic;
-  size_t unit = rl_unit(p->moved.dtype);
-  cl_long soff = (cl_long)(src_off / unit), doff = (cl_long)(dst_off / unit);
+  cl_long soff = (cl_long)(src_off / rl_unit(p->moved_src.dtype)),
+          doff = (cl_long)(dst_off / rl_unit(p->moved.dtype));
   cl_int rc = clSetKernelArg(k, 0, sizeof src, &src);
   rc |= clSetKernelArg(k, 1, sizeof soff, &soff);
   rc |= clSetKernelArg(k, 2, sizeof dst, &dst);
@@ -258,10 +272,15 @@ relayout_status relayout_plan_enqueue(relayout_plan *p, cl_mem dst,
                    "this plan runs on the scalar reference%s%s: it cannot "
                    "enqueue on OpenCL buffers",
                    *p->note ? ": " : "", p->note);
-  size_t unit = rl_unit(p->dst.dtype);
-  if (dst_offset % unit || src_offset % unit)
+  size_t du = rl_unit(p->dst.dtype), su = rl_unit(p->src.dtype);
+  if ((dst_offset % du || src_offset % su) && du == su)
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
-                   "offsets must be multiples of the %zu-byte element", unit);
+                   "offsets must be multiples of the %zu-byte element", du);
+  if (dst_offset % du || src_offset % su)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
+                   "offsets must be multiples of the destination's %zu-byte "
+                   "and the source's %zu-byte elements",
+                   du, su);
   int64_t sb, db;
   size_t have_s = 0, have_d = 0;
   rl_desc_size_bytes(&sb, &p->src, NULL);
@@ -280,7 +299,7 @@ relayout_status relayout_plan_enqueue(relayout_plan *p, cl_mem dst,
    * element twin, built on first use */
   relayout_plan *run = p;
   size_t moved = rl_unit(p->moved.dtype);
-  if (p->layout.family != RL_FAMILY_COPY &&
+  if (p->layout.family != RL_FAMILY_COPY && moved > du &&
       (dst_offset % moved || src_offset % moved)) {
     relayout_status s =
         p->plain ? RELAYOUT_OK

@@ -6,28 +6,65 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const char rl_kernel_common_cl[], rl_kernel_generic_cl[];
+extern const char rl_kernel_common_cl[], rl_kernel_generic_cl[],
+    rl_kernel_cast_cl[];
 
 /* the layout of kernels/generic.cl's blocks */
 enum { GAXES = 48, GDIMS = 13, GA_AXES = 2 };
 enum { GM_SRC = 10, GM_DAXES = 18, GM_DPAD = GM_DAXES + 4 * GAXES };
 enum { GM_SAXES = GM_DPAD + 3 * GDIMS, GM_SPAD = GM_SAXES + 4 * GAXES };
-_Static_assert(GM_SPAD + GDIMS + 1 <= RL_GENERIC_LONGS, "block fits");
+enum { GC = 455 }; /* kernels/cast.cl's RL_GC: a cast's quantization */
+_Static_assert(GM_SPAD + GDIMS + 1 <= GC && GC + 5 == RL_GENERIC_LONGS,
+               "block fits");
 _Static_assert(RELAYOUT_MAX_AXES * 2 <= GAXES && RELAYOUT_MAX_DIMS < GDIMS,
                "generic.cl's arrays hold every plan");
 
-char *rl_generic_source(int bits, int general) {
-  char head[96];
-  int a = snprintf(head, sizeof head,
-                   "#define RL_TRANSFORM(x) (x)\n#define RL_GW %d\n"
-                   "#define RL_GMAP %d\n",
-                   bits, bits == 4 ? 0 : general);
-  size_t b = strlen(rl_kernel_common_cl), c = strlen(rl_kernel_generic_cl);
-  char *s = malloc((size_t)a + b + c + 1);
+/* A cast's side: a float's fraction and exponent bits, or an integer's
+ * width, signedness and range (kernels/cast.cl). */
+static int cast_side(char *out, size_t room, char side, relayout_dtype t) {
+  int e, m = rl_float_bits(t, &e);
+  int64_t lo, hi;
+  rl_int_range(t, &lo, &hi);
+  return snprintf(out, room,
+                  "#define RL_C%c_M %d\n#define RL_C%c_E %d\n"
+                  "#define RL_C%c_BITS %d\n#define RL_C%c_SIGNED %d\n"
+                  "#define RL_C%c_LO %lld\n#define RL_C%c_HI %lld\n",
+                  side, m, side, e, side, relayout_dtype_bits(t), side, lo < 0,
+                  side, (long long)lo, side, (long long)hi);
+}
+
+static const char *storage(relayout_dtype t) {
+  switch (relayout_dtype_bits(t)) {
+  case 8: return "uchar";
+  case 16: return "ushort";
+  case 32: return "uint";
+  default: return "ulong";
+  }
+}
+
+char *rl_generic_source(const rl_desc *dst, const rl_desc *src) {
+  char head[640];
+  int bits = relayout_dtype_bits(dst->dtype), cast = rl_is_cast(dst, src);
+  int general = bits == 4 ? 0 : rl_generic_general(dst, src);
+  int a = snprintf(head, sizeof head, "#define RL_GMAP %d\n", general);
+  if (!cast) {
+    a +=
+        snprintf(head + a, sizeof head - (size_t)a, "#define RL_GW %d\n", bits);
+  } else {
+    a += snprintf(head + a, sizeof head - (size_t)a,
+                  "#define RL_GS %s\n#define RL_GD %s\n", storage(src->dtype),
+                  storage(dst->dtype));
+    a += cast_side(head + a, sizeof head - (size_t)a, 'S', src->dtype);
+    a += cast_side(head + a, sizeof head - (size_t)a, 'D', dst->dtype);
+  }
+  const char *parts[] = {head, cast ? rl_kernel_cast_cl : "",
+                         rl_kernel_common_cl, rl_kernel_generic_cl};
+  size_t len[4], total = 1;
+  for (int i = 0; i < 4; i++) total += len[i] = strlen(parts[i]);
+  char *s = malloc(total), *at = s;
   if (!s) return NULL;
-  memcpy(s, head, (size_t)a);
-  memcpy(s + a, rl_kernel_common_cl, b);
-  memcpy(s + a + b, rl_kernel_generic_cl, c + 1);
+  for (int i = 0; i < 4; i++) memcpy(at, parts[i], len[i]), at += len[i];
+  *at = 0;
   return s;
 }
 
@@ -105,9 +142,28 @@ int rl_generic_general(const rl_desc *dst, const rl_desc *src) {
   return !p.affine;
 }
 
+/* A cast's quantization: each side's scale (f32 bits) and zero point, and
+ * the bits padding is written as. */
+static void cast_args(int64_t *g, const rl_desc *dst, const rl_desc *src) {
+  uint32_t ss, ds;
+  memcpy(&ss, &src->scale, sizeof ss);
+  memcpy(&ds, &dst->scale, sizeof ds);
+  int64_t rec[5] = {ss, src->zero_point, ds, dst->zero_point, dst->zero_point};
+  memcpy(g, rec, sizeof rec);
+}
+
 int rl_generic_args(int64_t *out, const rl_desc *dst, const rl_desc *src) {
   rl_layout_plan p;
   rl_plan_affine(&p, dst, src);
+  if (rl_is_cast(dst, src)) {
+    memset(out, 0, sizeof *out * RL_GENERIC_LONGS);
+    if (p.affine)
+      affine_args(out, &p, dst);
+    else
+      general_args(out, dst, src);
+    cast_args(out + GC, dst, src);
+    return RL_GENERIC_LONGS;
+  }
   if (relayout_dtype_bits(dst->dtype) != 4)
     return p.affine ? affine_args(out, &p, dst) : general_args(out, dst, src);
   out[0] = p.affine;

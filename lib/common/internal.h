@@ -29,6 +29,10 @@ typedef struct rl_desc {
    * merged into one: 4 for FRACTAL_Z (C1*H*W, N1, N0, C0) and FRACTAL_Z_3D
    * (D*C1*H*W, N1, N0, C0), as CANN stores them; 0: one per axis. */
   int stored_rank;
+  /* An integer tensor's quantization (value = (q - zero_point) * scale);
+   * 1 and 0 for every other tensor (lib/reference/cast.c) */
+  float scale;
+  int32_t zero_point;
 } rl_desc;
 _Static_assert(sizeof(rl_desc) <= sizeof(relayout_desc),
                "relayout_desc has room for a descriptor");
@@ -158,6 +162,25 @@ relayout_status rl_check_pair(const rl_desc *dst, const rl_desc *src,
 relayout_status rl_check_sizes(const rl_desc *dst, size_t dst_size,
                                const rl_desc *src, size_t src_size,
                                relayout_error *err);
+
+/* ---- cast.c: casts and quantization (docs/CASTS.md) */
+/* Whether the pair changes values, not only places: dtypes or
+ * quantization differ, or the destination's padding is a zero point. */
+int rl_is_cast(const rl_desc *dst, const rl_desc *src);
+/* Whether the pair's dtypes and quantization make a cast that has a
+ * meaning; an error naming both where not. */
+relayout_status rl_check_cast(const rl_desc *dst, const rl_desc *src,
+                              relayout_error *err);
+/* The element at src offset soff, cast, written at dst offset doff. */
+void rl_cast_element(uint8_t *dst, int64_t doff, const rl_desc *d,
+                     const uint8_t *src, int64_t soff, const rl_desc *s);
+/* The byte every padding byte of dst holds: its zero point's (a nibble
+ * twice for 4-bit types), else 0. */
+uint8_t rl_pad_byte(const rl_desc *dst);
+/* A float type's fraction bits and exponent bits; 0 for other types. */
+int rl_float_bits(relayout_dtype t, int *exponent_bits);
+/* An integer type's smallest and largest values; 0 for other types. */
+int rl_int_range(relayout_dtype t, int64_t *lo, int64_t *hi);
 
 /* ---- the descriptor functions of relayout.h, on rl_desc (desc_api.c
  * wraps them) */

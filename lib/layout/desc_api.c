@@ -2,6 +2,7 @@
  * relayout_desc read and written as the rl_desc it holds */
 #include "internal.h"
 
+#include <math.h>
 #include <string.h>
 
 relayout_status relayout_desc_init(relayout_desc *out,
@@ -144,5 +145,37 @@ relayout_status relayout_desc_column_major(relayout_desc *d,
     r->axes[i].stride = stride;
     stride *= r->axes[i].extent;
   }
+  return RELAYOUT_OK;
+}
+
+relayout_status relayout_desc_retype(relayout_desc *d,
+                                     const relayout_layout *layout,
+                                     relayout_dtype dtype,
+                                     const relayout_quant *quant,
+                                     relayout_error *err) {
+  if (!d || !layout)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
+  const rl_desc *old = rl_cd(d);
+  int64_t lo, hi;
+  int integer = rl_int_range(dtype, &lo, &hi);
+  const char *name = relayout_dtype_name(dtype);
+  if (quant && !integer)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
+                   "%s takes no quantization: only i8, u8, i4 and u4 do",
+                   name ? name : "this dtype");
+  if (quant && !(isfinite(quant->scale) && quant->scale > 0))
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
+                   "scale %g: a scale must be positive and finite",
+                   (double)quant->scale);
+  if (quant && (quant->zero_point < lo || quant->zero_point > hi))
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
+                   "zero point %d is outside %s's range %lld..%lld",
+                   (int)quant->zero_point, name, (long long)lo, (long long)hi);
+  rl_desc r;
+  relayout_status s =
+      rl_desc_init(&r, layout, dtype, old->ndims, old->names, old->dims, err);
+  if (s) return s;
+  if (quant) r.scale = quant->scale, r.zero_point = quant->zero_point;
+  memcpy(d, &r, sizeof r);
   return RELAYOUT_OK;
 }

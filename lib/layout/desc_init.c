@@ -210,6 +210,7 @@ relayout_status rl_desc_init(rl_desc *out, const relayout_layout *layout,
   rl_desc d;
   memset(&d, 0, sizeof d);
   d.dtype = dtype;
+  d.scale = 1;
   d.ndims = d.nvdims = ndims;
   for (int i = 0; i < ndims; i++) {
     char lab[8];

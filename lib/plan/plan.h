@@ -67,14 +67,15 @@ void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
 void rl_plan_affine(rl_layout_plan *out, const rl_desc *dst,
                     const rl_desc *src);
 
-/* The generic kernels (kernels/generic.cl): the program's source for units
- * of `bits` (4 to 64) and the affine map or any other (`general`; 4-bit
- * elements take both in one program; malloc'ed, NULL when out of memory);
- * for a conversion, whether its map is the general kind, the kernel that
- * runs it, and its argument block (at most RL_GENERIC_LONGS longs, the
- * count returned). */
+/* The generic kernels (kernels/generic.cl): a conversion's program (its
+ * width, 4 to 64 bits, and kind of map; 4-bit elements take both kinds in
+ * one program; a cast, of 8 bits and wider, its two types and cast.cl;
+ * malloc'ed, NULL when out of memory), whether its map is the general kind,
+ * the kernel that runs it, and its argument block (at most
+ * RL_GENERIC_LONGS longs, the count returned; a cast's quantization at its
+ * end). */
 #define RL_GENERIC_LONGS 460
-char *rl_generic_source(int bits, int general);
+char *rl_generic_source(const rl_desc *dst, const rl_desc *src);
 int rl_generic_general(const rl_desc *dst, const rl_desc *src);
 const char *rl_generic_kernel(const rl_desc *dst, const rl_desc *src);
 int rl_generic_args(int64_t *out, const rl_desc *dst, const rl_desc *src);

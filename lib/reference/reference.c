@@ -1,7 +1,8 @@
 /* reference.c - the scalar reference conversion, the oracle of every test
  *
  * Each destination element is computed straight from the two descriptors:
- * for every logical coordinate, its offset in each layout. No axes are
+ * for every logical coordinate, its offset in each layout, and its value
+ * moved bit for bit or cast (cast.c). No axes are
  * merged or reordered; nothing is shared with a planner.
  */
 #include "internal.h"
@@ -23,9 +24,11 @@ static void move(uint8_t *dst, int64_t doff, const uint8_t *src, int64_t soff,
 
 relayout_status rl_check_pair(const rl_desc *dst, const rl_desc *src,
                               relayout_error *err) {
-  if (src->dtype != dst->dtype || src->ndims != dst->ndims)
+  if (src->ndims != dst->ndims)
     return rl_fail(err, RELAYOUT_ERR_DIMS,
-                   "source and destination differ in dtype or rank");
+                   "source and destination differ in rank");
+  relayout_status s = rl_check_cast(dst, src, err);
+  if (s) return s;
   for (int i = 0; i < src->ndims; i++)
     if (src->names[i] != dst->names[i] || src->dims[i] != dst->dims[i]) {
       char lab[8];
@@ -65,12 +68,17 @@ relayout_status rl_convert_ref(const rl_desc *dst, void *dst_buf,
   int64_t need_dst;
   if ((s = rl_check_sizes(dst, dst_size, src, src_size, err))) return s;
   rl_desc_size_bytes(&need_dst, dst, NULL);
-  int bits = relayout_dtype_bits(src->dtype);
-  memset(dst_buf, 0, (size_t)need_dst);
+  int bits = relayout_dtype_bits(src->dtype), cast = rl_is_cast(dst, src);
+  memset(dst_buf, rl_pad_byte(dst), (size_t)need_dst);
   int n = src->ndims;
   int64_t coord[RELAYOUT_MAX_DIMS] = {0};
   for (;;) {
-    move(dst_buf, rl_offset(dst, coord), src_buf, rl_offset(src, coord), bits);
+    if (cast)
+      rl_cast_element(dst_buf, rl_offset(dst, coord), dst, src_buf,
+                      rl_offset(src, coord), src);
+    else
+      move(dst_buf, rl_offset(dst, coord), src_buf, rl_offset(src, coord),
+           bits);
     int i = n - 1;
     while (i >= 0 && ++coord[i] == src->dims[i]) coord[i--] = 0;
     if (i < 0) break;

@@ -1,20 +1,24 @@
 /* fuzz_args.c - libFuzzer target: the command line's values
  *
- * The first byte picks the parser (modulo 4: --shape, --dims, a byte count
- * such as --max-memory's, a repack --rule); the rest, up to a NUL, is the
- * text. A rejection prints its message, as on the command line, and is
- * clean when the sanitizers say so. What a parser accepts must hold:
+ * The first byte picks the parser (modulo 6: --shape, --dims, a byte count
+ * such as --max-memory's, a repack --rule, --scale, --zero-point); the
+ * rest, up to a NUL, is the text. A rejection prints its message, as on the
+ * command line, and is clean when the sanitizers say so. What a parser accepts
+ * must hold:
  * - --shape: 1 to 12 extents in [1, 2^62], which written back as AxBxC
  *   parse to the same;
  * - --dims: 1 to 12 upper-case letters with extents in [1, 2^62], which
  *   written back as N=2,C=3 parse to the same;
  * - a byte count: in [1, 2^62];
  * - a rule: both layouts parsed, the glob a non-empty prefix of the text,
- *   the rank 0 to 12.
+ *   the rank 0 to 12;
+ * - a scale: positive and finite; a zero point: within a million of 0,
+ *   written back the same.
  */
 #include "cli.h"
 #include "repack.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,12 +88,31 @@ static void rule(const char *text) {
   rp_rule_free(&r);
 }
 
+static void scale(const char *text) {
+  float v;
+  if (!cli_parse_scale(&v, text, "--scale", "convert") &&
+      !(v > 0 && isfinite(v)))
+    fail("scale not positive and finite", text);
+}
+
+static void zero_point(const char *text) {
+  int32_t v;
+  char again[16];
+  if (cli_parse_zero_point(&v, text, "--zero-point", "convert")) return;
+  snprintf(again, sizeof again, "%d", (int)v);
+  int32_t w = 0;
+  if (v < -1000000 || v > 1000000 ||
+      cli_parse_zero_point(&w, again, "--zero-point", "convert") || w != v)
+    fail("zero point out of range, or parsed differently", text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char text[1024];
   if (size < 1 || size > sizeof text) return 0;
   memcpy(text, data + 1, size - 1);
   text[size - 1] = 0;
-  void (*const parsers[4])(const char *) = {shape, dims, bytes, rule};
-  parsers[data[0] % 4](text);
+  void (*const parsers[6])(const char *) = {shape, dims,  bytes,
+                                            rule,  scale, zero_point};
+  parsers[data[0] % 6](text);
   return 0;
 }

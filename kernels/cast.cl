@@ -1,0 +1,158 @@
+/* cast.cl - the casts of docs/CASTS.md on elements' bits, in integer
+ * arithmetic only, so that no device needs fp16 or fp64 and every device
+ * rounds alike. The generator defines each side's kind: RL_CS_M and RL_CS_E,
+ * a float's fraction and exponent bits (RL_CS_M 0: an integer of RL_CS_BITS
+ * bits, RL_CS_SIGNED or not); RL_CD_* the same for the destination, whose
+ * integers saturate to RL_CD_LO..RL_CD_HI. The quantization is read from
+ * the plan's block at RL_GC: the source's scale (f32 bits) and zero point,
+ * the destination's, and the bits padding is written as. */
+
+#define RL_GC 455
+
+/* A float as sign, significand and exponent (value m * 2^e); kind 0 finite,
+ * 1 infinite, 2 NaN (m: the payload). */
+typedef struct {
+  uint sign, kind;
+  ulong m;
+  int e;
+} rl_unpacked;
+
+static rl_unpacked rl_unpack(ulong b, int M, int E) {
+  rl_unpacked u;
+  int bias = (1 << (E - 1)) - 1, field = (int)((b >> M) & ((1UL << E) - 1));
+  u.sign = (uint)(b >> (M + E)) & 1;
+  u.m = b & ((1UL << M) - 1);
+  u.kind = field == (1 << E) - 1 ? (u.m ? 2 : 1) : 0;
+  u.e = (field ? field : 1) - bias - M;
+  if (field && !u.kind) u.m |= 1UL << M;
+  return u;
+}
+
+/* m * 2^e to nearest, ties to even, as a float of M fraction and E
+ * exponent bits (subnormals kept, infinity past the largest). */
+static ulong rl_round(uint sign, ulong m, int e, int M, int E) {
+  int bias = (1 << (E - 1)) - 1;
+  ulong s = (ulong)sign << (M + E), inf = s | (((1UL << E) - 1) << M);
+  if (!m) return s;
+  int lead = 63 - (int)clz(m);
+  int shift = max(lead - M, 1 - bias - M - e); /* bits below the quantum */
+  ulong q;
+  if (shift <= 0) {
+    q = m << -shift;
+  } else if (shift >= 64) {
+    q = shift == 64 && m > (1UL << 63);
+  } else {
+    ulong rem = m & ((1UL << shift) - 1), mid = 1UL << (shift - 1);
+    q = m >> shift;
+    q += rem > mid || (rem == mid && (q & 1));
+  }
+  if (q < (1UL << M)) return s | q; /* subnormal */
+  long biased = e + shift + M + bias; /* q up to 2^(M+1): carries on */
+  if (biased + (long)(q >> (M + 1)) >= (1 << E) - 1) return inf;
+  return s | (((ulong)biased << M) + q - (1UL << M));
+}
+
+/* round_half_even(m * 2^e / scale) for a scale's f32 bits, exactly (by
+ * integer division), capped at 1024: past every integer type's range. */
+static long rl_quotient(ulong m, int e, ulong scale) {
+  rl_unpacked s = rl_unpack(scale, 23, 8);
+  int k = e - s.e;
+  if (!m || k < -38) return 0;
+  if (k > 38) return 1024;
+  ulong n = k >= 0 ? m << k : m, d = k >= 0 ? s.m : s.m << -k;
+  ulong q = n / d, r = n % d;
+  q += 2 * r > d || (2 * r == d && (q & 1));
+  return q > 1024 ? 1024 : (long)q;
+}
+
+/* The common weight casts in 32-bit arithmetic and selects, which the
+ * compiler can vectorise: the same bits as the general path below (f16 and
+ * bf16 go between each other through f32, exactly: one rounding). */
+static uint rl_f32_of_bf16(uint u) {
+  return (u & 0x7FFF) > 0x7F80 ? (u << 16) | 0x400000 : u << 16;
+}
+
+static uint rl_bf16_of_f32(uint u) {
+  return (u & 0x7FFFFFFF) > 0x7F800000 ? (u >> 16) | 0x40
+                                       : (u + 0x7FFF + ((u >> 16) & 1)) >> 16;
+}
+
+static uint rl_f32_of_f16(uint h) {
+  uint s = (h & 0x8000) << 16, e = (h >> 10) & 0x1F, m = h & 0x3FF;
+  uint lead = 31 - clz(m | 1); /* a subnormal's leading bit */
+  uint sub = (lead + 103) << 23 | ((m << (23 - lead)) & 0x7FFFFF);
+  uint out = e == 31  ? 0x7F800000 | m << 13 | (m ? 0x400000 : 0)
+             : e      ? (e + 112) << 23 | m << 13
+             : m      ? sub
+                      : 0;
+  return s | out;
+}
+
+static uint rl_f16_of_f32(uint u) {
+  uint s = (u >> 16) & 0x8000, a = u & 0x7FFFFFFF;
+  uint normal = (a - 0x38000000 + 0xFFF + ((a >> 13) & 1)) >> 13;
+  int shift = clamp(126 - (int)(a >> 23), 1, 31); /* below 2^-14 */
+  uint m = (a & 0x7FFFFF) | 0x800000, q = m >> shift,
+       rem = m & ((1u << shift) - 1), mid = 1u << (shift - 1);
+  uint sub = (a >> 23) < 102 ? 0 : q + (rem > mid || (rem == mid && (q & 1)));
+  uint out = a > 0x7F800000   ? 0x7E00 | ((a >> 13) & 0x3FF)
+             : a >= 0x477FF000 ? 0x7C00
+             : a >= 0x38800000 ? normal
+                               : sub;
+  return s | out;
+}
+
+#define RL_IS(side, m, e) (RL_C##side##_M == m && RL_C##side##_E == e)
+#if RL_IS(S, 23, 8) && RL_IS(D, 7, 8)
+#define RL_FAST(u) rl_bf16_of_f32(u)
+#elif RL_IS(S, 7, 8) && RL_IS(D, 23, 8)
+#define RL_FAST(u) rl_f32_of_bf16(u)
+#elif RL_IS(S, 10, 5) && RL_IS(D, 23, 8)
+#define RL_FAST(u) rl_f32_of_f16(u)
+#elif RL_IS(S, 23, 8) && RL_IS(D, 10, 5)
+#define RL_FAST(u) rl_f16_of_f32(u)
+#elif RL_IS(S, 7, 8) && RL_IS(D, 10, 5)
+#define RL_FAST(u) rl_f16_of_f32(rl_f32_of_bf16(u))
+#elif RL_IS(S, 10, 5) && RL_IS(D, 7, 8)
+#define RL_FAST(u) rl_bf16_of_f32(rl_f32_of_f16(u))
+#endif
+
+/* A source element's bits to the destination's. */
+static ulong rl_cast(ulong x, __global const long *g) {
+#ifdef RL_FAST
+  (void)g;
+  uint u = (uint)x;
+  return RL_FAST(u);
+#elif RL_CS_M
+  rl_unpacked u = rl_unpack(x, RL_CS_M, RL_CS_E);
+#if RL_CD_M /* float to float; NaN quiet, sign and leading payload kept */
+  ulong top = (ulong)u.sign << (RL_CD_M + RL_CD_E) |
+              ((1UL << RL_CD_E) - 1) << RL_CD_M;
+  if (u.kind == 2)
+    return top | 1UL << (RL_CD_M - 1) |
+           (RL_CD_M >= RL_CS_M ? u.m << (RL_CD_M - RL_CS_M)
+                               : u.m >> (RL_CS_M - RL_CD_M));
+  if (u.kind == 1) return top;
+  return rl_round(u.sign, u.m, u.e, RL_CD_M, RL_CD_E);
+#else /* quantize; NaN to the zero point */
+  long q = u.kind == 2   ? 0
+           : u.kind == 1 ? 1024
+                         : rl_quotient(u.m, u.e, (ulong)g[RL_GC + 2]);
+  long v = (u.sign && u.kind != 2 ? -q : q) + g[RL_GC + 3];
+  return (ulong)clamp(v, (long)RL_CD_LO, (long)RL_CD_HI);
+#endif
+#else
+  long q = RL_CS_SIGNED ? (long)(x << (64 - RL_CS_BITS)) >> (64 - RL_CS_BITS)
+                        : (long)x;
+  long d = q - g[RL_GC + 1];
+#if RL_CD_M /* dequantize: (q - zero point) * scale, exact, rounded once */
+  rl_unpacked s = rl_unpack((ulong)g[RL_GC], 23, 8);
+  return rl_round(d < 0, (ulong)(d < 0 ? -d : d) * s.m, s.e, RL_CD_M, RL_CD_E);
+#else /* integer to integer: the zero points' difference, saturated */
+  return (ulong)clamp(d + g[RL_GC + 3], (long)RL_CD_LO, (long)RL_CD_HI);
+#endif
+#endif
+}
+
+#define RL_TRANSFORM(x) ((RL_GD)rl_cast((ulong)(x), g))
+#define RL_PAD ((RL_GD)g[RL_GC + 4])

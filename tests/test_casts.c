@@ -1,0 +1,381 @@
+/* test_casts.c - casts on an OpenCL device, byte for byte
+ *
+ * Every dtype pair a cast allows (floats to floats, quantizing, dequantizing,
+ * integers to integers with zero points) at random scales and zero points,
+ * between named formats and random grammar layouts at odd extents, on
+ * sources sprinkled with the values casts get wrong (NaNs, infinities,
+ * signed zeros, subnormals, the largest finite values): the device's output,
+ * written over a poisoned buffer, equals the reference's. Casts to and from
+ * 4-bit types run on the reference and say so. Then a batch mixing casts and
+ * moves, a cast between OpenCL buffers at offsets, a quantized
+ * destination's padding (its zero point), and the refusals. The device is
+ * RELAYOUT_TEST_DEVICE, else "cpu". The values themselves are checked against
+ * numpy by test_casts.py.
+ */
+#include "check.h"
+#include "random_layout.h"
+#include "relayout_cl.h"
+
+#include <math.h>
+
+static relayout_engine *engine;
+
+typedef struct cast_pair {
+  relayout_dtype s, d;
+} cast_pair;
+
+#define F16  RELAYOUT_F16
+#define BF16 RELAYOUT_BF16
+#define F32  RELAYOUT_F32
+#define F64  RELAYOUT_F64
+#define I8   RELAYOUT_I8
+#define U8   RELAYOUT_U8
+#define I4   RELAYOUT_I4
+#define U4   RELAYOUT_U4
+static const cast_pair pairs[] = {
+    {F16, BF16}, {F16, F32},  {F16, F64}, {BF16, F16}, {BF16, F32}, {BF16, F64},
+    {F32, F16},  {F32, BF16}, {F32, F64}, {F64, F16},  {F64, BF16}, {F64, F32},
+    {F32, I8},   {F32, U8},   {F32, I4},  {F32, U4},   {F16, I8},   {F16, U8},
+    {BF16, I8},  {BF16, U4},  {I8, F32},  {I8, F16},   {I8, BF16},  {I8, F64},
+    {U8, F32},   {U8, F16},   {U8, BF16}, {U4, F32},   {I4, F16},   {U8, I8},
+    {I8, U8},    {I8, I8},    {U8, U4},   {I4, U8},
+};
+enum { NPAIRS = sizeof pairs / sizeof pairs[0] };
+
+static int is_int(relayout_dtype t) {
+  return t == I8 || t == U8 || t == I4 || t == U4;
+}
+
+static int is_nibble(relayout_dtype t) { return t == I4 || t == U4; }
+
+/* A random quantization for an integer dtype. */
+static relayout_quant random_quant(relayout_dtype t) {
+  static const float scales[] = {0.5f, 0.0371f, 3.0f, 1e-3f, 1.0f};
+  int64_t lo = t == I8   ? -128
+               : t == I4 ? -8
+                         : 0,
+          hi = t == I8   ? 127
+               : t == U8 ? 255
+               : t == I4 ? 7
+                         : 15;
+  return (relayout_quant){scales[rng_next() % 5], (int32_t)rng_range(lo, hi)};
+}
+
+/* Random bytes, every fifth element of a float source a special value. */
+static void fill(unsigned char *p, int64_t bytes, relayout_dtype t) {
+  static const uint16_t f16[] = {0x7C00, 0xFC00, 0x7E01, 0xFD00, 0x8000,
+                                 0x0001, 0x03FF, 0x7BFF, 0x3C00};
+  static const uint16_t bf16[] = {0x7F80, 0xFF80, 0x7FC1, 0xFF81, 0x8000,
+                                  0x0001, 0x007F, 0x7F7F, 0x3F80};
+  static const uint32_t f32[] = {0x7F800000, 0xFF800000, 0x7FC00123,
+                                 0xFF800001, 0x80000000, 0x00000001,
+                                 0x477FF000, 0x477FEFFF, 0x38800000};
+  static const uint64_t f64[] = {
+      0x7FF0000000000000, 0xFFF0000000000000, 0x7FF8000000000123,
+      0xFFF0000000000001, 0x8000000000000000, 0x0000000000000001,
+      0x40EFFE0000000000, 0x47EFFFFFE0000000, 0x3F10000000000000};
+  for (int64_t i = 0; i < bytes; i++) p[i] = (unsigned char)rng_next();
+  int size = relayout_dtype_bits(t) / 8;
+  if (is_int(t)) return;
+  for (int64_t i = 0; (i + 1) * size <= bytes; i += 5) {
+    int k = (int)(rng_next() % 9);
+    const void *v = t == F16    ? (const void *)&f16[k]
+                    : t == BF16 ? (const void *)&bf16[k]
+                    : t == F32  ? (const void *)&f32[k]
+                                : (const void *)&f64[k];
+    memcpy(p + i * size, v, (size_t)size);
+  }
+}
+
+/* from -> to with the pair's dtypes and random quantizations, on the
+ * device and on the reference; 0 when the pair does not bind or is over
+ * 1 MiB. */
+static int one_cast(const char *from, const char *to, cast_pair c,
+                    const int64_t *ext) {
+  relayout_layout *a = NULL, *b = NULL;
+  relayout_desc s, d;
+  relayout_error err;
+  int ok = !relayout_layout_parse(&a, from, &err) &&
+           !relayout_layout_parse(&b, to, &err) &&
+           !relayout_bind_extents(&s, &d, a, b, c.s, 4, ext, &err);
+  relayout_quant sq = random_quant(c.s), dq = random_quant(c.d);
+  if (is_int(c.s) && is_int(c.d)) dq.scale = sq.scale;
+  if (ok && is_int(c.s)) CHECK_OK(relayout_desc_retype(&s, a, c.s, &sq, &e_));
+  /* (a layout's alignment may not hold whole elements of the other dtype) */
+  ok = ok && !relayout_desc_retype(&d, b, c.d, is_int(c.d) ? &dq : NULL, &err);
+  int64_t sb = 0, db = 0;
+  relayout_desc_size_bytes(&sb, &s, NULL);
+  relayout_desc_size_bytes(&db, &d, NULL);
+  if (!ok || sb > 1 << 20 || db > 1 << 20) {
+    relayout_layout_free(a);
+    relayout_layout_free(b);
+    return 0;
+  }
+  unsigned char *in = malloc((size_t)sb);
+  fill(in, sb, c.s);
+  guarded want = guarded_alloc((size_t)db, 0xA5),
+          got = guarded_alloc((size_t)db, 0x5A);
+  CHECK_OK(
+      relayout_convert_ref(&d, want.data, want.size, &s, in, (size_t)sb, &e_));
+  relayout_plan *p = NULL;
+  CHECK_OK(relayout_plan_create(&p, engine, &d, &s, &e_));
+  const char *kernel = relayout_plan_kernel(p);
+  int nibbles = is_nibble(c.s) || is_nibble(c.d);
+  CHECK(nibbles ? !strcmp(kernel, "reference") &&
+                      strstr(relayout_plan_note(p), "4-bit")
+                : !strcmp(kernel, "generic"),
+        "%s %s -> %s %s: runs on %s (%s)", from, relayout_dtype_name(c.s), to,
+        relayout_dtype_name(c.d), kernel, relayout_plan_note(p));
+  CHECK_OK(relayout_plan_run(p, got.data, got.size, in, (size_t)sb, &e_));
+  CHECK(!memcmp(got.data, want.data, (size_t)db),
+        "%s %s -> %s %s (%lldx%lldx%lldx%lld): equals the reference", from,
+        relayout_dtype_name(c.s), to, relayout_dtype_name(c.d),
+        (long long)ext[0], (long long)ext[1], (long long)ext[2],
+        (long long)ext[3]);
+  relayout_plan_free(p);
+  guarded_free(&want);
+  guarded_free(&got);
+  free(in);
+  relayout_layout_free(a);
+  relayout_layout_free(b);
+  return 1;
+}
+
+/* Odd extents, from 1 to one over a block, at most 20,000 elements. */
+static void pick_extents(int64_t *ext) {
+  static const int64_t edge[] = {1, 2, 3, 5, 16, 17, 33};
+  do
+    for (int k = 0; k < 4; k++) ext[k] = edge[rng_next() % 7];
+  while (ext[0] * ext[1] * ext[2] * ext[3] > 20000);
+}
+
+/* Every pair between a named format pair and between random layouts. */
+static void every_pair(void) {
+  static const char *const named[][2] = {
+      {"NCHW", "NC1HWC0"}, {"NHWC", "NCHW"},    {"NCHW", "FRACTAL_Z"},
+      {"NCHW", "nChw16c"}, {"NC1HWC0", "NHWC"}, {"NCHW", "NCHW4"},
+      {"NCHW", "NCHW"},    {"NCHW", "CHWN4"},
+  };
+  int run = 0;
+  for (int i = 0; i < NPAIRS; i++) {
+    int64_t ext[4];
+    pick_extents(ext);
+    /* the pair's named formats, or the next that holds both dtypes
+     * (FRACTAL_Z has no 64-bit form) */
+    int f = 0;
+    while (f < 8 && !one_cast(named[(i + f) % 8][0], named[(i + f) % 8][1],
+                              pairs[i], ext))
+      f++;
+    run += f < 8;
+    if (f == 8)
+      printf("no named formats for %s -> %s\n", relayout_dtype_name(pairs[i].s),
+             relayout_dtype_name(pairs[i].d));
+    for (int tries = 0; tries < 200; tries++) {
+      char a[96], b[96];
+      random_layout(a, sizeof a);
+      random_layout(b, sizeof b);
+      pick_extents(ext);
+      if (one_cast(a, b, pairs[i], ext)) {
+        run++;
+        break;
+      }
+      if (tries == 199)
+        printf("no random layouts for %s -> %s\n",
+               relayout_dtype_name(pairs[i].s),
+               relayout_dtype_name(pairs[i].d));
+    }
+  }
+  CHECK(run == 2 * NPAIRS, "ran %d of %d casts", run, 2 * NPAIRS);
+  printf("%d casts\n", run);
+}
+
+/* A batch of casts and moves, one wait: each equals the reference. */
+static void batch(void) {
+  static const struct {
+    const char *from, *to;
+    relayout_dtype s, d;
+  } jobs_of[] = {{"NCHW", "NC1HWC0", F32, F16},
+                 {"NHWC", "NCHW", F32, F32},
+                 {"NCHW", "FRACTAL_Z", BF16, F16},
+                 {"NCHW", "NCHW4", F32, I8}};
+  enum { N = 4 };
+  relayout_job jobs[N];
+  guarded want[N], got[N];
+  unsigned char *in[N];
+  const int64_t ext[4] = {3, 17, 5, 7};
+  for (int i = 0; i < N; i++) {
+    relayout_layout *a = NULL, *b = NULL;
+    relayout_desc s, d;
+    CHECK_OK(relayout_layout_parse(&a, jobs_of[i].from, &e_));
+    CHECK_OK(relayout_layout_parse(&b, jobs_of[i].to, &e_));
+    CHECK_OK(relayout_bind_extents(&s, &d, a, b, jobs_of[i].s, 4, ext, &e_));
+    relayout_quant q = {0.05f, -3};
+    CHECK_OK(relayout_desc_retype(&d, b, jobs_of[i].d,
+                                  is_int(jobs_of[i].d) ? &q : NULL, &e_));
+    int64_t sb, db;
+    relayout_desc_size_bytes(&sb, &s, NULL);
+    relayout_desc_size_bytes(&db, &d, NULL);
+    in[i] = malloc((size_t)sb);
+    fill(in[i], sb, jobs_of[i].s);
+    want[i] = guarded_alloc((size_t)db, 0xA5);
+    got[i] = guarded_alloc((size_t)db, 0x5A);
+    CHECK_OK(relayout_convert_ref(&d, want[i].data, want[i].size, &s, in[i],
+                                  (size_t)sb, &e_));
+    jobs[i] = (relayout_job){NULL, got[i].data, got[i].size, in[i], (size_t)sb};
+    CHECK_OK(relayout_plan_create(&jobs[i].plan, engine, &d, &s, &e_));
+    relayout_layout_free(a);
+    relayout_layout_free(b);
+  }
+  CHECK_OK(relayout_plans_run(jobs, N, &e_));
+  for (int i = 0; i < N; i++) {
+    CHECK(!memcmp(got[i].data, want[i].data, got[i].size),
+          "batch job %d (%s -> %s): equals the reference", i, jobs_of[i].from,
+          jobs_of[i].to);
+    relayout_plan_free(jobs[i].plan);
+    guarded_free(&want[i]);
+    guarded_free(&got[i]);
+    free(in[i]);
+  }
+}
+
+/* NCHW f32 -> NC1HWC0 i8 with zero point -5: C = 17 pads to 32, and every
+ * padding byte holds the zero point; every other byte holds the quantized
+ * source. */
+static void padding(void) {
+  relayout_layout *a = NULL, *b = NULL;
+  relayout_desc s, d;
+  const int64_t ext[4] = {2, 17, 3, 3};
+  CHECK_OK(relayout_layout_parse(&a, "NCHW", &e_));
+  CHECK_OK(relayout_layout_parse(&b, "NC1HWC0", &e_));
+  CHECK_OK(relayout_bind_extents(&s, &d, a, b, F32, 4, ext, &e_));
+  relayout_quant q = {0.25f, -5};
+  CHECK_OK(relayout_desc_retype(&d, b, I8, &q, &e_));
+  int64_t sb, db;
+  relayout_desc_size_bytes(&sb, &s, NULL);
+  relayout_desc_size_bytes(&db, &d, NULL);
+  CHECK(db == 2 * 32 * 3 * 3, "C0 is 32 for i8 (%lld bytes)", (long long)db);
+  float *in = malloc((size_t)sb);
+  for (int64_t i = 0; i < sb / 4; i++) in[i] = (float)(i % 40) * 0.25f;
+  guarded got = guarded_alloc((size_t)db, 0x5A);
+  relayout_plan *p = NULL;
+  CHECK_OK(relayout_plan_create(&p, engine, &d, &s, &e_));
+  CHECK_OK(relayout_plan_run(p, got.data, got.size, in, (size_t)sb, &e_));
+  int wrong = 0;
+  for (int64_t n = 0; n < 2; n++)
+    for (int64_t c = 0; c < 32; c++)
+      for (int64_t hw = 0; hw < 9; hw++) {
+        int64_t at = ((n * 9 + hw) * 32) + c;
+        int pad = 0;
+        relayout_desc_is_padding(&pad, &d, at, NULL);
+        int want = c < 17 ? (int)(in[(n * 17 + c) * 9 + hw] / 0.25f) - 5 : -5;
+        wrong += pad != (c >= 17) || (signed char)got.data[at] != want;
+      }
+  CHECK(!wrong, "NC1HWC0 i8: %d bytes wrong (padding: the zero point)", wrong);
+  relayout_plan_free(p);
+  guarded_free(&got);
+  free(in);
+  relayout_layout_free(a);
+  relayout_layout_free(b);
+}
+
+/* The cl_mem path: NCHW f32 -> NC1HWC0 f16 between buffers at offsets of
+ * each side's element (4 and 2 bytes), equal to the reference; an offset
+ * off the source's element is refused. */
+static void buffers(void) {
+  relayout_layout *a = NULL, *b = NULL;
+  relayout_desc s, d;
+  CHECK_OK(relayout_layout_parse(&a, "NCHW", &e_));
+  CHECK_OK(relayout_layout_parse(&b, "NC1HWC0", &e_));
+  CHECK_OK(relayout_bind_extents(&s, &d, a, b, F32, 4,
+                                 (const int64_t[]){2, 19, 3, 5}, &e_));
+  CHECK_OK(relayout_desc_retype(&d, b, F16, NULL, &e_));
+  int64_t sb, db;
+  relayout_desc_size_bytes(&sb, &s, NULL);
+  relayout_desc_size_bytes(&db, &d, NULL);
+  unsigned char *in = malloc((size_t)sb), *want = malloc((size_t)db),
+                *got = malloc((size_t)db + 2);
+  fill(in, sb, F32);
+  CHECK_OK(relayout_convert_ref(&d, want, (size_t)db, &s, in, (size_t)sb, &e_));
+  relayout_plan *p = NULL;
+  CHECK_OK(relayout_plan_create(&p, engine, &d, &s, &e_));
+  cl_context ctx = relayout_engine_context(engine);
+  cl_command_queue q = relayout_engine_queue(engine);
+  cl_int rc;
+  cl_mem bs = clCreateBuffer(ctx, CL_MEM_READ_WRITE, (size_t)sb + 4, NULL, &rc),
+         bd = clCreateBuffer(ctx, CL_MEM_READ_WRITE, (size_t)db + 2, NULL, &rc);
+  clEnqueueWriteBuffer(q, bs, CL_TRUE, 4, (size_t)sb, in, 0, NULL, NULL);
+  memset(got, 0x5A, (size_t)db + 2);
+  clEnqueueWriteBuffer(q, bd, CL_TRUE, 0, (size_t)db + 2, got, 0, NULL, NULL);
+  CHECK_OK(relayout_plan_enqueue(p, bd, 2, bs, 4, 0, NULL, NULL, &e_));
+  clEnqueueReadBuffer(q, bd, CL_TRUE, 0, (size_t)db + 2, got, 0, NULL, NULL);
+  CHECK(got[0] == 0x5A && got[1] == 0x5A && !memcmp(got + 2, want, (size_t)db),
+        "a cast between buffers at offsets: the reference's bytes, nothing "
+        "before them");
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT,
+              "the destination's 2-byte and the source's 4-byte elements",
+              relayout_plan_enqueue(p, bd, 2, bs, 2, 0, NULL, NULL, &e_));
+  clReleaseMemObject(bs);
+  clReleaseMemObject(bd);
+  relayout_plan_free(p);
+  free(in);
+  free(want);
+  free(got);
+  relayout_layout_free(a);
+  relayout_layout_free(b);
+}
+
+/* Casts without a meaning, and quantizations out of range, refused with a
+ * message naming them. */
+static void refusals(void) {
+  relayout_layout *l = NULL;
+  relayout_desc s, d, x;
+  CHECK_OK(relayout_layout_parse(&l, "NCHW", &e_));
+  CHECK_OK(relayout_bind_extents(&s, &d, l, l, F32, 4,
+                                 (const int64_t[]){1, 2, 3, 4}, &e_));
+  relayout_quant q = {0, 0};
+  x = d;
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "positive and finite",
+              relayout_desc_retype(&x, l, I8, &q, &e_));
+  q.scale = (float)NAN;
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "positive and finite",
+              relayout_desc_retype(&x, l, I8, &q, &e_));
+  q.scale = -1;
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "positive and finite",
+              relayout_desc_retype(&x, l, U8, &q, &e_));
+  q = (relayout_quant){1, 16};
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "outside u4's range 0..15",
+              relayout_desc_retype(&x, l, U4, &q, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "f16 takes no quantization",
+              relayout_desc_retype(&x, l, F16, &q, &e_));
+  CHECK(!memcmp(&x, &d, sizeof x), "a refused retype leaves d as it was");
+  relayout_plan *p = NULL;
+  CHECK_OK(relayout_desc_retype(&x, l, RELAYOUT_I32, NULL, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "no cast from f32 to i32",
+              relayout_plan_create(&p, engine, &x, &s, &e_));
+  relayout_desc f64 = s;
+  CHECK_OK(relayout_desc_retype(&f64, l, F64, NULL, &e_));
+  CHECK_OK(relayout_desc_retype(&x, l, I8, NULL, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "no quantization from f64",
+              relayout_plan_create(&p, engine, &x, &f64, &e_));
+  relayout_desc u8 = s;
+  q = (relayout_quant){0.5f, 3};
+  CHECK_OK(relayout_desc_retype(&u8, l, U8, &q, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "keep the scale",
+              relayout_convert_ref(&x, &q, 0, &u8, &q, 0, &e_));
+  CHECK(p == NULL, "no plan made");
+  relayout_layout_free(l);
+}
+
+int main(void) {
+  const char *dev = getenv("RELAYOUT_TEST_DEVICE");
+  relayout_engine_options o = {.size = sizeof o, .device = dev ? dev : "cpu"};
+  CHECK_OK(relayout_engine_create(&engine, &o, &e_));
+  if (!engine) return check_summary();
+  every_pair();
+  batch();
+  buffers();
+  padding();
+  refusals();
+  relayout_engine_free(engine);
+  return check_summary();
+}
