@@ -23,6 +23,17 @@ static const char usage[] =
     "'relayout COMMAND --help' describes each; 'relayout --version' prints\n"
     "the version.\n";
 
+#ifndef RELAYOUT_HAVE_BENCH
+/* A build without the bench (RELAYOUT_BUILD_BENCH=OFF) says so. */
+static int no_bench(int argc, char **argv) {
+  (void)argc, (void)argv;
+  return cli_error(EXIT_USAGE, "bench",
+                   "this relayout was built without its bench "
+                   "(RELAYOUT_BUILD_BENCH=OFF)");
+}
+#define cmd_bench no_bench
+#endif
+
 int main(int argc, char **argv) {
   static const struct {
     const char *name;

@@ -25,7 +25,16 @@
 extern "C" {
 #endif
 
-/* The version: CMake and the command read it from here. */
+/* What the shared library exports: the API alone (everything else is
+ * compiled hidden). */
+#if defined(__GNUC__)
+#define RELAYOUT_API __attribute__((visibility("default")))
+#else
+#define RELAYOUT_API
+#endif
+
+/* The version: CMake, the command, the pkg-config file and the CMake
+ * package read it from here. */
 #define RELAYOUT_VERSION_MAJOR 0
 #define RELAYOUT_VERSION_MINOR 2
 #define RELAYOUT_VERSION_PATCH 0
@@ -60,14 +69,14 @@ typedef struct relayout_error {
 } relayout_error;
 
 /** Stable name of a status, e.g. "RELAYOUT_ERR_DIMS". */
-const char *relayout_status_name(relayout_status status);
+RELAYOUT_API const char *relayout_status_name(relayout_status status);
 /** The library's version, "MAJOR.MINOR.PATCH", as the header's macros give
  *  it when the library was built. */
-const char *relayout_version_string(void);
+RELAYOUT_API const char *relayout_version_string(void);
 /** The same as a number, MAJOR * 10000 + MINOR * 100 + PATCH: a caller
  *  compares it with RELAYOUT_VERSION_NUMBER to find a library older than
  *  the header it was built with. */
-unsigned relayout_version_number(void);
+RELAYOUT_API unsigned relayout_version_number(void);
 
 /* ---------------------------------------------------------------- dtypes */
 
@@ -91,12 +100,13 @@ typedef enum relayout_dtype {
 } relayout_dtype;
 
 /** Bits per element: 4, 8, 16, 32 or 64 (bool is 8). */
-int relayout_dtype_bits(relayout_dtype dtype);
+RELAYOUT_API int relayout_dtype_bits(relayout_dtype dtype);
 /** Short name ("f16", "i4", ...), or NULL for an invalid value. */
-const char *relayout_dtype_name(relayout_dtype dtype);
+RELAYOUT_API const char *relayout_dtype_name(relayout_dtype dtype);
 /** Looks a dtype up by its short name (case-insensitive). */
-relayout_status relayout_dtype_from_name(relayout_dtype *out, const char *name,
-                                         relayout_error *err);
+RELAYOUT_API relayout_status relayout_dtype_from_name(relayout_dtype *out,
+                                                      const char *name,
+                                                      relayout_error *err);
 
 /* --------------------------------------------------------------- layouts */
 
@@ -111,8 +121,9 @@ typedef struct relayout_layout relayout_layout;
  * aclFormat (torch_npu's acl_format): relayout_acl_format gives the text.
  * The result is freed with relayout_layout_free.
  */
-relayout_status relayout_layout_parse(relayout_layout **out, const char *text,
-                                      relayout_error *err);
+RELAYOUT_API relayout_status relayout_layout_parse(relayout_layout **out,
+                                                   const char *text,
+                                                   relayout_error *err);
 /** A named format of the catalogue, as relayout_format_at lists it. */
 typedef struct relayout_format_info {
   const char *name;  /**< "FRACTAL_NZ" */
@@ -120,37 +131,38 @@ typedef struct relayout_format_info {
   char params[64];   /**< the parameters it takes, space-separated: "c0 b16" */
 } relayout_format_info;
 /** The named format at index 0, 1, ...; RELAYOUT_ERR_ARGUMENT past the last. */
-relayout_status relayout_format_at(relayout_format_info *out, int index);
+RELAYOUT_API relayout_status relayout_format_at(relayout_format_info *out,
+                                                int index);
 
 /**
  * The layout text CANN's aclFormat number names (0 "NCHW", 3 "NC1HWC0",
  * 12 "NC1HWC0(c0=4)", 29 "FRACTAL_NZ", 50 "FRACTAL_NZ(c0=16)", ...), or NULL
  * for a number that names none (ACL_FORMAT_UNDEFINED, -1, among them).
  */
-const char *relayout_acl_format(int number);
+RELAYOUT_API const char *relayout_acl_format(int number);
 /** Frees a layout; accepts NULL. */
-void relayout_layout_free(relayout_layout *layout);
+RELAYOUT_API void relayout_layout_free(relayout_layout *layout);
 /**
  * Sets a named-format parameter after parsing (what the CLI's --c0 does).
  * Keys: "c0" (the dtype-dependent block), "b16" (the block that is 16 for
  * every dtype), "groups", "npus", "start", "lmem", "w", "align".
  * Fails with RELAYOUT_ERR_UNKNOWN when the layout has no such parameter.
  */
-relayout_status relayout_layout_set_param(relayout_layout *layout,
-                                          const char *key, int64_t value,
-                                          relayout_error *err);
+RELAYOUT_API relayout_status relayout_layout_set_param(relayout_layout *layout,
+                                                       const char *key,
+                                                       int64_t value,
+                                                       relayout_error *err);
 /** The canonical text of a layout, for messages ("NCHW16c", "ND", ...). */
-const char *relayout_layout_text(const relayout_layout *layout);
+RELAYOUT_API const char *relayout_layout_text(const relayout_layout *layout);
 /**
  * The layout's text with every block size of a named format (c0, b16, align)
  * written out at its value for dtype: "FRACTAL_NZ" -> "FRACTAL_NZ(c0=16,
  * b16=16)" for f16. It parses back to the same layout whatever the defaults.
  * Other layouts give their text. Fails when the text needs more than room.
  */
-relayout_status relayout_layout_resolved_text(char *out, size_t room,
-                                              const relayout_layout *layout,
-                                              relayout_dtype dtype,
-                                              relayout_error *err);
+RELAYOUT_API relayout_status relayout_layout_resolved_text(
+    char *out, size_t room, const relayout_layout *layout, relayout_dtype dtype,
+    relayout_error *err);
 
 /**
  * The grammar text a layout stands for at dtype: a named format's pattern
@@ -158,10 +170,9 @@ relayout_status relayout_layout_resolved_text(char *out, size_t room,
  * "NCHW32c"), grammar text as written. ND, CuTe and TPU layouts have none
  * (RELAYOUT_ERR_UNSUPPORTED).
  */
-relayout_status relayout_layout_grammar_text(char *out, size_t room,
-                                             const relayout_layout *layout,
-                                             relayout_dtype dtype,
-                                             relayout_error *err);
+RELAYOUT_API relayout_status relayout_layout_grammar_text(
+    char *out, size_t room, const relayout_layout *layout, relayout_dtype dtype,
+    relayout_error *err);
 
 /* ----------------------------------------------------------- descriptors */
 
@@ -199,11 +210,9 @@ typedef struct relayout_desc {
  * batch dims of `...` first, named '0', '1', ...; a positional layout (ND,
  * CuTe) takes any names of the right rank.
  */
-relayout_status relayout_desc_init(relayout_desc *out,
-                                   const relayout_layout *layout,
-                                   relayout_dtype dtype, int ndims,
-                                   const char *names, const int64_t *dims,
-                                   relayout_error *err);
+RELAYOUT_API relayout_status relayout_desc_init(
+    relayout_desc *out, const relayout_layout *layout, relayout_dtype dtype,
+    int ndims, const char *names, const int64_t *dims, relayout_error *err);
 
 /**
  * The layout's own logical dim letters in logical order, NUL-terminated in
@@ -211,47 +220,53 @@ relayout_status relayout_desc_init(relayout_desc *out,
  * layout starts with `...`; *positional is 1 for ND and CuTe layouts, whose
  * dims take the other side's names (out is then empty, or '0'.. for CuTe).
  */
-relayout_status relayout_layout_logical_names(char *out, int *has_batch,
-                                              int *positional,
-                                              const relayout_layout *layout,
-                                              relayout_error *err);
+RELAYOUT_API relayout_status relayout_layout_logical_names(
+    char *out, int *has_batch, int *positional, const relayout_layout *layout,
+    relayout_error *err);
 
 /** A dim's name for messages: "C", or "d0" for positional dim 0; buf holds
  *  8 chars. */
-const char *relayout_dim_label(char *buf, char name);
+RELAYOUT_API const char *relayout_dim_label(char *buf, char name);
 
 /** Bytes a buffer in this layout needs (4-bit: rounded up to whole bytes). */
-relayout_status relayout_desc_size_bytes(int64_t *out, const relayout_desc *d,
-                                         relayout_error *err);
+RELAYOUT_API relayout_status relayout_desc_size_bytes(int64_t *out,
+                                                      const relayout_desc *d,
+                                                      relayout_error *err);
 /** Element offset of a logical coordinate (one entry per logical dim). */
-relayout_status relayout_desc_offset(int64_t *out, const relayout_desc *d,
-                                     const int64_t *coord, relayout_error *err);
+RELAYOUT_API relayout_status relayout_desc_offset(int64_t *out,
+                                                  const relayout_desc *d,
+                                                  const int64_t *coord,
+                                                  relayout_error *err);
 /** *out = 1 when no logical coordinate maps to element offset `offset`. */
-relayout_status relayout_desc_is_padding(int *out, const relayout_desc *d,
-                                         int64_t offset, relayout_error *err);
+RELAYOUT_API relayout_status relayout_desc_is_padding(int *out,
+                                                      const relayout_desc *d,
+                                                      int64_t offset,
+                                                      relayout_error *err);
 /**
  * The array shape a buffer is stored with: the axis extents when the layout
  * is compact (the leading ones merged where CANN stores them so:
  * FRACTAL_Z's (C1*H*W, N1, N0, C0)), else one axis of span elements.
  * *rank receives its length.
  */
-void relayout_desc_physical_shape(int *rank, int64_t *shape,
-                                  const relayout_desc *d);
+RELAYOUT_API void relayout_desc_physical_shape(int *rank, int64_t *shape,
+                                               const relayout_desc *d);
 /**
  * 1 when an array of this shape holds a buffer of the layout: the shape
  * relayout_desc_physical_shape gives, or, where the leading axes are stored
  * merged, one array axis per physical axis (FRACTAL_Z as 6 axes); else 0.
  */
-int relayout_desc_holds_shape(const relayout_desc *d, int rank,
-                              const int64_t *shape);
+RELAYOUT_API int relayout_desc_holds_shape(const relayout_desc *d, int rank,
+                                           const int64_t *shape);
 /** The descriptor's dtype. */
-relayout_dtype relayout_desc_dtype(const relayout_desc *d);
+RELAYOUT_API relayout_dtype relayout_desc_dtype(const relayout_desc *d);
 /** Its logical dims: their count, and (where not NULL) their names ('A'..'Z',
  *  or '0'+i for positional dims) and extents, RELAYOUT_MAX_DIMS room each. */
-int relayout_desc_dims(const relayout_desc *d, char *names, int64_t *extents);
+RELAYOUT_API int relayout_desc_dims(const relayout_desc *d, char *names,
+                                    int64_t *extents);
 /** Its physical axes, outermost (largest stride) first: their count, and
  *  (where not NULL) each, RELAYOUT_MAX_AXES room. */
-int relayout_desc_axes(const relayout_desc *d, relayout_axis *axes);
+RELAYOUT_API int relayout_desc_axes(const relayout_desc *d,
+                                    relayout_axis *axes);
 /** A virtual dim (see relayout_axis) and its padding. */
 typedef struct relayout_vdim {
   char name;          /**< the logical dim's, or 'G' for a group block */
@@ -261,13 +276,15 @@ typedef struct relayout_vdim {
 } relayout_vdim;
 /** Its virtual dims: their count, and (where not NULL) each, room for
  *  RELAYOUT_MAX_DIMS + 1. */
-int relayout_desc_vdims(const relayout_desc *d, relayout_vdim *vdims);
+RELAYOUT_API int relayout_desc_vdims(const relayout_desc *d,
+                                     relayout_vdim *vdims);
 /** A grouped FRACTAL_Z's packing: 1 with *out filled, else 0. */
-int relayout_desc_groups(const relayout_desc *d, relayout_groups *out);
+RELAYOUT_API int relayout_desc_groups(const relayout_desc *d,
+                                      relayout_groups *out);
 /** Elements from offset 0 past the last addressable one. */
-int64_t relayout_desc_span(const relayout_desc *d);
+RELAYOUT_API int64_t relayout_desc_span(const relayout_desc *d);
 /** 1 when no gap lies between the axes (the physical shape is the axes). */
-int relayout_desc_is_compact(const relayout_desc *d);
+RELAYOUT_API int relayout_desc_is_compact(const relayout_desc *d);
 /** An integer tensor's quantization: element q stands for the value
  *  (q - zero_point) * scale (docs/CASTS.md). */
 typedef struct relayout_quant {
@@ -284,18 +301,18 @@ typedef struct relayout_quant {
  * docs/CASTS.md defines, by the reference and by the devices alike, and
  * the padding of a quantized destination is its zero point.
  */
-relayout_status relayout_desc_retype(relayout_desc *d,
-                                     const relayout_layout *layout,
-                                     relayout_dtype dtype,
-                                     const relayout_quant *quant,
-                                     relayout_error *err);
+RELAYOUT_API relayout_status relayout_desc_retype(relayout_desc *d,
+                                                  const relayout_layout *layout,
+                                                  relayout_dtype dtype,
+                                                  const relayout_quant *quant,
+                                                  relayout_error *err);
 /**
  * Re-strides a compact descriptor column-major, its first physical axis
  * fastest: the layout of a Fortran-order array of the same physical shape
  * (a .npy file saved so). Fails for a layout with gaps.
  */
-relayout_status relayout_desc_column_major(relayout_desc *d,
-                                           relayout_error *err);
+RELAYOUT_API relayout_status relayout_desc_column_major(relayout_desc *d,
+                                                        relayout_error *err);
 
 /* ------------------------------------------------------------ conversion */
 
@@ -314,13 +331,11 @@ typedef struct relayout_dim_value {
  * Letters bind by name; ND and CuTe bind by position to the other side.
  * Both descriptors list the logical dims in the same order.
  */
-relayout_status relayout_bind(relayout_desc *src, relayout_desc *dst,
-                              const relayout_layout *src_layout,
-                              const relayout_layout *dst_layout,
-                              relayout_dtype dtype, int src_rank,
-                              const int64_t *src_shape,
-                              const relayout_dim_value *given, int ngiven,
-                              relayout_error *err);
+RELAYOUT_API relayout_status relayout_bind(
+    relayout_desc *src, relayout_desc *dst, const relayout_layout *src_layout,
+    const relayout_layout *dst_layout, relayout_dtype dtype, int src_rank,
+    const int64_t *src_shape, const relayout_dim_value *given, int ngiven,
+    relayout_error *err);
 
 /**
  * Binds both sides of a conversion from logical extents listed in the source
@@ -328,12 +343,10 @@ relayout_status relayout_bind(relayout_desc *src, relayout_desc *dst,
  * `...` first; a positional source (ND, CuTe) takes them in its own order.
  * The same as relayout_bind for a source array of exactly those extents.
  */
-relayout_status relayout_bind_extents(relayout_desc *src, relayout_desc *dst,
-                                      const relayout_layout *src_layout,
-                                      const relayout_layout *dst_layout,
-                                      relayout_dtype dtype, int n,
-                                      const int64_t *extents,
-                                      relayout_error *err);
+RELAYOUT_API relayout_status relayout_bind_extents(
+    relayout_desc *src, relayout_desc *dst, const relayout_layout *src_layout,
+    const relayout_layout *dst_layout, relayout_dtype dtype, int n,
+    const int64_t *extents, relayout_error *err);
 
 /**
  * The scalar reference conversion: every destination element is its source
@@ -342,10 +355,10 @@ relayout_status relayout_bind_extents(relayout_desc *src, relayout_desc *dst,
  * Computed per element straight from both descriptors; it is the oracle the
  * device paths are tested against. Buffers must not overlap.
  */
-relayout_status relayout_convert_ref(const relayout_desc *dst, void *dst_buf,
-                                     size_t dst_size, const relayout_desc *src,
-                                     const void *src_buf, size_t src_size,
-                                     relayout_error *err);
+RELAYOUT_API relayout_status
+relayout_convert_ref(const relayout_desc *dst, void *dst_buf, size_t dst_size,
+                     const relayout_desc *src, const void *src_buf,
+                     size_t src_size, relayout_error *err);
 
 /* ------------------------------------------------------- devices, plans */
 
@@ -366,9 +379,10 @@ typedef struct relayout_device_info {
  * at most `room` entries are written to out (NULL with room 0: count only).
  * *autopick receives the index `auto` picks (-1: the reference).
  */
-relayout_status relayout_device_list(relayout_device_info *out, int room,
-                                     int *count, int *autopick,
-                                     relayout_error *err);
+RELAYOUT_API relayout_status relayout_device_list(relayout_device_info *out,
+                                                  int room, int *count,
+                                                  int *autopick,
+                                                  relayout_error *err);
 
 /** Which kernels an engine's plans take. */
 typedef enum relayout_families {
@@ -449,21 +463,21 @@ typedef struct relayout_engine_options {
  * Thread safety: an engine and its plans are used by one thread at a time.
  */
 typedef struct relayout_engine relayout_engine;
-relayout_status relayout_engine_create(relayout_engine **out,
-                                       const relayout_engine_options *options,
-                                       relayout_error *err);
+RELAYOUT_API relayout_status relayout_engine_create(
+    relayout_engine **out, const relayout_engine_options *options,
+    relayout_error *err);
 /** Frees an engine (its plans must be freed first); accepts NULL. Builds
  *  under way finish first, into the disk cache. */
-void relayout_engine_free(relayout_engine *engine);
+RELAYOUT_API void relayout_engine_free(relayout_engine *engine);
 /** The device's name, or "reference". */
-const char *relayout_engine_device(const relayout_engine *engine);
+RELAYOUT_API const char *relayout_engine_device(const relayout_engine *engine);
 /** Why the engine runs on the reference though "auto" asked for a device,
  *  or "". */
-const char *relayout_engine_note(const relayout_engine *engine);
+RELAYOUT_API const char *relayout_engine_note(const relayout_engine *engine);
 /** How many programs this engine built from source and loaded from the disk
  *  cache so far (a warm cache builds none). */
-void relayout_engine_builds(const relayout_engine *engine, int *from_source,
-                            int *from_disk);
+RELAYOUT_API void relayout_engine_builds(const relayout_engine *engine,
+                                         int *from_source, int *from_disk);
 
 /**
  * A plan: one conversion for one engine. Creating it finds its specialised
@@ -473,36 +487,37 @@ void relayout_engine_builds(const relayout_engine *engine, int *from_source,
  * relayout_plan_note says why.
  */
 typedef struct relayout_plan relayout_plan;
-relayout_status relayout_plan_create(relayout_plan **out,
-                                     relayout_engine *engine,
-                                     const relayout_desc *dst,
-                                     const relayout_desc *src,
-                                     relayout_error *err);
+RELAYOUT_API relayout_status relayout_plan_create(relayout_plan **out,
+                                                  relayout_engine *engine,
+                                                  const relayout_desc *dst,
+                                                  const relayout_desc *src,
+                                                  relayout_error *err);
 /** Frees a plan; accepts NULL. */
-void relayout_plan_free(relayout_plan *plan);
+RELAYOUT_API void relayout_plan_free(relayout_plan *plan);
 /** How the plan runs: "copy", "rows", "stage", "gather" (GPU families),
  *  "lines" (CPU devices), or "reference". */
-const char *relayout_plan_family(const relayout_plan *plan);
+RELAYOUT_API const char *relayout_plan_family(const relayout_plan *plan);
 /**
  * Why the plan's work was done by the reference, or "": its kernel could
  * not be built (from its creation on), or its last run (relayout_plan_run,
  * or a batch it was in) fell back, in any slab of it. The one place a
  * fallback is told: the library never prints.
  */
-const char *relayout_plan_note(const relayout_plan *plan);
+RELAYOUT_API const char *relayout_plan_note(const relayout_plan *plan);
 /** The OpenCL C source of the plan's specialised kernel, or "" for the
  *  reference and copies. */
-const char *relayout_plan_source(const relayout_plan *plan);
+RELAYOUT_API const char *relayout_plan_source(const relayout_plan *plan);
 /** The kernel the plan's next run takes: "specialised", "generic", "copy"
  *  (clEnqueueCopyBuffer) or "reference". */
-const char *relayout_plan_kernel(const relayout_plan *plan);
+RELAYOUT_API const char *relayout_plan_kernel(const relayout_plan *plan);
 /**
  * Waits until the plan's specialised kernel is built and switches to it
  * (at once where it has no build under way). A build that fails leaves the
  * plan on its generic kernel (relayout_plan_kernel says which runs);
  * RELAYOUT_OK either way.
  */
-relayout_status relayout_plan_wait(relayout_plan *plan, relayout_error *err);
+RELAYOUT_API relayout_status relayout_plan_wait(relayout_plan *plan,
+                                                relayout_error *err);
 
 /**
  * Runs a plan on host memory and returns when dst holds the result. On a
@@ -518,9 +533,10 @@ relayout_status relayout_plan_wait(relayout_plan *plan, relayout_error *err);
  * such dim exists whose slabs fit, the reference does the work and
  * relayout_plan_note says why. It is relayout_plans_run with one job.
  */
-relayout_status relayout_plan_run(relayout_plan *plan, void *dst,
-                                  size_t dst_size, const void *src,
-                                  size_t src_size, relayout_error *err);
+RELAYOUT_API relayout_status relayout_plan_run(relayout_plan *plan, void *dst,
+                                               size_t dst_size, const void *src,
+                                               size_t src_size,
+                                               relayout_error *err);
 
 /** One conversion of a batch: a plan and its host arrays, as the arguments
  *  of relayout_plan_run. */
@@ -548,8 +564,8 @@ typedef struct relayout_job {
  * device fails a group, the reference does that group's work, and each of
  * its plans' notes names the jobs. njobs 0 does nothing.
  */
-relayout_status relayout_plans_run(const relayout_job *jobs, int njobs,
-                                   relayout_error *err);
+RELAYOUT_API relayout_status relayout_plans_run(const relayout_job *jobs,
+                                                int njobs, relayout_error *err);
 
 #ifdef __cplusplus
 }

@@ -24,18 +24,19 @@ extern "C" {
  * NULL: every default). relayout retains none of the OpenCL objects: they
  * must outlive the engine.
  */
-relayout_status relayout_engine_wrap(relayout_engine **out, cl_context context,
-                                     cl_device_id device,
-                                     cl_command_queue queue,
-                                     const relayout_engine_options *options,
-                                     relayout_error *err);
+RELAYOUT_API relayout_status relayout_engine_wrap(
+    relayout_engine **out, cl_context context, cl_device_id device,
+    cl_command_queue queue, const relayout_engine_options *options,
+    relayout_error *err);
 /** The work-group size relayout launches `items` work-items in on the
  *  engine's device: for a caller that times its own kernel beside
  *  relayout's, spread alike (the bench's copy kernel). */
-size_t relayout_engine_group_size(const relayout_engine *engine, int64_t items);
+RELAYOUT_API size_t relayout_engine_group_size(const relayout_engine *engine,
+                                               int64_t items);
 /** The engine's queue and context (NULL for the reference). */
-cl_command_queue relayout_engine_queue(const relayout_engine *engine);
-cl_context relayout_engine_context(const relayout_engine *engine);
+RELAYOUT_API cl_command_queue
+relayout_engine_queue(const relayout_engine *engine);
+RELAYOUT_API cl_context relayout_engine_context(const relayout_engine *engine);
 /**
  * 1 when the engine's device works in host memory
  * (CL_DEVICE_HOST_UNIFIED_MEMORY, as PoCL's CPU device does): kernels can
@@ -43,7 +44,7 @@ cl_context relayout_engine_context(const relayout_engine *engine);
  * does, instead of copies. 0 otherwise, for the reference, and where the
  * options asked for copies.
  */
-int relayout_engine_host_memory(const relayout_engine *engine);
+RELAYOUT_API int relayout_engine_host_memory(const relayout_engine *engine);
 
 /**
  * Enqueues a plan: reads src from byte src_offset, writes dst from byte
@@ -56,11 +57,10 @@ int relayout_engine_host_memory(const relayout_engine *engine);
  * first enqueue at offsets that are not multiples of that unit, a second
  * kernel that moves single elements, and runs that one at such offsets.
  */
-relayout_status relayout_plan_enqueue(relayout_plan *plan, cl_mem dst,
-                                      size_t dst_offset, cl_mem src,
-                                      size_t src_offset, cl_uint nwait,
-                                      const cl_event *wait, cl_event *done,
-                                      relayout_error *err);
+RELAYOUT_API relayout_status relayout_plan_enqueue(
+    relayout_plan *plan, cl_mem dst, size_t dst_offset, cl_mem src,
+    size_t src_offset, cl_uint nwait, const cl_event *wait, cl_event *done,
+    relayout_error *err);
 
 #ifdef __cplusplus
 }

@@ -28,8 +28,9 @@ typedef struct relayout_npy_info {
  * types, plain dtypes). Checks that the data is exactly as long as the shape
  * says: a short or padded file is an error.
  */
-relayout_status relayout_npy_parse(relayout_npy_info *out, const void *file,
-                                   size_t size, relayout_error *err);
+RELAYOUT_API relayout_status relayout_npy_parse(relayout_npy_info *out,
+                                                const void *file, size_t size,
+                                                relayout_error *err);
 /**
  * Parses the start of a .npy file: its prefix and header, which the first
  * `size` bytes must hold (10 or 12 bytes of prefix, then the header length
@@ -39,23 +40,27 @@ relayout_status relayout_npy_parse(relayout_npy_info *out, const void *file,
  * prefix but not the whole header, it fails with RELAYOUT_ERR_BUFFER and sets
  * only out->data_offset: the bytes it needs.
  */
-relayout_status relayout_npy_parse_header(relayout_npy_info *out,
-                                          const void *head, size_t size,
-                                          relayout_error *err);
+RELAYOUT_API relayout_status relayout_npy_parse_header(relayout_npy_info *out,
+                                                       const void *head,
+                                                       size_t size,
+                                                       relayout_error *err);
 /**
  * Writes a .npy header (version 1, or 2 when it needs more room) for a
  * C-order array; with out == NULL only *len is set. *len is in/out: the room
  * in out, then the header length.
  */
-relayout_status relayout_npy_header(char *out, size_t *len, const char *descr,
-                                    int rank, const int64_t *shape,
-                                    relayout_error *err);
+RELAYOUT_API relayout_status relayout_npy_header(char *out, size_t *len,
+                                                 const char *descr, int rank,
+                                                 const int64_t *shape,
+                                                 relayout_error *err);
 /** The dtype a .npy descr holds ("<f2" -> f16); V2 and u2 need an override. */
-relayout_status relayout_npy_dtype(relayout_dtype *out, const char *descr,
-                                   relayout_error *err);
+RELAYOUT_API relayout_status relayout_npy_dtype(relayout_dtype *out,
+                                                const char *descr,
+                                                relayout_error *err);
 /** The .npy descr for a dtype ("<f2"); bf16 is "<V2". 4-bit has none. */
-relayout_status relayout_npy_descr(const char **out, relayout_dtype dtype,
-                                   relayout_error *err);
+RELAYOUT_API relayout_status relayout_npy_descr(const char **out,
+                                                relayout_dtype dtype,
+                                                relayout_error *err);
 
 #ifdef __cplusplus
 }

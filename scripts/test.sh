@@ -7,13 +7,14 @@
 #   device  the tests on an OpenCL device (PoCL's CPU device here)
 #   fuzz    the fuzzers' committed corpora, replayed
 #   asan    every test under AddressSanitizer + UBSan
+#   python  the Python package: pip install . into a venv, its pytest suite
 set -euo pipefail
 cd "$(dirname "$0")/.."
 suite=${1:-all}
 case $suite in
-all | format | unit | device | fuzz | asan) ;;
+all | format | unit | device | fuzz | asan | python) ;;
 *)
-  sed -n '2,9s/^# \{0,1\}//p' "$0" >&2
+  sed -n '2,10s/^# \{0,1\}//p' "$0" >&2
   exit 2
   ;;
 esac
@@ -55,16 +56,29 @@ asan() {
   (cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j"$jobs")
 }
 
+# The package as a user installs it (pip fetches scikit-build-core from
+# PyPI), in a venv that sees Debian's numpy and pytest.
+python_package() {
+  echo "== python (pip install . and pytest)"
+  local venv=build/python-venv
+  rm -rf "$venv"
+  /usr/bin/python3 -m venv --system-site-packages "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check .
+  "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
+}
+
 # one command per line: set -e does not reach into functions run in a list
 case $suite in
 all)
   format
   build
   tests
+  python_package
   asan
   ;;
 format) format ;;
 asan) asan ;;
+python) python_package ;;
 *)
   build
   tests "$suite"

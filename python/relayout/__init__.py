@@ -1,0 +1,395 @@
+"""relayout: tensor layout conversion on OpenCL devices, from Python.
+
+    import numpy as np, relayout
+    x = np.arange(2 * 17 * 5 * 3, dtype=np.float16).reshape(2, 17, 5, 3)
+    y = relayout.convert(x, "NCHW", "NC1HWC0")          # shape (2, 2, 5, 3, 16)
+    back = relayout.convert(y, "NC1HWC0", "NCHW", dims={"C": 17})
+
+Arrays are numpy arrays, or anything with __dlpack__ (PyTorch CPU tensors),
+read in place where they are C-contiguous. Results are new numpy arrays in
+the destination layout's physical shape. Layouts are the text the command
+takes: named formats, grammar, CuTe layouts (docs/LAYOUTS.md). Errors raise
+relayout.Error with the library's message.
+"""
+from collections import OrderedDict
+import ctypes as C
+import os
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _lib
+from ._lib import lib
+
+__all__ = ["Error", "Layout", "Engine", "Plan", "convert", "convert_many",
+           "__version__"]
+__version__: str = lib.relayout_version_string().decode()
+
+
+class Error(Exception):
+    """A call the library refused: `status` (e.g. "RELAYOUT_ERR_DIMS") and
+    `message` (what was wrong)."""
+
+    def __init__(self, status: str, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def _check(status: int, err: _lib.Error) -> None:
+    if status:
+        raise Error(lib.relayout_status_name(status).decode(),
+                    err.message.decode(errors="replace"))
+
+
+_NUMPY = {"bool": np.bool_, "u8": np.uint8, "i8": np.int8, "u16": np.uint16,
+          "i16": np.int16, "f16": np.float16, "u32": np.uint32,
+          "i32": np.int32, "f32": np.float32, "u64": np.uint64,
+          "i64": np.int64, "f64": np.float64}
+try:  # bf16 as ml_dtypes defines it, where installed
+    import ml_dtypes
+    _NUMPY["bf16"] = ml_dtypes.bfloat16
+except ImportError:
+    pass
+
+
+def _dtype_code(name: str) -> int:
+    code, err = C.c_int(), _lib.Error()
+    _check(lib.relayout_dtype_from_name(C.byref(code), name.encode(), err),
+           err)
+    return code.value
+
+
+def _dtype_of(array: np.ndarray) -> str:
+    for name, t in _NUMPY.items():
+        if array.dtype == np.dtype(t):
+            return name
+    raise Error("RELAYOUT_ERR_ARGUMENT",
+                f"numpy dtype {array.dtype} has no relayout dtype (give "
+                "dtype= to read its elements as one of the same width)")
+
+
+def _numpy_dtype(name: str) -> np.dtype:
+    if name == "bf16" and "bf16" not in _NUMPY:
+        return np.dtype(np.uint16)  # the bits, without ml_dtypes
+    if name not in _NUMPY:
+        raise Error("RELAYOUT_ERR_UNSUPPORTED",
+                    f"{name} arrays have no numpy dtype (4-bit types are "
+                    "packed two to a byte): convert them with the command")
+    return np.dtype(_NUMPY[name])
+
+
+def _as_array(x: Any) -> Tuple[np.ndarray, Optional[str]]:
+    """x as a C-contiguous numpy array (in place where it can be), and its
+    dtype's name where the array's own does not say it (torch bf16)."""
+    if isinstance(x, np.ndarray):
+        return np.ascontiguousarray(x), None
+    if str(getattr(x, "dtype", "")) == "torch.bfloat16":
+        import torch
+        return np.ascontiguousarray(np.from_dlpack(
+            x.contiguous().view(torch.int16))).view(np.uint16), "bf16"
+    if hasattr(x, "__dlpack__"):
+        return np.ascontiguousarray(np.from_dlpack(x)), None
+    return np.ascontiguousarray(np.asarray(x)), None
+
+
+def _empty(shape: Sequence[int], dtype: np.dtype) -> np.ndarray:
+    """A new array starting on a 64-byte line: where the device works in
+    host memory the kernel writes it in place, at full speed only there."""
+    n = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
+    buf = np.empty(n + 64, np.uint8)
+    at = -buf.ctypes.data % 64
+    return buf[at:at + n].view(dtype).reshape(shape)
+
+
+class Layout:
+    """A parsed layout: `Layout("NC1HWC0")`, `Layout("nChw16c")`,
+    `Layout("((4,2),(4,3)):((4,16),(1,32))")`."""
+
+    def __init__(self, text: str):
+        self._handle = C.c_void_p()
+        err = _lib.Error()
+        _check(lib.relayout_layout_parse(C.byref(self._handle), text.encode(),
+                                         err), err)
+
+    def __del__(self) -> None:
+        if getattr(self, "_handle", None):
+            lib.relayout_layout_free(self._handle)
+            self._handle = None
+
+    @property
+    def text(self) -> str:
+        return lib.relayout_layout_text(self._handle).decode()
+
+    def logical_names(self) -> str:
+        """The logical dim letters in order ("NCHW"); "" for positional
+        layouts (ND, CuTe), which take the other side's."""
+        out = C.create_string_buffer(_lib.MAX_DIMS + 1)
+        batch, positional, err = C.c_int(), C.c_int(), _lib.Error()
+        _check(lib.relayout_layout_logical_names(
+            out, C.byref(batch), C.byref(positional), self._handle, err), err)
+        return out.value.decode()
+
+    def explain(self, shape: Sequence[int], dtype: str = "f32") -> Dict:
+        """The layout bound to logical extents (in logical order): its dims,
+        physical axes (outermost first: dim, extent, weight, stride in
+        elements), each dim's padding, array shape and bytes."""
+        names = self.logical_names() or "".join(
+            chr(ord("0") + i) for i in range(len(shape)))
+        desc = _lib.Desc()
+        err = _lib.Error()
+        dims = (C.c_int64 * len(shape))(*shape)
+        _check(lib.relayout_desc_init(C.byref(desc), self._handle,
+                                      _dtype_code(dtype), len(shape),
+                                      names.encode(), dims, err), err)
+        return _describe(desc)
+
+    def __repr__(self) -> str:
+        return f"Layout({self.text!r})"
+
+
+def _describe(desc: _lib.Desc) -> Dict:
+    vd = (_lib.VDim * (_lib.MAX_DIMS + 1))()
+    nv = lib.relayout_desc_vdims(C.byref(desc), vd)
+    axes = (_lib.Axis * _lib.MAX_AXES)()
+    na = lib.relayout_desc_axes(C.byref(desc), axes)
+    label = [v.name.decode() for v in vd[:nv]]
+    size = C.c_int64()
+    lib.relayout_desc_size_bytes(C.byref(size), C.byref(desc), None)
+    return {
+        "dtype": lib.relayout_dtype_name(
+            lib.relayout_desc_dtype(C.byref(desc))).decode(),
+        "dims": {v.name.decode(): v.valid for v in vd[:nv]},
+        "axes": [{"dim": label[a.dim], "extent": a.extent,
+                  "weight": a.weight, "stride": a.stride}
+                 for a in axes[:na]],
+        "padding": {v.name.decode(): {"valid": v.valid, "padded": v.padded,
+                                      "before": v.pad_before}
+                    for v in vd[:nv] if v.padded != v.valid},
+        "shape": _physical_shape(desc),
+        "bytes": size.value,
+    }
+
+
+def _physical_shape(desc: _lib.Desc) -> Tuple[int, ...]:
+    rank = C.c_int()
+    shape = (C.c_int64 * _lib.MAX_AXES)()
+    lib.relayout_desc_physical_shape(C.byref(rank), shape, C.byref(desc))
+    return tuple(shape[:rank.value])
+
+
+def _default_cache() -> Optional[str]:
+    """RELAYOUT_CACHE_DIR ("off": none), else ~/.cache/relayout: where the
+    command keeps compiled kernels too."""
+    d = os.environ.get("RELAYOUT_CACHE_DIR")
+    if d == "off":
+        return None
+    return d or os.path.join(os.path.expanduser("~"), ".cache", "relayout")
+
+
+class Engine:
+    """A device and its compiled kernels: "auto" (the first GPU, else a CPU
+    device, else the reference), "gpu", "cpu", "ref", an index or part of a
+    device name. kernels: "auto" (a new conversion runs at once on a
+    generic kernel while its own builds), "specialised" or "generic"."""
+
+    _KERNELS = {"auto": 0, "specialised": 1, "generic": 2}
+
+    def __init__(self, device: str = "auto", kernels: str = "auto",
+                 cache_dir: Optional[str] = None):
+        if kernels not in self._KERNELS:
+            raise Error("RELAYOUT_ERR_ARGUMENT",
+                        f"kernels {kernels!r}: auto, specialised or generic")
+        self._cache = (cache_dir or _default_cache() or "").encode() or None
+        o = _lib.EngineOptions(size=C.sizeof(_lib.EngineOptions),
+                               device=device.encode(), cache_dir=self._cache,
+                               kernels=self._KERNELS[kernels])
+        self._handle = C.c_void_p()
+        err = _lib.Error()
+        _check(lib.relayout_engine_create(C.byref(self._handle), C.byref(o),
+                                          err), err)
+        self._plans: "OrderedDict[tuple, Plan]" = OrderedDict()
+
+    def __del__(self) -> None:
+        if getattr(self, "_handle", None):
+            self._plans.clear()
+            lib.relayout_engine_free(self._handle)
+            self._handle = None
+
+    @property
+    def device(self) -> str:
+        return lib.relayout_engine_device(self._handle).decode()
+
+    def plan(self, src: str, dst: str, shape: Sequence[int],
+             dtype: str = "f32", dims: Optional[Dict[str, int]] = None,
+             to_dtype: Optional[str] = None, scale: Optional[float] = None,
+             zero_point: Optional[int] = None,
+             from_scale: Optional[float] = None,
+             from_zero_point: Optional[int] = None) -> "Plan":
+        """A conversion of arrays of `shape` (src's physical shape) and
+        dtype, made once and run many times; dims gives extents padding
+        hides ({"C": 17}); to_dtype, scale and zero_point cast
+        (docs/CASTS.md), from_scale and from_zero_point quantize the
+        source."""
+        key = (src, dst, tuple(shape), dtype, tuple(sorted((dims or {})
+                                                           .items())),
+               to_dtype, scale, zero_point, from_scale, from_zero_point)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = Plan(self, src, dst, shape, dtype, dims, to_dtype,
+                        (scale, zero_point), (from_scale, from_zero_point))
+            self._plans[key] = plan
+            if len(self._plans) > 64:
+                self._plans.popitem(last=False)
+        else:
+            self._plans.move_to_end(key)
+        return plan
+
+    def convert(self, x: Any, src: str, dst: str,
+                dims: Optional[Dict[str, int]] = None,
+                dtype: Optional[str] = None, **cast: Any) -> np.ndarray:
+        """x (in src's physical shape) converted to dst: see
+        relayout.convert."""
+        a, t = _as_array(x)
+        t = dtype or t or _dtype_of(a)
+        return self.plan(src, dst, a.shape, t, dims, **cast).run(a)
+
+    def convert_many(self, items: Iterable[Tuple[Any, str, str]],
+                     **options: Any) -> List[np.ndarray]:
+        """Each (x, src, dst) converted, all enqueued back to back and
+        waited for once (relayout_plans_run); options as convert's."""
+        jobs, outs, keep = [], [], []
+        dtype = options.pop("dtype", None)
+        for x, src, dst in items:
+            a, t = _as_array(x)
+            plan = self.plan(src, dst, a.shape, dtype or t or _dtype_of(a),
+                             **options)
+            out = _empty(plan.dst_shape, plan.dst_dtype)
+            plan._check_input(a)
+            jobs.append(_lib.Job(plan._handle, out.ctypes.data, out.nbytes,
+                                 a.ctypes.data, a.nbytes))
+            outs.append(out)
+            keep.append((a, plan))
+        if jobs:
+            err = _lib.Error()
+            _check(lib.relayout_plans_run((_lib.Job * len(jobs))(*jobs),
+                                          len(jobs), err), err)
+        return outs
+
+
+class Plan:
+    """One conversion on one engine (Engine.plan): src_shape, src_dtype
+    -> dst_shape, dst_dtype; family, kernel and note as the library says."""
+
+    def __init__(self, engine: Engine, src: str, dst: str,
+                 shape: Sequence[int], dtype: str,
+                 dims: Optional[Dict[str, int]], to_dtype: Optional[str],
+                 quant: Tuple, from_quant: Tuple):
+        self._engine = engine  # outlives the plan
+        a, b = Layout(src), Layout(dst)
+        s, d, err = _lib.Desc(), _lib.Desc(), _lib.Error()
+        given = [(k, v) for k, v in (dims or {}).items()]
+        gv = (_lib.DimValue * max(len(given), 1))(
+            *[_lib.DimValue(k.encode(), v) for k, v in given])
+        sh = (C.c_int64 * len(shape))(*shape)
+        code = _dtype_code(dtype)
+        _check(lib.relayout_bind(C.byref(s), C.byref(d), a._handle, b._handle,
+                                 code, len(shape), sh, gv, len(given), err),
+               err)
+        if from_quant != (None, None):
+            q = _lib.Quant(1.0 if from_quant[0] is None else from_quant[0],
+                           from_quant[1] or 0)
+            _check(lib.relayout_desc_retype(C.byref(s), a._handle, code,
+                                            C.byref(q), err), err)
+        if to_dtype or quant != (None, None):
+            q = _lib.Quant(1.0 if quant[0] is None else quant[0],
+                           quant[1] or 0)
+            _check(lib.relayout_desc_retype(
+                C.byref(d), b._handle, _dtype_code(to_dtype or dtype),
+                None if quant == (None, None) else C.byref(q), err), err)
+        self.src_shape = tuple(shape)
+        self.dst_shape = _physical_shape(d)
+        self.src_dtype = _numpy_dtype(dtype)
+        self.dst_dtype = _numpy_dtype(lib.relayout_dtype_name(
+            lib.relayout_desc_dtype(C.byref(d))).decode())
+        self._src, self._dst = s, d
+        self._handle = C.c_void_p()
+        _check(lib.relayout_plan_create(C.byref(self._handle),
+                                        engine._handle, C.byref(d),
+                                        C.byref(s), err), err)
+
+    def __del__(self) -> None:
+        if getattr(self, "_handle", None):
+            lib.relayout_plan_free(self._handle)
+            self._handle = None
+
+    family = property(lambda self: lib.relayout_plan_family(
+        self._handle).decode())
+    kernel = property(lambda self: lib.relayout_plan_kernel(
+        self._handle).decode())
+    note = property(lambda self: lib.relayout_plan_note(
+        self._handle).decode())
+
+    def wait(self) -> None:
+        """Waits for the plan's own kernel (it runs a generic one until)."""
+        err = _lib.Error()
+        _check(lib.relayout_plan_wait(self._handle, err), err)
+
+    def _check_input(self, a: np.ndarray) -> None:
+        if a.shape != self.src_shape or a.dtype.itemsize != \
+                self.src_dtype.itemsize:
+            raise Error("RELAYOUT_ERR_ARGUMENT",
+                        f"the plan takes {self.src_shape} arrays of "
+                        f"{self.src_dtype}; this one is {a.shape} "
+                        f"{a.dtype}")
+
+    def run(self, x: Any, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """x converted, into out (a C-contiguous array of dst_shape and
+        dst_dtype) or a new array."""
+        a, _ = _as_array(x)
+        self._check_input(a)
+        if out is None:
+            out = _empty(self.dst_shape, self.dst_dtype)
+        elif (out.shape != self.dst_shape or out.dtype != self.dst_dtype or
+              not out.flags.c_contiguous):
+            raise Error("RELAYOUT_ERR_ARGUMENT",
+                        f"out must be a C-contiguous {self.dst_shape} "
+                        f"array of {self.dst_dtype}")
+        err = _lib.Error()
+        _check(lib.relayout_plan_run(self._handle, out.ctypes.data,
+                                     out.nbytes, a.ctypes.data, a.nbytes,
+                                     err), err)
+        return out
+
+
+_engines: Dict[str, Engine] = {}
+
+
+def _engine(device: str) -> Engine:
+    if device not in _engines:
+        _engines[device] = Engine(device)
+    return _engines[device]
+
+
+def convert(x: Any, src: str, dst: str, device: str = "auto",
+            dims: Optional[Dict[str, int]] = None,
+            dtype: Optional[str] = None, to_dtype: Optional[str] = None,
+            scale: Optional[float] = None, zero_point: Optional[int] = None,
+            from_scale: Optional[float] = None,
+            from_zero_point: Optional[int] = None) -> np.ndarray:
+    """x, stored in src's physical shape, converted to dst's: a new numpy
+    array. dims: extents that src's padding hides ({"C": 17}); dtype: read
+    x's elements as this relayout dtype (same width; "bf16" for uint16
+    bits); to_dtype, scale, zero_point: cast (docs/CASTS.md);
+    from_scale, from_zero_point: x's quantization. The engine of `device`
+    and the plan are kept for the next call of the same kind."""
+    return _engine(device).convert(
+        x, src, dst, dims, dtype, to_dtype=to_dtype, scale=scale,
+        zero_point=zero_point, from_scale=from_scale,
+        from_zero_point=from_zero_point)
+
+
+def convert_many(items: Iterable[Tuple[Any, str, str]], device: str = "auto",
+                 **options: Any) -> List[np.ndarray]:
+    """Each (x, src, dst) converted as convert would, in one batch."""
+    return _engine(device).convert_many(items, **options)

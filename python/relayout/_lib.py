@@ -1,0 +1,101 @@
+"""_lib.py - the C library through ctypes: its types and prototypes.
+
+The library is the librelayout.so built into this package (or, where the
+environment names one, RELAYOUT_LIBRARY). ctypes releases the GIL for the
+length of every call, conversions included.
+"""
+import ctypes as C
+import os
+from pathlib import Path
+
+MAX_DIMS = 12
+MAX_AXES = 24
+
+
+class Error(C.Structure):
+    _fields_ = [("message", C.c_char * 256)]
+
+
+class Desc(C.Structure):
+    _fields_ = [("opaque", C.c_uint64 * 256)]
+
+
+class Axis(C.Structure):
+    _fields_ = [("dim", C.c_int), ("extent", C.c_int64),
+                ("weight", C.c_int64), ("stride", C.c_int64)]
+
+
+class VDim(C.Structure):
+    _fields_ = [("name", C.c_char), ("valid", C.c_int64),
+                ("padded", C.c_int64), ("pad_before", C.c_int64)]
+
+
+class DimValue(C.Structure):
+    _fields_ = [("name", C.c_char), ("extent", C.c_int64)]
+
+
+class Quant(C.Structure):
+    _fields_ = [("scale", C.c_float), ("zero_point", C.c_int32)]
+
+
+class EngineOptions(C.Structure):
+    _fields_ = [("size", C.c_size_t), ("device", C.c_char_p),
+                ("cache_dir", C.c_char_p), ("cache_bytes", C.c_int64),
+                ("max_alloc", C.c_int64), ("copies", C.c_int),
+                ("families", C.c_int), ("stream_bytes", C.c_int64),
+                ("kernels", C.c_int), ("build_threads", C.c_int)]
+
+
+class Job(C.Structure):
+    _fields_ = [("plan", C.c_void_p), ("dst", C.c_void_p),
+                ("dst_size", C.c_size_t), ("src", C.c_void_p),
+                ("src_size", C.c_size_t)]
+
+
+def _load():
+    path = os.environ.get("RELAYOUT_LIBRARY") or \
+        str(Path(__file__).with_name("librelayout.so"))
+    return C.CDLL(path)
+
+
+lib = _load()
+P, I, I64, S, V = C.c_void_p, C.c_int, C.c_int64, C.c_char_p, None
+PE, PD = C.POINTER(Error), C.POINTER(Desc)
+_PROTOTYPES = {
+    "relayout_version_string": (S, []),
+    "relayout_status_name": (S, [I]),
+    "relayout_dtype_from_name": (I, [C.POINTER(I), S, PE]),
+    "relayout_dtype_name": (S, [I]),
+    "relayout_dtype_bits": (I, [I]),
+    "relayout_layout_parse": (I, [C.POINTER(P), S, PE]),
+    "relayout_layout_free": (V, [P]),
+    "relayout_layout_text": (S, [P]),
+    "relayout_layout_logical_names": (I, [C.c_char_p, C.POINTER(I),
+                                          C.POINTER(I), P, PE]),
+    "relayout_desc_init": (I, [PD, P, I, I, C.c_char_p, C.POINTER(I64), PE]),
+    "relayout_bind": (I, [PD, PD, P, P, I, I, C.POINTER(I64),
+                          C.POINTER(DimValue), I, PE]),
+    "relayout_desc_retype": (I, [PD, P, I, C.POINTER(Quant), PE]),
+    "relayout_desc_size_bytes": (I, [C.POINTER(I64), PD, PE]),
+    "relayout_desc_physical_shape": (V, [C.POINTER(I), C.POINTER(I64), PD]),
+    "relayout_desc_dtype": (I, [PD]),
+    "relayout_desc_dims": (I, [PD, C.c_char_p, C.POINTER(I64)]),
+    "relayout_desc_axes": (I, [PD, C.POINTER(Axis)]),
+    "relayout_desc_vdims": (I, [PD, C.POINTER(VDim)]),
+    "relayout_desc_span": (I64, [PD]),
+    "relayout_engine_create": (I, [C.POINTER(P), C.POINTER(EngineOptions),
+                                   PE]),
+    "relayout_engine_free": (V, [P]),
+    "relayout_engine_device": (S, [P]),
+    "relayout_plan_create": (I, [C.POINTER(P), P, PD, PD, PE]),
+    "relayout_plan_free": (V, [P]),
+    "relayout_plan_run": (I, [P, P, C.c_size_t, P, C.c_size_t, PE]),
+    "relayout_plan_family": (S, [P]),
+    "relayout_plan_kernel": (S, [P]),
+    "relayout_plan_note": (S, [P]),
+    "relayout_plan_wait": (I, [P, PE]),
+    "relayout_plans_run": (I, [C.POINTER(Job), I, PE]),
+}
+for _name, (_res, _args) in _PROTOTYPES.items():
+    _f = getattr(lib, _name)
+    _f.restype, _f.argtypes = _res, _args

@@ -1,0 +1,166 @@
+"""test_relayout.py - the Python package against numpy's own formulas.
+
+Each conversion's expected array is built here with numpy (pad, reshape,
+transpose, astype) from the layouts' definitions in docs/LAYOUTS.md, never
+from relayout; every conversion runs on the CPU device (PoCL) and on the
+reference. RELAYOUT_TEST_DEVICE picks another device for the first.
+"""
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import relayout
+
+DEVICES = [os.environ.get("RELAYOUT_TEST_DEVICE", "cpu"), "ref"]
+rng = np.random.default_rng(5)
+
+
+def pad_to(x, axis, multiple, value=0):
+    extra = -x.shape[axis] % multiple
+    width = [(0, 0)] * x.ndim
+    width[axis] = (0, extra)
+    return np.pad(x, width, constant_values=value)
+
+
+def nc1hwc0(x, c0):
+    n, c, h, w = x.shape
+    x = pad_to(x, 1, c0)
+    return x.reshape(n, -1, c0, h, w).transpose(0, 1, 3, 4, 2)
+
+
+def fractal_nz(x):
+    """ND (M, N) -> (N1, M1, M0, N0), 16x16 fractals for 2-byte types."""
+    x = pad_to(pad_to(x, 0, 16), 1, 16)
+    m, n = x.shape
+    return x.reshape(m // 16, 16, n // 16, 16).transpose(2, 0, 1, 3)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype,c0", [(np.float16, 16), (np.float32, 16),
+                                      (np.int8, 32), (np.uint8, 32)])
+def test_nc1hwc0_there_and_back(device, dtype, c0):
+    x = rng.integers(-100, 100, (2, 17, 5, 3)).astype(dtype)
+    y = relayout.convert(x, "NCHW", "NC1HWC0", device=device)
+    assert y.dtype == dtype and np.array_equal(y, nc1hwc0(x, c0))
+    back = relayout.convert(y, "NC1HWC0", "NCHW", device=device,
+                            dims={"C": 17})
+    assert np.array_equal(back, x)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_formats_against_numpy(device):
+    x = rng.standard_normal((3, 20, 7, 9)).astype(np.float32)
+    assert np.array_equal(relayout.convert(x, "NCHW", "NHWC", device=device),
+                          x.transpose(0, 2, 3, 1))
+    want = pad_to(x, 1, 16).reshape(3, 2, 16, 7, 9).transpose(0, 1, 3, 4, 2)
+    assert np.array_equal(
+        relayout.convert(x, "NCHW", "nChw16c", device=device), want)
+    m = rng.standard_normal((37, 45)).astype(np.float16)
+    assert np.array_equal(
+        relayout.convert(m, "ND", "FRACTAL_NZ", device=device), fractal_nz(m))
+    assert np.array_equal(relayout.convert(m, "MN", "NM", device=device), m.T)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.filterwarnings("ignore:overflow")
+def test_casts_against_numpy(device):
+    x = np.concatenate([rng.standard_normal(1000) * 1000,
+                        [np.inf, -np.inf, 0.0, -0.0, 65504, 65520, 1e-7,
+                         6e-8]]).astype(np.float32).reshape(1, -1, 1, 1)
+    y = relayout.convert(x, "NCHW", "NC1HWC0", device=device, to_dtype="f16")
+    assert y.dtype == np.float16
+    assert np.array_equal(y, nc1hwc0(x.astype(np.float16), 16))
+    q = relayout.convert(x[:, :1000], "NCHW", "NCHW", device=device,
+                         to_dtype="i8", scale=7.5, zero_point=-3)
+    want = np.clip(np.rint(x[:, :1000].astype(np.float64) / 7.5) - 3, -128,
+                   127).astype(np.int8)
+    assert np.array_equal(q, want)
+    d = relayout.convert(q, "NCHW", "NCHW", device=device, to_dtype="f32",
+                         from_scale=7.5, from_zero_point=-3)
+    assert np.array_equal(d, ((want.astype(np.float64) + 3) * 7.5)
+                          .astype(np.float32))
+
+
+def test_explain():
+    e = relayout.Layout("NC1HWC0").explain([2, 17, 5, 3], "f16")
+    assert e["shape"] == (2, 2, 5, 3, 16)
+    assert e["bytes"] == 2 * 32 * 5 * 3 * 2
+    assert e["padding"] == {"C": {"valid": 17, "padded": 32, "before": 0}}
+    assert [(a["dim"], a["extent"], a["stride"]) for a in e["axes"]] == [
+        ("N", 2, 480), ("C", 2, 240), ("H", 5, 48), ("W", 3, 16),
+        ("C", 16, 1)]
+    assert relayout.Layout("nChw16c").logical_names() == "NCHW"
+
+
+def test_errors():
+    with pytest.raises(relayout.Error) as e:
+        relayout.Layout("NCHW16")
+    assert e.value.status == "RELAYOUT_ERR_SYNTAX" and "NCHW16" in str(e.value)
+    y = np.zeros((2, 2, 5, 3, 16), np.float16)
+    with pytest.raises(relayout.Error, match="--dims|C"):
+        relayout.convert(y, "NC1HWC0", "NCHW", device="ref")
+    with pytest.raises(relayout.Error, match="no cast from f32 to i32"):
+        relayout.convert(np.zeros((2, 3), np.float32), "ND", "ND",
+                         device="ref", to_dtype="i32")
+    with pytest.raises(relayout.Error, match="complex64"):
+        relayout.convert(np.zeros((2, 3), np.complex64), "ND", "ND")
+    with pytest.raises(relayout.Error, match="positive and finite"):
+        relayout.convert(np.zeros((2, 3), np.float32), "ND", "ND",
+                         to_dtype="i8", scale=0.0)
+    plan = relayout.Engine("ref").plan("ND", "ND", (2, 3), "f32")
+    with pytest.raises(relayout.Error, match="takes"):
+        plan.run(np.zeros((3, 2), np.float32))
+
+
+def test_engine_plans_and_batches():
+    engine = relayout.Engine("cpu")
+    plan = engine.plan("NCHW", "NHWC", (2, 3, 4, 5), "f32")
+    assert plan.dst_shape == (2, 4, 5, 3) and plan.family != "reference"
+    x = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    out = np.empty(plan.dst_shape, np.float32)
+    assert plan.run(x, out=out) is out
+    assert np.array_equal(out, x.transpose(0, 2, 3, 1))
+    assert engine.plan("NCHW", "NHWC", (2, 3, 4, 5), "f32") is plan
+    items = [(rng.standard_normal((2, 17, 5, 3)).astype(np.float16), "NCHW",
+              "NC1HWC0"),
+             (rng.standard_normal((33, 40)).astype(np.float16), "ND",
+              "FRACTAL_NZ"),
+             (x, "NCHW", "NHWC")]
+    got = engine.convert_many(items)
+    assert np.array_equal(got[0], nc1hwc0(items[0][0], 16))
+    assert np.array_equal(got[1], fractal_nz(items[1][0]))
+    assert np.array_equal(got[2], x.transpose(0, 2, 3, 1))
+
+
+def test_dlpack_and_views():
+    x = rng.standard_normal((4, 6)).astype(np.float32)
+    assert np.array_equal(relayout.convert(x.T, "MN", "NM"), x)  # a view
+    bits = x.view(np.uint32)
+    y = relayout.convert(bits, "MN", "NM", dtype="f32")  # read as f32
+    assert y.dtype == np.float32 and np.array_equal(y.view(np.uint32), bits.T)
+
+
+def test_torch():
+    torch = pytest.importorskip("torch", reason="torch is not importable")
+    t = torch.randn(2, 17, 5, 3)
+    y = relayout.convert(t, "NCHW", "NC1HWC0")
+    assert np.array_equal(y, nc1hwc0(t.numpy(), 16))
+    b = t.to(torch.bfloat16)
+    z = relayout.convert(b, "NCHW", "NC1HWC0", to_dtype="f32")
+    assert np.array_equal(z, nc1hwc0(b.to(torch.float32).numpy(), 16))
+
+
+def test_version_is_the_headers():
+    header = (Path(__file__).parents[2] / "include" / "relayout.h").read_text()
+    parts = [re.search(rf"#define RELAYOUT_VERSION_{p} (\d+)", header)[1]
+             for p in ("MAJOR", "MINOR", "PATCH")]
+    assert relayout.__version__ == ".".join(parts)
+
+
+def test_readme_example(capsys):
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    exec(re.search(r"```python\n(.*?)```", readme, re.S)[1], {})
+    assert capsys.readouterr().out.strip() == "(2, 2, 16, 16)"
