@@ -36,6 +36,29 @@ int cli_parse_shape(int64_t *out, int *rank, const char *text);
 int cli_layouts(relayout_layout **from, relayout_layout **to, const char *src,
                 const char *dst, const char *c0, const char *cmd);
 
+/* What IN holds: the array's shape and dtype and where its bytes are. */
+typedef struct cli_input {
+  unsigned char *file;
+  size_t size;
+  const unsigned char *data;
+  size_t data_size;
+  int rank, fortran, raw;
+  int64_t shape[RELAYOUT_MAX_AXES];
+  relayout_dtype dtype;
+  char descr[16]; /* .npy only */
+} cli_input;
+
+/* Reads IN: raw bytes of --shape and --dtype where shape is given, else a
+ * .npy file (--dtype, where given, reinterprets its elements); prints on
+ * failure and returns the exit code. */
+int cli_input_read(cli_input *x, const char *in, const char *shape,
+                   const char *dtype, const char *cmd);
+/* Binds from -> to for IN with --dims and the cast options; *descr: the
+ * output's .npy dtype. Prints on failure and returns the exit code. */
+int cli_input_bind(relayout_desc *s, relayout_desc *d, const char **descr,
+                   const cli_input *x, const relayout_layout *from,
+                   const relayout_layout *to, const cli_opt *opts,
+                   const char *cmd);
 /* A scale: a positive finite number; a zero point: a whole number within a
  * million of 0 (the dtype's range is the library's check). */
 int cli_parse_scale(float *out, const char *text, const char *what,
@@ -174,6 +197,7 @@ relayout_status cli_write_npy(cli_out *o, const char *descr, int rank,
                               size_t size, relayout_error *err);
 
 int cmd_bench(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_explain(int argc, char **argv);

@@ -52,109 +52,17 @@ static const char usage[] =
     "symlink: the file it names) is written whole or not at all. IN is never\n"
     "modified.\n";
 
-/* What IN holds: the array's shape and dtype and where its bytes are. */
-typedef struct input {
-  unsigned char *file;
-  size_t size;
-  const unsigned char *data;
-  size_t data_size;
-  int rank, fortran, raw;
-  int64_t shape[RELAYOUT_MAX_AXES];
-  relayout_dtype dtype;
-  char descr[16]; /* .npy only */
-} input;
-
-/* A raw file of --shape and --dtype: its size must match exactly. */
-static int read_raw(input *x, const char *in, const char *shape,
-                    const char *dtname) {
-  relayout_error err;
-  x->raw = 1;
-  if (!dtname)
-    return cli_error(EXIT_USAGE, "convert",
-                     "--shape needs --dtype: a raw file has no header");
-  if (cli_parse_shape(x->shape, &x->rank, shape)) return EXIT_USAGE;
-  if (relayout_dtype_from_name(&x->dtype, dtname, &err))
-    return cli_error(EXIT_USAGE, "convert", "--dtype: %s", err.message);
-  int64_t bits = relayout_dtype_bits(x->dtype);
-  for (int i = 0; i < x->rank; i++)
-    if (__builtin_mul_overflow(bits, x->shape[i], &bits) ||
-        bits > INT64_MAX - 7)
-      return cli_error(EXIT_USAGE, "convert", "--shape %s: the size overflows",
-                       shape);
-  uint64_t need = (uint64_t)(bits + 7) / 8;
-  cli_in f;
-  if (cli_in_open(&f, in, &err))
-    return cli_error(EXIT_WORK, "convert", "%s: %s", in, err.message);
-  relayout_status s = !f.stream && f.size != need ? RELAYOUT_ERR_FILE
-                      : need > SIZE_MAX / 2
-                          ? cli_fail(&err, RELAYOUT_ERR_NOMEM, "too large")
-                          : cli_in_read(&f, &x->file, (size_t)need, &err);
-  cli_in_close(&f);
-  if (s == RELAYOUT_ERR_FILE && !f.stream)
-    return cli_error(EXIT_WORK, "convert",
-                     "%s holds %llu bytes; --shape %s of %s needs %llu", in,
-                     (unsigned long long)f.size, shape,
-                     relayout_dtype_name(x->dtype), (unsigned long long)need);
-  if (s) return cli_error(EXIT_WORK, "convert", "%s: %s", in, err.message);
-  x->size = x->data_size = (size_t)need;
-  x->data = x->file;
-  return 0;
-}
-
-/* A .npy file; --dtype (if given) reinterprets its elements. */
-static int read_npy(input *x, const char *in, const char *dtname) {
-  relayout_error err;
-  relayout_npy_info info;
-  if (cli_read_npy(in, &x->file, &x->size, &err) ||
-      relayout_npy_parse(&info, x->file, x->size, &err) ||
-      relayout_npy_dtype(&x->dtype, info.descr, &err))
-    return cli_error(EXIT_WORK, "convert", "%s: %s", in, err.message);
-  x->data = x->file + info.data_offset;
-  x->data_size = (size_t)info.data_size;
-  x->rank = info.rank;
-  x->fortran = info.fortran_order;
-  memcpy(x->shape, info.shape, sizeof info.shape);
-  memcpy(x->descr, info.descr, sizeof x->descr);
-  if (!dtname) return 0;
-  relayout_dtype want;
-  if (relayout_dtype_from_name(&want, dtname, &err))
-    return cli_error(EXIT_USAGE, "convert", "--dtype: %s", err.message);
-  if (relayout_dtype_bits(want) != relayout_dtype_bits(x->dtype))
-    return cli_error(EXIT_USAGE, "convert",
-                     "--dtype %s: %s holds %d-bit elements ('%s')", dtname, in,
-                     relayout_dtype_bits(x->dtype), info.descr);
-  x->dtype = want;
-  return 0;
-}
-
-static int run(const input *x, cli_out *out, relayout_layout *from,
+static int run(const cli_input *x, cli_out *out, relayout_layout *from,
                relayout_layout *to, relayout_engine *engine,
                const cli_opt *opts) {
   const char *cmd = "convert";
   relayout_error err;
-  relayout_dim_value given[RELAYOUT_MAX_DIMS];
-  int ngiven = 0;
-  const char *dims = cli_get(opts, "dims");
-  if (dims && cli_parse_dims(given, &ngiven, dims)) return EXIT_USAGE;
   relayout_desc s, d;
-  int64_t dst_bytes;
-  relayout_status bound = relayout_bind(&s, &d, from, to, x->dtype, x->rank,
-                                        x->shape, given, ngiven, &err);
-  if (bound || relayout_desc_size_bytes(&dst_bytes, &d, &err))
-    return cli_error(bound ? EXIT_USAGE : EXIT_WORK, cmd, "%s -> %s: %s",
-                     relayout_layout_text(from), relayout_layout_text(to),
-                     err.message);
-  if (x->fortran && relayout_desc_column_major(&s, &err))
-    return cli_error(EXIT_USAGE, cmd, "a Fortran-order array in %s: %s",
-                     relayout_layout_text(from), err.message);
-  int rc = cli_cast(&d, &s, to, from, opts, cmd);
-  const char *descr = x->descr;
+  const char *descr;
+  int rc = cli_input_bind(&s, &d, &descr, x, from, to, opts, cmd);
   if (rc) return rc;
-  int cast = relayout_desc_dtype(&d) != relayout_desc_dtype(&s);
-  if (relayout_desc_size_bytes(&dst_bytes, &d, &err) ||
-      (cast && !x->raw &&
-       relayout_npy_descr(&descr, relayout_desc_dtype(&d), &err)))
-    return cli_error(EXIT_WORK, cmd, "%s", err.message);
+  int64_t dst_bytes;
+  relayout_desc_size_bytes(&dst_bytes, &d, NULL);
   unsigned char *dst = NULL;
   if ((uint64_t)dst_bytes > SIZE_MAX ||
       !(dst = cli_alloc_aligned((size_t)dst_bytes)))
@@ -209,7 +117,7 @@ int cmd_convert(int argc, char **argv) {
                      "needs --from, --to, IN and OUT\n%s", usage);
   relayout_layout *a = NULL, *b = NULL;
   relayout_engine *engine = NULL;
-  input x = {0};
+  cli_input x = {0};
   if ((rc = cli_layouts(&a, &b, from, to, cli_get(opts, "c0"), "convert")))
     goto done;
   if ((rc = cli_engine(&engine, cli_get(opts, "device"), "convert"))) goto done;
@@ -224,7 +132,7 @@ int cmd_convert(int argc, char **argv) {
     goto done;
   }
   const char *shape = cli_get(opts, "shape"), *dtype = cli_get(opts, "dtype");
-  rc = shape ? read_raw(&x, pos[0], shape, dtype) : read_npy(&x, pos[0], dtype);
+  rc = cli_input_read(&x, pos[0], shape, dtype, "convert");
   if (!rc) rc = run(&x, &out, a, b, engine, opts);
 done:
   free(x.file);

@@ -19,6 +19,7 @@ static const char usage[] =
     "  repack   convert a safetensors checkpoint's weights, and back\n"
     "  sample   write the built-in 20x28 f16 example array\n"
     "  show     print a .npy array\n"
+    "  verify   check another implementation's output against the reference\n"
     "\n"
     "'relayout COMMAND --help' describes each; 'relayout --version' prints\n"
     "the version.\n";
@@ -41,7 +42,8 @@ int main(int argc, char **argv) {
   } cmds[] = {{"bench", cmd_bench},     {"convert", cmd_convert},
               {"devices", cmd_devices}, {"explain", cmd_explain},
               {"formats", cmd_formats}, {"repack", cmd_repack},
-              {"sample", cmd_sample},   {"show", cmd_show}};
+              {"sample", cmd_sample},   {"show", cmd_show},
+              {"verify", cmd_verify}};
   if (argc < 2) {
     fputs(usage, stderr);
     return EXIT_USAGE;
