@@ -12,6 +12,7 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  convert  convert a .npy array from one layout to another\n"
+    "  conform  run a matrix of conversions on a device against the reference\n"
     "  bench    time a conversion against the device's copy bandwidth\n"
     "  devices  list the OpenCL devices\n"
     "  explain  print a layout's axes, strides, padding and size\n"
@@ -39,11 +40,11 @@ int main(int argc, char **argv) {
   static const struct {
     const char *name;
     int (*run)(int, char **);
-  } cmds[] = {{"bench", cmd_bench},     {"convert", cmd_convert},
-              {"devices", cmd_devices}, {"explain", cmd_explain},
-              {"formats", cmd_formats}, {"repack", cmd_repack},
-              {"sample", cmd_sample},   {"show", cmd_show},
-              {"verify", cmd_verify}};
+  } cmds[] = {{"bench", cmd_bench},     {"conform", cmd_conform},
+              {"convert", cmd_convert}, {"devices", cmd_devices},
+              {"explain", cmd_explain}, {"formats", cmd_formats},
+              {"repack", cmd_repack},   {"sample", cmd_sample},
+              {"show", cmd_show},       {"verify", cmd_verify}};
   if (argc < 2) {
     fputs(usage, stderr);
     return EXIT_USAGE;

@@ -23,14 +23,6 @@ static const char usage[] =
     "logical coordinate maps to it), with its element offset and the\n"
     "expected and actual bits.\n";
 
-/* An element's bits (4-bit elements: a nibble). */
-static uint64_t element(const unsigned char *p, int64_t at, int bits) {
-  if (bits == 4) return p[at >> 1] >> ((at & 1) * 4) & 0xF;
-  uint64_t v = 0;
-  memcpy(&v, p + at * (bits / 8), (size_t)bits / 8);
-  return v;
-}
-
 /* CANDIDATE's bytes: raw, of exactly the layout's size, or a .npy file of
  * the layout's dtype and (as CANN stores it) physical shape. */
 static int read_candidate(unsigned char **file, const unsigned char **data,
@@ -74,76 +66,23 @@ static int read_candidate(unsigned char **file, const unsigned char **data,
   return 0;
 }
 
-/* The logical coordinates of the k offsets in `at` (data elements), in
- * text: one pass over every logical coordinate. */
-static void coordinates(char (*text)[96], const int64_t *at, int k,
-                        const relayout_desc *d) {
-  char names[RELAYOUT_MAX_DIMS];
-  int64_t ext[RELAYOUT_MAX_DIMS], c[RELAYOUT_MAX_DIMS] = {0}, off;
-  int n = relayout_desc_dims(d, names, ext);
-  for (;;) {
-    relayout_desc_offset(&off, d, c, NULL);
-    for (int j = 0; j < k; j++) {
-      if (at[j] != off) continue;
-      size_t len = 0;
-      for (int i = 0; i < n; i++) {
-        char lab[8];
-        len += (size_t)snprintf(
-            text[j] + len, sizeof text[j] - len, "%s%s=%lld", i ? "," : "",
-            relayout_dim_label(lab, names[i]), (long long)c[i]);
-      }
-    }
-    int i = n - 1;
-    while (i >= 0 && ++c[i] == ext[i]) c[i--] = 0;
-    if (i < 0) return;
-  }
-}
-
 /* Compares and reports; the exit code. */
 static int compare(const unsigned char *want, const unsigned char *got,
                    const relayout_desc *d, const char *path, int report) {
-  int bits = relayout_dtype_bits(relayout_desc_dtype(d));
-  int64_t span = relayout_desc_span(d), ndiff = 0, npad = 0, nbad_pad = 0;
-  int64_t *at = calloc((size_t)report, sizeof *at);
-  int *pad = calloc((size_t)report, sizeof *pad), k = 0;
-  if (!at || !pad) {
-    free(at);
-    free(pad);
+  cli_diff r;
+  if (cli_diff_find(&r, want, got, d, report))
     return cli_error(EXIT_WORK, "verify", "out of memory");
-  }
-  for (int64_t e = 0; e < span; e++) {
-    int is_pad = 0;
-    relayout_desc_is_padding(&is_pad, d, e, NULL);
-    npad += is_pad;
-    if (element(want, e, bits) == element(got, e, bits)) continue;
-    ndiff++;
-    nbad_pad += is_pad;
-    if (k < report) at[k] = e, pad[k++] = is_pad;
-  }
-  if (!ndiff) {
+  if (!r.count)
     printf("%s equals the reference: %lld elements (%lld of them padding)\n",
-           path, (long long)span, (long long)npad);
-    free(at);
-    free(pad);
-    return 0;
-  }
-  char(*text)[96] = calloc((size_t)report, sizeof *text);
-  if (text) coordinates(text, at, k, d);
-  printf("%s differs from the reference in %lld of %lld elements (%lld "
-         "data, %lld padding); the first %d:\n",
-         path, (long long)ndiff, (long long)span, (long long)(ndiff - nbad_pad),
-         (long long)nbad_pad, k);
-  int digits = bits < 8 ? 1 : bits / 4;
-  for (int j = 0; j < k; j++)
-    printf("  %-8s %-28s element %-10lld expected %0*llx, got %0*llx\n",
-           pad[j] ? "padding" : "data", pad[j] || !text ? "" : text[j],
-           (long long)at[j], digits,
-           (unsigned long long)element(want, at[j], bits), digits,
-           (unsigned long long)element(got, at[j], bits));
-  free(text);
-  free(at);
-  free(pad);
-  return EXIT_WORK;
+           path, (long long)r.span, (long long)r.padding);
+  else
+    printf("%s differs from the reference in %lld of %lld elements (%lld "
+           "data, %lld padding); the first %d:\n",
+           path, (long long)r.count, (long long)r.span,
+           (long long)(r.count - r.in_padding), (long long)r.in_padding, r.k);
+  cli_diff_print(stdout, &r, want, got, d);
+  cli_diff_free(&r);
+  return r.count ? EXIT_WORK : 0;
 }
 
 int cmd_verify(int argc, char **argv) {

@@ -1,26 +1,7 @@
 #!/usr/bin/env bash
 # test_cli.sh - the relayout command end to end: conversions, errors, files
 # usage: test_cli.sh PATH/TO/relayout
-set -u
-R=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-cd "$T" || exit 2
-pass=0 fail=0
-ok() { pass=$((pass + 1)); }
-bad() { fail=$((fail + 1)); echo "FAILED: $*" >&2; }
-# expect_ok DESC CMD...: the command succeeds
-expect_ok() { local d=$1; shift; if "$@" >out.txt 2>err.txt; then ok; else bad "$d: $(cat err.txt)"; fi; }
-# expect_fail DESC CODE TEXT CMD...: exits CODE and says TEXT on stderr
-expect_fail() {
-  local d=$1 code=$2 text=$3; shift 3
-  "$@" >out.txt 2>err.txt; local rc=$?
-  if [ "$rc" = "$code" ] && grep -qF -- "$text" err.txt; then ok
-  else bad "$d: exit $rc, stderr: $(cat err.txt)"; fi
-}
-same() { if cmp -s "$2" "$3"; then ok; else bad "$1: $2 and $3 differ"; fi; }
-absent() { if [ ! -e "$2" ] && ! ls "$2".tmp-* >/dev/null 2>&1; then ok; else bad "$1: $2 was left behind"; fi; }
-has() { if grep -qF -- "$2" "$3"; then ok; else bad "$1: '$2' not in $(cat "$3")"; fi; }
+. "$(dirname "$0")/checks.sh"
 
 # The seed's example, there and back.
 expect_ok "sample" "$R" sample s.npy
