@@ -60,6 +60,21 @@ issue3() {
   done
 }
 
+# Casts on device $1: the generic kernels' integer conversions.
+casts() {
+  local dev=$1 row from to shape args
+  for row in "NCHW NC1HWC0 64x256x56x56 --to-dtype f16" \
+    "NCHW NC1HWC0 64x256x56x56 --dtype f16 --to-dtype f32" \
+    "ND FRACTAL_NZ 4096x11008 --to-dtype bf16" \
+    "NCHW NC1HWC0 64x256x56x56 --to-dtype i8 --scale 0.05"; do
+    read -r from to shape args <<<"$row"
+    echo "-- $from -> $to $shape $args"
+    # shellcheck disable=SC2086 # args is several options
+    build/relayout bench --device "$dev" --from "$from" --to "$to" \
+      --shape "$shape" $args --runs 10
+  done
+}
+
 # A test run where the device test runs on the GPU.
 gpu_ctest() {
   (cd build && RELAYOUT_TEST_DEVICE=$gpu ctest --output-on-failure)
@@ -78,6 +93,7 @@ tests)
   step build 120 build
   step ctest-gpu 240 gpu_ctest
   step issue3-gpu 90 issue3 "$gpu"
+  step casts-gpu 40 casts "$gpu"
   step issue3-cpu 150 issue3 cpu
   ;;
 suites)
