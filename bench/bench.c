@@ -143,11 +143,7 @@ int cmd_bench(int argc, char **argv) {
                     {.name = "json", .is_flag = 1},
                     {.name = "suite", .is_flag = 1},
                     {.name = "rows"},
-                    {.name = "to-dtype"},
-                    {.name = "scale"},
-                    {.name = "zero-point"},
-                    {.name = "from-scale"},
-                    {.name = "from-zero-point"},
+                    CLI_CAST_OPTIONS,
                     {0}};
   const char *pos[1];
   int npos, rc;

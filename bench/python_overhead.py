@@ -7,7 +7,6 @@ beforehand against relayout_plan_run into that array. Medians of N runs,
 warm: the ratios, and the overheads in microseconds.
 usage: python_overhead.py [DEVICE] [RUNS]   (the package installed)
 """
-import ctypes as C
 import statistics
 import sys
 import time

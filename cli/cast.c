@@ -45,6 +45,11 @@ static int quant_of(relayout_quant *q, int *has, const cli_opt *opts,
   return z ? cli_parse_zero_point(&q->zero_point, z, what, cmd) : 0;
 }
 
+int cli_float_dtype(relayout_dtype t) {
+  return t == RELAYOUT_F16 || t == RELAYOUT_BF16 || t == RELAYOUT_F32 ||
+         t == RELAYOUT_F64;
+}
+
 int cli_cast(relayout_desc *dst, relayout_desc *src, const relayout_layout *to,
              const relayout_layout *from, const cli_opt *opts,
              const char *cmd) {

@@ -85,6 +85,14 @@ int cli_parse_scale(float *out, const char *text, const char *what,
                     const char *cmd);
 int cli_parse_zero_point(int32_t *out, const char *text, const char *what,
                          const char *cmd);
+/* 1 for f16, bf16, f32 and f64. */
+int cli_float_dtype(relayout_dtype t);
+/* The cast options, as each command that takes them lists them. */
+#define CLI_CAST_OPTIONS                                                       \
+  {.name = "to-dtype"}, {.name = "scale"}, {.name = "zero-point"},             \
+      {.name = "from-scale"}, {                                                \
+    .name = "from-zero-point"                                                  \
+  }
 /* Applies the cast options (--to-dtype, --scale, --zero-point,
  * --from-scale, --from-zero-point) to a bound pair; prints on failure. */
 int cli_cast(relayout_desc *dst, relayout_desc *src, const relayout_layout *to,

@@ -227,12 +227,8 @@ static void pick_extents(int64_t *ext, int rank, uint64_t *s) {
   } while (total > (1 << 17));
 }
 
-static void write_junit(const conform *c, const char *path) {
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    cli_error(EXIT_WORK, "conform", "%s: cannot write", path);
-    return;
-  }
+/* The cases as JUnit XML, into f. */
+static void junit(const conform *c, FILE *f) {
   int fails = 0, skips = 0;
   size_t i;
   json_t *v;
@@ -275,7 +271,29 @@ static void write_junit(const conform *c, const char *path) {
     fprintf(f, "\"/>\n  </testcase>\n");
   }
   fputs("</testsuite>\n", f);
-  fclose(f);
+}
+
+/* A report written whole or not at all (as every output of the command:
+ * cli_out), its path checked before the matrix ran: the exit code. */
+static int write_report(cli_out *o, const conform *c, int xml) {
+  char *text = NULL;
+  size_t len = 0;
+  if (xml) {
+    FILE *f = open_memstream(&text, &len);
+    if (f) {
+      junit(c, f);
+      fclose(f);
+    }
+  } else if ((text = json_dumps(c->cases, JSON_INDENT(1)))) {
+    len = strlen(text);
+  }
+  relayout_error err;
+  int rc = !text ? cli_error(EXIT_WORK, "conform", "out of memory")
+           : cli_out_whole(o, NULL, 0, text, len, &err)
+               ? cli_error(EXIT_WORK, "conform", "%s", err.message)
+               : 0;
+  free(text);
+  return rc;
 }
 
 /* The table: per family and dtype, cases passed, failed, skipped. */
@@ -368,6 +386,13 @@ int cmd_conform(int argc, char **argv) {
     if (relayout_dtype_from_name(&t, name, &err))
       return cli_error(EXIT_USAGE, "conform", "--dtypes: %s", err.message);
   }
+  cli_out junit_out, json_out;
+  relayout_error err;
+  const char *reports[2] = {cli_get(opts, "junit"), cli_get(opts, "json")};
+  cli_out *outs[2] = {&junit_out, &json_out};
+  for (int i = 0; i < 2; i++)
+    if (reports[i] && cli_out_check(outs[i], reports[i], 1, &err))
+      return cli_error(EXIT_WORK, "conform", "%s", err.message);
   if ((rc = cli_engine(&c.engine, c.device, "conform"))) return rc;
   if (strcmp(c.against_name, "ref") &&
       (rc = cli_engine(&c.against, c.against_name, "conform"))) {
@@ -401,11 +426,10 @@ int cmd_conform(int argc, char **argv) {
     if (c.tty) fputc('\n', stderr);
     rc = summary(&c) ? EXIT_WORK : 0;
   }
-  if (cli_get(opts, "junit")) write_junit(&c, cli_get(opts, "junit"));
-  if (cli_get(opts, "json") &&
-      json_dump_file(c.cases, cli_get(opts, "json"), JSON_INDENT(1)))
-    rc = cli_error(EXIT_WORK, "conform", "%s: cannot write",
-                   cli_get(opts, "json"));
+  int wrc = 0;
+  if (cli_get(opts, "junit")) wrc = write_report(&junit_out, &c, 1);
+  if (cli_get(opts, "json") && !wrc) wrc = write_report(&json_out, &c, 0);
+  if (wrc) rc = wrc;
   json_decref(c.cases);
   relayout_engine_free(c.against);
   relayout_engine_free(c.engine);

@@ -93,20 +93,11 @@ static int run(const cli_input *x, cli_out *out, relayout_layout *from,
 }
 
 int cmd_convert(int argc, char **argv) {
-  cli_opt opts[] = {{.name = "from"},
-                    {.name = "to"},
-                    {.name = "dims"},
-                    {.name = "c0"},
-                    {.name = "dtype"},
-                    {.name = "device"},
-                    {.name = "shape"},
-                    {.name = "wait-compile", .is_flag = 1},
-                    {.name = "to-dtype"},
-                    {.name = "scale"},
-                    {.name = "zero-point"},
-                    {.name = "from-scale"},
-                    {.name = "from-zero-point"},
-                    {0}};
+  cli_opt opts[] = {{.name = "from"},  {.name = "to"},
+                    {.name = "dims"},  {.name = "c0"},
+                    {.name = "dtype"}, {.name = "device"},
+                    {.name = "shape"}, {.name = "wait-compile", .is_flag = 1},
+                    CLI_CAST_OPTIONS,  {0}};
   const char *pos[2];
   int npos, rc;
   if ((rc = cli_parse(argc, argv, opts, pos, 2, &npos, "convert", usage)))

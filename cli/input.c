@@ -89,11 +89,12 @@ int cli_input_bind(relayout_desc *s, relayout_desc *d, const char **descr,
     return cli_error(EXIT_USAGE, cmd, "%s -> %s: %s",
                      relayout_layout_text(from), relayout_layout_text(to),
                      err.message);
+  /* the cast first: a retype binds the descriptor afresh */
+  int rc = cli_cast(d, s, to, from, opts, cmd);
+  if (rc) return rc;
   if (x->fortran && relayout_desc_column_major(s, &err))
     return cli_error(EXIT_USAGE, cmd, "a Fortran-order array in %s: %s",
                      relayout_layout_text(from), err.message);
-  int rc = cli_cast(d, s, to, from, opts, cmd);
-  if (rc) return rc;
   *descr = x->descr;
   int64_t bytes;
   if (relayout_desc_size_bytes(&bytes, d, &err) ||

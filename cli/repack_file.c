@@ -58,25 +58,9 @@ static relayout_status bind(rp_item *it, const relayout_layout *from,
   return RELAYOUT_OK;
 }
 
-/* A float dtype's fraction bits (and exponent bits in *e). */
-static int frac_bits(relayout_dtype t, int *e) {
-  *e = t == RELAYOUT_F16 ? 5 : t == RELAYOUT_F64 ? 11 : 8;
-  return t == RELAYOUT_F16    ? 10
-         : t == RELAYOUT_BF16 ? 7
-         : t == RELAYOUT_F32  ? 23
-                              : 52;
-}
-
-/* A safetensors dtype a rule may cast: a float that relayout reads as
- * itself (not F8_*, which it moves as bytes). */
-static int castable(const st_tensor *t) {
-  return !strcmp(t->dtype, "F16") || !strcmp(t->dtype, "BF16") ||
-         !strcmp(t->dtype, "F32") || !strcmp(t->dtype, "F64");
-}
-
 static relayout_status bind_rule(rp_item *it, const rp_rule *r,
                                  relayout_error *err) {
-  if (r->cast && !castable(it->t))
+  if (r->cast && !cli_float_dtype(it->t->bits))
     return cli_fail(err, RELAYOUT_ERR_ARGUMENT,
                     "a rule casts F16, BF16, F32 or F64 tensors, not %s",
                     it->t->dtype);
@@ -125,23 +109,17 @@ static relayout_status bind_restore(rp_item *it, const char *record,
   }
   relayout_dtype ft = it->t->bits;
   if (from_dtype) {
-    int i = 0;
-    while (i < 4 &&
-           strcmp(from_dtype, (const char *[]){"F16", "BF16", "F32", "F64"}[i]))
-      i++;
-    if (i == 4 || !castable(it->t)) {
+    if (!st_dtype_of(&ft, from_dtype) || !cli_float_dtype(ft) ||
+        !cli_float_dtype(it->t->bits)) {
       cli_fail(err, st,
                "its relayout metadata casts %s to %s, which no rule "
                "does",
                from_dtype, dtype);
       goto done;
     }
-    ft = (relayout_dtype[]){RELAYOUT_F16, RELAYOUT_BF16, RELAYOUT_F32,
-                            RELAYOUT_F64}[i];
-    /* exact only where the stored type holds every original value */
-    int exp_bits, fs = frac_bits(ft, &exp_bits), fe = exp_bits,
-                  ts = frac_bits(it->t->bits, &exp_bits), te = exp_bits;
-    if (ts < fs || te < fe)
+    /* exact only where the stored type is the wider (f16 and bf16 hold
+     * each other's values neither way) */
+    if (relayout_dtype_bits(it->t->bits) <= relayout_dtype_bits(ft))
       fprintf(stderr,
               "relayout repack: tensor '%s' was cast from %s to %s: restored "
               "as %s, at %s's precision\n",

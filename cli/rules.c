@@ -73,9 +73,7 @@ int rp_rule_parse(rp_rule *r, const char *text) {
   const char *colon = strrchr(eq + 1, ':');
   size_t to_len = strlen(eq + 1);
   if (colon && !relayout_dtype_from_name(&r->dtype, colon + 1, &e)) {
-    int is_float = r->dtype == RELAYOUT_F16 || r->dtype == RELAYOUT_BF16 ||
-                   r->dtype == RELAYOUT_F32 || r->dtype == RELAYOUT_F64;
-    if (!is_float)
+    if (!cli_float_dtype(r->dtype))
       return bad(text, "repack casts to f16, bf16, f32 or f64 (quantizing "
                        "rules are to come)");
     r->cast = 1;

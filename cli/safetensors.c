@@ -24,6 +24,15 @@ static const struct {
               {"F32", RELAYOUT_F32},    {"U64", RELAYOUT_U64},
               {"I64", RELAYOUT_I64},    {"F64", RELAYOUT_F64}};
 
+int st_dtype_of(relayout_dtype *out, const char *name) {
+  for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
+    if (!strcmp(name, dtypes[i].name)) {
+      *out = dtypes[i].bits;
+      return 1;
+    }
+  return 0;
+}
+
 const char *st_dtype_name(relayout_dtype t) {
   for (size_t i = 0; i < sizeof dtypes / sizeof dtypes[0]; i++)
     if (dtypes[i].bits == t) return dtypes[i].name;
@@ -61,15 +70,10 @@ static relayout_status read_tensor(st_tensor *t, const char *path,
                     "data_offsets (arrays)",
                     path, name);
   t->dtype = json_string_value(dt);
-  size_t i = 0;
-  while (i < sizeof dtypes / sizeof dtypes[0] &&
-         strcmp(t->dtype, dtypes[i].name))
-    i++;
-  if (i == sizeof dtypes / sizeof dtypes[0])
+  if (!st_dtype_of(&t->bits, t->dtype))
     return cli_fail(err, RELAYOUT_ERR_FILE,
                     "%s: tensor '%s': unknown dtype '%s'", path, name,
                     t->dtype);
-  t->bits = dtypes[i].bits;
   if (json_array_size(shape) > RELAYOUT_MAX_DIMS)
     return cli_fail(err, RELAYOUT_ERR_FILE,
                     "%s: tensor '%s': rank %zu is above the limit of %d", path,

@@ -52,6 +52,9 @@ void st_close(st_file *f);
 
 /* A shape as a JSON array. */
 json_t *st_shape(int rank, const int64_t *shape);
+/* The relayout dtype a safetensors dtype name is moved as (F8_* as u8): 1,
+ * or 0 for a name it does not know. */
+int st_dtype_of(relayout_dtype *out, const char *name);
 /* The safetensors name of a dtype ("F16"; U8 for u8), NULL if none. */
 const char *st_dtype_name(relayout_dtype t);
 /* A header entry for one tensor. */

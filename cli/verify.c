@@ -86,19 +86,9 @@ static int compare(const unsigned char *want, const unsigned char *got,
 }
 
 int cmd_verify(int argc, char **argv) {
-  cli_opt opts[] = {{.name = "from"},
-                    {.name = "to"},
-                    {.name = "dims"},
-                    {.name = "c0"},
-                    {.name = "dtype"},
-                    {.name = "shape"},
-                    {.name = "to-dtype"},
-                    {.name = "scale"},
-                    {.name = "zero-point"},
-                    {.name = "from-scale"},
-                    {.name = "from-zero-point"},
-                    {.name = "report"},
-                    {0}};
+  cli_opt opts[] = {{.name = "from"}, {.name = "to"},     {.name = "dims"},
+                    {.name = "c0"},   {.name = "dtype"},  {.name = "shape"},
+                    CLI_CAST_OPTIONS, {.name = "report"}, {0}};
   const char *pos[2];
   int npos, rc;
   if ((rc = cli_parse(argc, argv, opts, pos, 2, &npos, "verify", usage)))

@@ -299,7 +299,8 @@ typedef struct relayout_quant {
  * (NULL: scale 1, zero point 0). A destination of another dtype than its
  * source makes the conversion a cast: every element is converted as
  * docs/CASTS.md defines, by the reference and by the devices alike, and
- * the padding of a quantized destination is its zero point.
+ * the padding of a quantized destination is its zero point. It binds d
+ * afresh: a relayout_desc_column_major before it is undone.
  */
 RELAYOUT_API relayout_status relayout_desc_retype(relayout_desc *d,
                                                   const relayout_layout *layout,
@@ -495,7 +496,8 @@ RELAYOUT_API relayout_status relayout_plan_create(relayout_plan **out,
 /** Frees a plan; accepts NULL. */
 RELAYOUT_API void relayout_plan_free(relayout_plan *plan);
 /** How the plan runs: "copy", "rows", "stage", "gather" (GPU families),
- *  "lines" (CPU devices), or "reference". */
+ *  "lines" (CPU devices), or "reference". A cast is "gather": its generic
+ *  kernel works element by element on every device. */
 RELAYOUT_API const char *relayout_plan_family(const relayout_plan *plan);
 /**
  * Why the plan's work was done by the reference, or "": its kernel could

@@ -36,6 +36,11 @@ has "JSON's verdict" '"verdict": "skip"' s.json
 "$R" conform --device cpu --against cpu --quick --formats NCHW,NHWC --dtypes f32 >out.txt 2>&1 &&
   has "device against device" "against cpu" out.txt || bad "against another engine: $(cat out.txt)"
 
+"$R" conform --device cpu --quick --junit nodir/j.xml >out.txt 2>&1
+[ $? = 1 ] && ! grep -q "cases on" out.txt && ok ||
+  bad "a report path whose directory is missing is refused before the matrix: $(cat out.txt)"
+has "it says why" "nodir" out.txt
+
 for args in "--device cpu --quick --full" "--device cpu --case NCHW" "--device cpu --dtypes f8" "--quick"; do
   "$R" conform $args >out.txt 2>&1
   [ $? = 2 ] && ok || bad "conform $args: exit 2 ($(cat out.txt))"

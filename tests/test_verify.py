@@ -94,6 +94,13 @@ x = rng.standard_normal((2, 17, 5, 3)).astype(np.float32)
 rc, out = verify("NCHW", "NC1HWC0", x, nc1hwc0(x.astype(np.float16), 16),
                  "--to-dtype", "f16")
 check(rc == 0, f"a cast's candidate passes: {out}")
+# A Fortran-order quantized input, dequantized: read by its logical shape.
+q = rng.integers(-128, 128, (6, 5)).astype(np.int8)
+rc, out = verify("ND", "ND", np.asfortranarray(q),
+                 ((q.astype(np.float64) - 3) * 0.5).astype(np.float32),
+                 "--to-dtype", "f32", "--from-scale", "0.5",
+                 "--from-zero-point", "3")
+check(rc == 0, f"a Fortran-order i8 input, dequantized: {out}")
 # Wrong candidates are refused with a message, not compared.
 rc, out = verify("NCHW", "NC1HWC0", x4, nc1hwc0(x4, 16)[:, :1])
 check(rc == 1 and "physical shape" in out, f"a candidate of another shape: {out}")
