@@ -75,9 +75,10 @@ casts() {
   done
 }
 
-# A test run where the device test runs on the GPU.
+# A test run where the device test runs on the GPU, the tests side by side
+# (each mostly compiles, on its own core).
 gpu_ctest() {
-  (cd build && RELAYOUT_TEST_DEVICE=$gpu ctest --output-on-failure)
+  (cd build && RELAYOUT_TEST_DEVICE=$gpu ctest -j "$(nproc)" --output-on-failure)
 }
 
 build() {

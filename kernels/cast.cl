@@ -3,11 +3,10 @@
  * rounds alike. The generator defines each side's kind: RL_CS_M and RL_CS_E,
  * a float's fraction and exponent bits (RL_CS_M 0: an integer of RL_CS_BITS
  * bits, RL_CS_SIGNED or not); RL_CD_* the same for the destination, whose
- * integers saturate to RL_CD_LO..RL_CD_HI. The quantization is read from
- * the plan's block at RL_GC: the source's scale (f32 bits) and zero point,
- * the destination's, and the bits padding is written as. */
-
-#define RL_GC 455
+ * integers saturate to RL_CD_LO..RL_CD_HI. The quantization (the source's
+ * scale, as f32 bits, and zero point, the destination's, and the bits
+ * padding is written as) is compiled in as RL_Q_* in a specialised kernel,
+ * and read from the plan's block at RL_GC in a generic one. */
 
 /* A float as sign, significand and exponent (value m * 2^e); kind 0 finite,
  * 1 infinite, 2 NaN (m: the payload). */
@@ -117,10 +116,11 @@ static uint rl_f16_of_f32(uint u) {
 #define RL_FAST(u) rl_bf16_of_f32(rl_f32_of_f16(u))
 #endif
 
-/* A source element's bits to the destination's. */
-static ulong rl_cast(ulong x, __global const long *g) {
+/* A source element's bits to the destination's, with the source's scale
+ * bits and zero point (ss, sz) and the destination's (ds, dz). */
+static ulong rl_cast(ulong x, long ss, long sz, long ds, long dz) {
 #ifdef RL_FAST
-  (void)g;
+  (void)ss, (void)sz, (void)ds, (void)dz;
   uint u = (uint)x;
   return RL_FAST(u);
 #elif RL_CS_M
@@ -137,22 +137,31 @@ static ulong rl_cast(ulong x, __global const long *g) {
 #else /* quantize; NaN to the zero point */
   long q = u.kind == 2   ? 0
            : u.kind == 1 ? 1024
-                         : rl_quotient(u.m, u.e, (ulong)g[RL_GC + 2]);
-  long v = (u.sign && u.kind != 2 ? -q : q) + g[RL_GC + 3];
+                         : rl_quotient(u.m, u.e, (ulong)ds);
+  long v = (u.sign && u.kind != 2 ? -q : q) + dz;
   return (ulong)clamp(v, (long)RL_CD_LO, (long)RL_CD_HI);
 #endif
 #else
   long q = RL_CS_SIGNED ? (long)(x << (64 - RL_CS_BITS)) >> (64 - RL_CS_BITS)
                         : (long)x;
-  long d = q - g[RL_GC + 1];
+  long d = q - sz;
 #if RL_CD_M /* dequantize: (q - zero point) * scale, exact, rounded once */
-  rl_unpacked s = rl_unpack((ulong)g[RL_GC], 23, 8);
+  rl_unpacked s = rl_unpack((ulong)ss, 23, 8);
   return rl_round(d < 0, (ulong)(d < 0 ? -d : d) * s.m, s.e, RL_CD_M, RL_CD_E);
 #else /* integer to integer: the zero points' difference, saturated */
-  return (ulong)clamp(d + g[RL_GC + 3], (long)RL_CD_LO, (long)RL_CD_HI);
+  return (ulong)clamp(d + dz, (long)RL_CD_LO, (long)RL_CD_HI);
 #endif
 #endif
 }
 
-#define RL_TRANSFORM(x) ((RL_GD)rl_cast((ulong)(x), g))
+#ifdef RL_Q_PAD
+#define RL_TRANSFORM(x)                                                        \
+  ((RL_T)rl_cast((ulong)(x), RL_Q_SS, RL_Q_SZ, RL_Q_DS, RL_Q_DZ))
+#define RL_PAD ((RL_T)RL_Q_PAD)
+#else
+#define RL_GC 455
+#define RL_TRANSFORM(x)                                                        \
+  ((RL_GD)rl_cast((ulong)(x), g[RL_GC], g[RL_GC + 1], g[RL_GC + 2],           \
+                  g[RL_GC + 3]))
 #define RL_PAD ((RL_GD)g[RL_GC + 4])
+#endif

@@ -1,16 +1,19 @@
 /* common.cl - what every conversion kernel starts from
  *
  * Before it, the code generator (lib/codegen/codegen.c) writes each plan's
- * constants: RL_T, the type moved (an unsigned integer of the element's
- * width; bytes for 4-bit types); RL_I, the index type (int where every
- * offset fits, else long); RL_COUNT, the destination's elements; RL_VEC,
- * the vector width of rl_rows or the side of rl_lines' squares;
- * RL_TRANSFORM(x), the per-element hook (the identity: casts will use it);
- * RL_NIBBLES for 4-bit elements; and rl_map(o, &s), which says whether
- * destination element o holds data and where its source element is. Then
- * come this file and the kernel's family (docs/KERNELS.md). Every kernel
- * writes each destination element once, padding as zero; offsets src_off
- * and dst_off are in elements (bytes for 4-bit types).
+ * constants: RL_T, the destination's type (an unsigned integer of the
+ * element's width; bytes for 4-bit types) and RL_TS the source's, the same
+ * but in a cast; RL_I, the index type (int where every offset fits, else
+ * long); RL_COUNT, the destination's elements; RL_VEC, the vector width of
+ * rl_rows or the side of rl_lines' squares; RL_TRANSFORM(x), the
+ * per-element hook, and RL_PAD, what padding holds (the identity and zero,
+ * or in a cast, which only gather and stage plans make, kernels/cast.cl's
+ * conversion and the destination's zero point); RL_NIBBLES for 4-bit
+ * elements; and rl_map(o, &s), which says whether destination element o
+ * holds data and where its source element is. Then come this file and the
+ * kernel's family (docs/KERNELS.md). Every kernel writes each destination
+ * element once; offsets src_off and dst_off are in elements (bytes for
+ * 4-bit types).
  */
 
 #define RL_CAT_(a, b) a##b

@@ -3,13 +3,13 @@
 
 #ifndef RL_NIBBLES
 /* One destination element per step, grid-stride. */
-__kernel void rl_gather(__global const RL_T *restrict src, long src_off,
+__kernel void rl_gather(__global const RL_TS *restrict src, long src_off,
                         __global RL_T *restrict dst, long dst_off) {
   RL_I o = (RL_I)get_global_id(0), s;
   if (o >= RL_COUNT) return;
   src += src_off;
   dst += dst_off;
-  dst[o] = rl_map(o, &s) ? RL_TRANSFORM(src[s]) : (RL_T)0;
+  dst[o] = rl_map(o, &s) ? RL_TRANSFORM(src[s]) : RL_PAD;
 }
 #else
 /* 4-bit elements, two per byte, low nibble first: one destination byte per

@@ -6,11 +6,13 @@
  * sources sprinkled with the values casts get wrong (NaNs, infinities,
  * signed zeros, subnormals, the largest finite values): the device's output,
  * written over a poisoned buffer, equals the reference's. Casts to and from
- * 4-bit types run on the reference and say so. Then a batch mixing casts and
- * moves, a cast between OpenCL buffers at offsets, a quantized
- * destination's padding (its zero point), and the refusals. The device is
- * RELAYOUT_TEST_DEVICE, else "cpu". The values themselves are checked against
- * numpy by test_casts.py.
+ * 4-bit types run on the reference and say so. The cases take turns on two
+ * engines: the generic kernels and the specialised ones (stage boxes and
+ * gathers, on either kind of device).
+ * Then a batch mixing casts and moves, a cast between OpenCL buffers at
+ * offsets, a quantized destination's padding (its zero point), and the
+ * refusals. The device is RELAYOUT_TEST_DEVICE, else "cpu". The values
+ * themselves are checked against numpy by test_casts.py.
  */
 #include "check.h"
 #include "random_layout.h"
@@ -18,7 +20,11 @@
 
 #include <math.h>
 
-static relayout_engine *engine;
+enum { GENERIC, SPECIALISED, ENGINES };
+static relayout_engine *engines[ENGINES];
+static const char *const engine_names[ENGINES] = {"the generic kernels",
+                                                  "the specialised kernels"};
+static int stages; /* casts run through a stage box */
 
 typedef struct cast_pair {
   relayout_dtype s, d;
@@ -87,11 +93,11 @@ static void fill(unsigned char *p, int64_t bytes, relayout_dtype t) {
   }
 }
 
-/* from -> to with the pair's dtypes and random quantizations, on the
- * device and on the reference; 0 when the pair does not bind or is over
+/* from -> to with the pair's dtypes and random quantizations, on engine
+ * `on` and on the reference; 0 when the pair does not bind or is over
  * 1 MiB. */
 static int one_cast(const char *from, const char *to, cast_pair c,
-                    const int64_t *ext) {
+                    const int64_t *ext, int on) {
   relayout_layout *a = NULL, *b = NULL;
   relayout_desc s, d;
   relayout_error err;
@@ -118,14 +124,20 @@ static int one_cast(const char *from, const char *to, cast_pair c,
   CHECK_OK(
       relayout_convert_ref(&d, want.data, want.size, &s, in, (size_t)sb, &e_));
   relayout_plan *p = NULL;
-  CHECK_OK(relayout_plan_create(&p, engine, &d, &s, &e_));
-  const char *kernel = relayout_plan_kernel(p);
+  CHECK_OK(relayout_plan_create(&p, engines[on], &d, &s, &e_));
+  const char *kernel = relayout_plan_kernel(p),
+             *family = relayout_plan_family(p);
   int nibbles = is_nibble(c.s) || is_nibble(c.d);
   CHECK(nibbles ? !strcmp(kernel, "reference") &&
                       strstr(relayout_plan_note(p), "4-bit")
-                : !strcmp(kernel, "generic"),
-        "%s %s -> %s %s: runs on %s (%s)", from, relayout_dtype_name(c.s), to,
-        relayout_dtype_name(c.d), kernel, relayout_plan_note(p));
+        : on == GENERIC
+            ? !strcmp(kernel, "generic")
+            : !strcmp(kernel, "specialised") &&
+                  (!strcmp(family, "gather") || !strcmp(family, "stage")),
+        "%s %s -> %s %s on %s: runs on %s %s (%s)", from,
+        relayout_dtype_name(c.s), to, relayout_dtype_name(c.d),
+        engine_names[on], kernel, family, relayout_plan_note(p));
+  stages += !strcmp(family, "stage");
   CHECK_OK(relayout_plan_run(p, got.data, got.size, in, (size_t)sb, &e_));
   CHECK(!memcmp(got.data, want.data, (size_t)db),
         "%s %s -> %s %s (%lldx%lldx%lldx%lld): equals the reference", from,
@@ -164,7 +176,7 @@ static void every_pair(void) {
      * (FRACTAL_Z has no 64-bit form) */
     int f = 0;
     while (f < 8 && !one_cast(named[(i + f) % 8][0], named[(i + f) % 8][1],
-                              pairs[i], ext))
+                              pairs[i], ext, i % ENGINES))
       f++;
     run += f < 8;
     if (f == 8)
@@ -175,7 +187,7 @@ static void every_pair(void) {
       random_layout(a, sizeof a);
       random_layout(b, sizeof b);
       pick_extents(ext);
-      if (one_cast(a, b, pairs[i], ext)) {
+      if (one_cast(a, b, pairs[i], ext, (i + 1) % ENGINES)) {
         run++;
         break;
       }
@@ -186,7 +198,8 @@ static void every_pair(void) {
     }
   }
   CHECK(run == 2 * NPAIRS, "ran %d of %d casts", run, 2 * NPAIRS);
-  printf("%d casts\n", run);
+  CHECK(stages > 0, "%d casts through stage boxes", stages);
+  printf("%d casts, %d through stage boxes\n", run, stages);
 }
 
 /* A batch of casts and moves, one wait: each equals the reference. */
@@ -222,7 +235,8 @@ static void batch(void) {
     CHECK_OK(relayout_convert_ref(&d, want[i].data, want[i].size, &s, in[i],
                                   (size_t)sb, &e_));
     jobs[i] = (relayout_job){NULL, got[i].data, got[i].size, in[i], (size_t)sb};
-    CHECK_OK(relayout_plan_create(&jobs[i].plan, engine, &d, &s, &e_));
+    CHECK_OK(
+        relayout_plan_create(&jobs[i].plan, engines[SPECIALISED], &d, &s, &e_));
     relayout_layout_free(a);
     relayout_layout_free(b);
   }
@@ -258,7 +272,9 @@ static void padding(void) {
   for (int64_t i = 0; i < sb / 4; i++) in[i] = (float)(i % 40) * 0.25f;
   guarded got = guarded_alloc((size_t)db, 0x5A);
   relayout_plan *p = NULL;
-  CHECK_OK(relayout_plan_create(&p, engine, &d, &s, &e_));
+  CHECK_OK(relayout_plan_create(&p, engines[SPECIALISED], &d, &s, &e_));
+  CHECK(!strcmp(relayout_plan_family(p), "stage"), "NC1HWC0 i8 through a %s",
+        relayout_plan_family(p));
   CHECK_OK(relayout_plan_run(p, got.data, got.size, in, (size_t)sb, &e_));
   int wrong = 0;
   for (int64_t n = 0; n < 2; n++)
@@ -297,6 +313,7 @@ static void buffers(void) {
   fill(in, sb, F32);
   CHECK_OK(relayout_convert_ref(&d, want, (size_t)db, &s, in, (size_t)sb, &e_));
   relayout_plan *p = NULL;
+  relayout_engine *engine = engines[SPECIALISED];
   CHECK_OK(relayout_plan_create(&p, engine, &d, &s, &e_));
   cl_context ctx = relayout_engine_context(engine);
   cl_command_queue q = relayout_engine_queue(engine);
@@ -349,6 +366,7 @@ static void refusals(void) {
               relayout_desc_retype(&x, l, F16, &q, &e_));
   CHECK(!memcmp(&x, &d, sizeof x), "a refused retype leaves d as it was");
   relayout_plan *p = NULL;
+  relayout_engine *engine = engines[GENERIC];
   CHECK_OK(relayout_desc_retype(&x, l, RELAYOUT_I32, NULL, &e_));
   CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "no cast from f32 to i32",
               relayout_plan_create(&p, engine, &x, &s, &e_));
@@ -368,14 +386,19 @@ static void refusals(void) {
 
 int main(void) {
   const char *dev = getenv("RELAYOUT_TEST_DEVICE");
-  relayout_engine_options o = {.size = sizeof o, .device = dev ? dev : "cpu"};
-  CHECK_OK(relayout_engine_create(&engine, &o, &e_));
-  if (!engine) return check_summary();
+  relayout_engine_options o = {.size = sizeof o,
+                               .device = dev ? dev : "cpu",
+                               .kernels = RELAYOUT_KERNELS_GENERIC};
+  for (int i = 0; i < ENGINES; i++) {
+    if (i) o.kernels = RELAYOUT_KERNELS_SPECIALISED;
+    CHECK_OK(relayout_engine_create(&engines[i], &o, &e_));
+    if (!engines[i]) return check_summary();
+  }
   every_pair();
   batch();
   buffers();
   padding();
   refusals();
-  relayout_engine_free(engine);
+  for (int i = 0; i < ENGINES; i++) relayout_engine_free(engines[i]);
   return check_summary();
 }

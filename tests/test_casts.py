@@ -6,8 +6,8 @@ against exact rational rounding (fractions), on the values where casts go
 wrong: every f16 value, its f32 and f64 neighbours and the midpoints between
 f16 values (ties), the largest finite values and the overflow edge,
 subnormals, signed zeros, infinities, NaN payloads, random bit patterns.
-Every conversion also runs on the CPU device (--device cpu, the generic
-kernel's integer arithmetic), whose bytes must equal the reference's.
+Every conversion also runs on the CPU device (--device cpu, the kernels'
+integer arithmetic), whose bytes must equal the reference's.
 usage: test_casts.py PATH/TO/relayout
 """
 import subprocess

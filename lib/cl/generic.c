@@ -11,11 +11,6 @@
 static cl_program program(relayout_engine *e, const rl_desc *dst,
                           const rl_desc *src, relayout_error *why) {
   int bits = relayout_dtype_bits(dst->dtype), cast = rl_is_cast(dst, src);
-  if (cast && (bits == 4 || relayout_dtype_bits(src->dtype) == 4)) {
-    rl_fail(why, RELAYOUT_ERR_UNSUPPORTED,
-            "casts to and from 4-bit types have no kernel yet");
-    return NULL;
-  }
   int general = rl_generic_general(dst, src);
   int w = bits == 4    ? 0
           : bits == 8  ? 1 + general

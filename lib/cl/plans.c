@@ -146,15 +146,12 @@ static relayout_status plan_create(relayout_plan **out, relayout_engine *engine,
     dst = &dst_w, src = &src_w;
   p->moved = *dst;
   p->moved_src = *src;
-  if (cast) { /* on the generic kernel, which casts each element */
-    p->layout.family =
-        engine->reference ? RL_FAMILY_REFERENCE : RL_FAMILY_GATHER;
-    relayout_error why = {""};
-    if (!engine->reference && !rl_generic_setup(p, &why)) {
-      snprintf(p->note, sizeof p->note, "using the scalar reference: %.200s",
-               why.message);
-      p->layout.family = RL_FAMILY_REFERENCE;
-    }
+  if (cast && !engine->reference &&
+      (relayout_dtype_bits(dst->dtype) == 4 ||
+       relayout_dtype_bits(src->dtype) == 4)) {
+    snprintf(p->note, sizeof p->note, "using the scalar reference: %s",
+             "casts to and from 4-bit types have no kernel yet");
+    p->layout.family = RL_FAMILY_REFERENCE;
     *out = p;
     return RELAYOUT_OK;
   }

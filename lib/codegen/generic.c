@@ -33,6 +33,31 @@ static int cast_side(char *out, size_t room, char side, relayout_dtype t) {
                   side, (long long)lo, side, (long long)hi);
 }
 
+/* A cast's quantization: each side's scale (f32 bits) and zero point, and
+ * the bits padding is written as. */
+static void quant(int64_t *g, const rl_desc *dst, const rl_desc *src) {
+  uint32_t ss, ds;
+  memcpy(&ss, &src->scale, sizeof ss);
+  memcpy(&ds, &dst->scale, sizeof ds);
+  int64_t rec[5] = {ss, src->zero_point, ds, dst->zero_point, dst->zero_point};
+  memcpy(g, rec, sizeof rec);
+}
+
+int rl_cast_defines(char *out, size_t room, const rl_desc *dst,
+                    const rl_desc *src, int constants) {
+  int a = cast_side(out, room, 'S', src->dtype);
+  a += cast_side(out + a, room - (size_t)a, 'D', dst->dtype);
+  if (!constants) return a;
+  int64_t q[5];
+  quant(q, dst, src);
+  return a + snprintf(out + a, room - (size_t)a,
+                      "#define RL_Q_SS %lldL\n#define RL_Q_SZ %lldL\n"
+                      "#define RL_Q_DS %lldL\n#define RL_Q_DZ %lldL\n"
+                      "#define RL_Q_PAD %lldL\n",
+                      (long long)q[0], (long long)q[1], (long long)q[2],
+                      (long long)q[3], (long long)q[4]);
+}
+
 static const char *storage(relayout_dtype t) {
   switch (relayout_dtype_bits(t)) {
   case 8: return "uchar";
@@ -54,8 +79,7 @@ char *rl_generic_source(const rl_desc *dst, const rl_desc *src) {
     a += snprintf(head + a, sizeof head - (size_t)a,
                   "#define RL_GS %s\n#define RL_GD %s\n", storage(src->dtype),
                   storage(dst->dtype));
-    a += cast_side(head + a, sizeof head - (size_t)a, 'S', src->dtype);
-    a += cast_side(head + a, sizeof head - (size_t)a, 'D', dst->dtype);
+    a += rl_cast_defines(head + a, sizeof head - (size_t)a, dst, src, 0);
   }
   const char *parts[] = {head, cast ? rl_kernel_cast_cl : "",
                          rl_kernel_common_cl, rl_kernel_generic_cl};
@@ -142,16 +166,6 @@ int rl_generic_general(const rl_desc *dst, const rl_desc *src) {
   return !p.affine;
 }
 
-/* A cast's quantization: each side's scale (f32 bits) and zero point, and
- * the bits padding is written as. */
-static void cast_args(int64_t *g, const rl_desc *dst, const rl_desc *src) {
-  uint32_t ss, ds;
-  memcpy(&ss, &src->scale, sizeof ss);
-  memcpy(&ds, &dst->scale, sizeof ds);
-  int64_t rec[5] = {ss, src->zero_point, ds, dst->zero_point, dst->zero_point};
-  memcpy(g, rec, sizeof rec);
-}
-
 int rl_generic_args(int64_t *out, const rl_desc *dst, const rl_desc *src) {
   rl_layout_plan p;
   rl_plan_affine(&p, dst, src);
@@ -161,7 +175,7 @@ int rl_generic_args(int64_t *out, const rl_desc *dst, const rl_desc *src) {
       affine_args(out, &p, dst);
     else
       general_args(out, dst, src);
-    cast_args(out + GC, dst, src);
+    quant(out + GC, dst, src);
     return RL_GENERIC_LONGS;
   }
   if (relayout_dtype_bits(dst->dtype) != 4)

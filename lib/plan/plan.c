@@ -182,10 +182,12 @@ static void stage_run(rl_layout_plan *p, const int *order, int n,
  * runs of at least 128 bytes from the source and writes such runs to the
  * destination; it then grows along the destination (longer runs) to 8192
  * elements and is cut back to 16 KiB of local memory (with the bank gaps
- * at most 24 KiB; OpenCL guarantees 32 KiB). On the H100, 8192
+ * at most 24 KiB; OpenCL guarantees 32 KiB). In a cast the runs are each
+ * side's 128 bytes, `size` the destination's element and `ssize` the
+ * source's, which the box holds. On the H100, 8192
  * 2-byte elements took ND -> FRACTAL_NZ f16 8197x8195 from 0.77 of copy (1024)
  * to 0.89, while 2048 and 4096 gave 0.51-0.53. */
-static void plan_stage(rl_layout_plan *p, int size) {
+static void plan_stage(rl_layout_plan *p, int size, int ssize) {
   int n = p->naxes, dorder[RELAYOUT_MAX_AXES * 2] = {0},
       *sorder = p->stage_sorder;
   int64_t dstride[RELAYOUT_MAX_AXES * 2] = {0},
@@ -204,7 +206,7 @@ static void plan_stage(rl_layout_plan *p, int size) {
       sorder[j - 1] = t;
     }
   stage_run(p, dorder, n, dstride, 128 / size);
-  stage_run(p, sorder, n, sstride, 128 / size);
+  stage_run(p, sorder, n, sstride, 128 / ssize);
   int total = 0;
   for (int i = 0; i < n; i++) total += p->stage_bits[i];
   for (int i = 0; i < n && total < 13; i++) /* grow to 8192 elements */
@@ -213,7 +215,7 @@ static void plan_stage(rl_layout_plan *p, int size) {
       p->stage_bits[dorder[i]]++;
       total++;
     }
-  while (((int64_t)size << total) > 16384) { /* cut the largest block */
+  while (((int64_t)ssize << total) > 16384) { /* cut the largest block */
     int big = 0;
     for (int i = 1; i < n; i++)
       if (p->stage_bits[i] > p->stage_bits[big]) big = i;
@@ -232,8 +234,23 @@ void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
                      const rl_desc *src, int for_cpu, int64_t stream_from) {
   rl_layout_plan p;
   rl_plan_affine(&p, dst, src);
-  int bits = relayout_dtype_bits(dst->dtype);
-  if (p.affine && bits >= 8) {
+  int bits = relayout_dtype_bits(dst->dtype),
+      sbits = relayout_dtype_bits(src->dtype);
+  if (p.affine && rl_is_cast(dst, src)) {
+    /* a cast, on either kind of device: through a stage box where the
+     * innermost axis does not run contiguous on both sides for 128 bytes,
+     * else element by element (the gather family's affine map); the other
+     * families only move bits. On PoCL the box beat the CPU families'
+     * gather 2-2.5x on transposing casts (bench/README.md, "Casts"). */
+    const rl_iter_axis *inner = p.naxes ? &p.axes[p.naxes - 1] : NULL;
+    int runs =
+        !inner || (inner->sstride == 1 && !p.skip &&
+                   inner->extent * (bits < sbits ? bits : sbits) >= 128 * 8);
+    if (!runs) {
+      p.family = RL_FAMILY_STAGE;
+      plan_stage(&p, bits / 8, sbits / 8);
+    }
+  } else if (p.affine && bits >= 8) {
     const rl_iter_axis *inner = p.naxes ? &p.axes[p.naxes - 1] : NULL;
     int checks = 0;
     for (int i = 0; i < p.naxes; i++) checks |= p.axes[i].check >= 0;
@@ -252,7 +269,7 @@ void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
                inner->extent % (p.vec * 2) == 0)
           p.vec *= 2;
       p.family = p.vec > 1 ? RL_FAMILY_ROWS : RL_FAMILY_STAGE;
-      if (p.vec == 1) plan_stage(&p, bits / 8);
+      if (p.vec == 1) plan_stage(&p, bits / 8, bits / 8);
     }
   } else if (p.affine && for_cpu && p.naxes && !p.skip &&
              p.axes[p.naxes - 1].dstride == 1) {

@@ -75,6 +75,11 @@ void rl_plan_affine(rl_layout_plan *out, const rl_desc *dst,
  * RL_GENERIC_LONGS longs, the count returned; a cast's quantization at its
  * end). */
 #define RL_GENERIC_LONGS 460
+/* A cast's definitions for kernels/cast.cl (each side's kind; with
+ * `constants`, the quantization as RL_Q_*, else read at RL_GC) into out,
+ * at most room bytes (500 suffice); the length written. */
+int rl_cast_defines(char *out, size_t room, const rl_desc *dst,
+                    const rl_desc *src, int constants);
 char *rl_generic_source(const rl_desc *dst, const rl_desc *src);
 int rl_generic_general(const rl_desc *dst, const rl_desc *src);
 const char *rl_generic_kernel(const rl_desc *dst, const rl_desc *src);
