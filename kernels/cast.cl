@@ -51,17 +51,28 @@ static ulong rl_round(uint sign, ulong m, int e, int M, int E) {
   return s | (((ulong)biased << M) + q - (1UL << M));
 }
 
-/* round_half_even(m * 2^e / scale) for a scale's f32 bits, exactly (by
- * integer division), capped at 1024: past every integer type's range. */
+/* round_half_even(m * 2^e / scale) for a scale's f32 bits, exactly, capped
+ * at 1024: past every integer type's range. A float division comes within
+ * 1 of the quotient; the remainder, in integers, corrects it and rounds
+ * (a 64-bit division per element would cost GPUs several times more). */
 static long rl_quotient(ulong m, int e, ulong scale) {
   rl_unpacked s = rl_unpack(scale, 23, 8);
   int k = e - s.e;
   if (!m || k < -38) return 0;
   if (k > 38) return 1024;
   ulong n = k >= 0 ? m << k : m, d = k >= 0 ? s.m : s.m << -k;
-  ulong q = n / d, r = n % d;
-  q += 2 * r > d || (2 * r == d && (q & 1));
-  return q > 1024 ? 1024 : (long)q;
+  float f = (float)n / (float)d;
+  if (f > 1100.0f) return 1024;
+  long q = (long)f, r = (long)n - q * (long)d; /* |r| < 2d < 2^63 */
+  if (r < 0) {
+    q--;
+    r += (long)d;
+  } else if (r >= (long)d) {
+    q++;
+    r -= (long)d;
+  }
+  q += 2 * r > (long)d || (2 * r == (long)d && (q & 1));
+  return q > 1024 ? 1024 : q;
 }
 
 /* The common weight casts in 32-bit arithmetic and selects, which the
