@@ -116,6 +116,9 @@ int cli_engine_from(relayout_engine **out, const relayout_engine_options *o,
 void cli_pin_pocl(void);
 const char *cli_pin_state(void);
 
+/* SHA-256 of n bytes as lowercase hex. */
+void cli_sha256(char hex[65], const void *data, size_t n);
+
 /* Seconds on the monotonic clock. */
 double cli_now(void);
 

@@ -1,9 +1,9 @@
 /* conform.c - relayout conform: a matrix of conversions on a device, each
  * output compared byte for byte with the reference's (or another
- * device's), with a verdict per case, a table, JUnit and JSON */
-#include "cli.h"
+ * device's), with a verdict per case, a table, JUnit and JSON; the matrix
+ * exported as a golden corpus, or a corpus run (corpus.c) */
+#include "conform.h"
 
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +14,9 @@ static const char usage[] =
     "                        [--formats F,F,...] [--dtypes T,T,...]\n"
     "                        [--shapes N] [--seed N] [--case CASE]\n"
     "                        [--junit FILE] [--json FILE]\n"
+    "       relayout conform --export DIR [--quick|--full] [--formats ...]\n"
+    "                        [--dtypes ...] [--shapes N] [--seed N]\n"
+    "       relayout conform --import DIR --device D [--junit F] [--json F]\n"
     "\n"
     "Runs every ordered pair of the formats of one family of logical dims\n"
     "(NCHW: NCHW NHWC HWCN CHWN NC1HWC0 FRACTAL_Z NCHW4 NCHW32 CHWN4 4N 2N\n"
@@ -24,13 +27,21 @@ static const char usage[] =
     "pass, fail (its first differing elements: logical coordinate or\n"
     "padding, expected and actual bits, and the command that reruns it) or\n"
     "skip (with why). Exit 1 on any failure.\n"
-    "  --quick     the NCHW family in f16 and i8, one shape per pair\n"
-    "  (default)   every family in u8 f16 f32 f64 u4, two shapes\n"
-    "  --full      every dtype, three shapes\n"
-    "  --formats   only pairs of these formats; --dtypes only these dtypes\n"
-    "  --shapes N  shapes per pair and dtype; --seed N picks other ones\n"
-    "  --case 'SRC->DST DTYPE AxBxC'  one case, as a failure prints it\n"
-    "  --junit FILE, --json FILE  every case, for CI (JUnit XML) or tools\n";
+    "  --quick     the NCHW family in f16 and i8, and casts f32->f16 and\n"
+    "              f32->i8:0.05:-3 in turn on every fourth pair; one shape\n"
+    "  (default)   every family in u8 f16 f32 f64 u4, and seven casts in\n"
+    "              turn on every second pair; two shapes\n"
+    "  --full      every dtype, every cast on every pair, three shapes\n"
+    "  --formats   only pairs of these formats; --dtypes only these types:\n"
+    "              a dtype, or a cast FROM->TO, a quantized side followed\n"
+    "              by :SCALE:ZERO_POINT (u8:0.25:128->f32)\n"
+    "  --shapes N  shapes per pair and type; --seed N picks other ones\n"
+    "  --case 'SRC->DST TYPES AxBxC'  one case, as a failure prints it\n"
+    "  --junit FILE, --json FILE  every case, for CI (JUnit XML) or tools\n"
+    "  --export DIR  writes the matrix and the seeds' worked examples as a\n"
+    "              golden corpus into DIR (new): inputs and the reference's\n"
+    "              outputs as .npy files, manifest.json, README\n"
+    "  --import DIR  runs a corpus on D against its expected outputs\n";
 
 static const char *const family_nchw[] = {
     "NCHW",   "NHWC",  "HWCN", "CHWN", "NC1HWC0", "FRACTAL_Z", "NCHW4",
@@ -47,18 +58,6 @@ static const struct {
     {"NCHW", family_nchw, 4}, {"MN", family_mn, 2}, {"NCDHW", family_ncdhw, 5}};
 enum { NFAMILIES = 3 };
 
-/* One run's settings, and its tallies per family and dtype. */
-typedef struct conform {
-  relayout_engine *engine, *against; /* against NULL: the reference */
-  const char *device, *device_arg, *against_name; /* device: its name */
-  uint64_t seed;
-  int shapes, plant, ncases;
-  int tally[NFAMILIES][RELAYOUT_DTYPE_COUNT][3]; /* pass, fail, skip */
-  json_t *cases;
-  int tty;
-} conform;
-
-enum { PASS, FAIL, SKIP };
 static const char *const verdicts[] = {"pass", "fail", "skip"};
 
 static uint64_t mix(uint64_t *s) {
@@ -68,12 +67,78 @@ static uint64_t mix(uint64_t *s) {
   return z ^ (z >> 31);
 }
 
-/* A case's input bytes: from the seed and the case's text alone, so that
- * --case reruns it exactly. */
-static void fill(unsigned char *p, int64_t n, uint64_t seed, const char *text) {
+void cf_fill(unsigned char *p, int64_t n, uint64_t seed, const char *text) {
   uint64_t s = seed;
   for (const char *c = text; *c; c++) s = s * 131 + (unsigned char)*c;
   for (int64_t i = 0; i < n; i++) p[i] = (unsigned char)mix(&s);
+}
+
+/* One side of TYPES: NAME, or NAME:SCALE:ZERO_POINT. */
+static int parse_side(cf_side *x, const char *text, size_t len,
+                      const char *cmd) {
+  char buf[64], *colon;
+  relayout_error err;
+  if (len >= sizeof buf)
+    return cli_error(EXIT_USAGE, cmd, "'%.*s': too long", (int)len, text);
+  memcpy(buf, text, len);
+  buf[len] = 0;
+  *x = (cf_side){0};
+  if ((colon = strchr(buf, ':'))) {
+    char *zp = strchr(colon + 1, ':');
+    *colon = 0;
+    if (!zp)
+      return cli_error(EXIT_USAGE, cmd,
+                       "'%.*s': expected NAME:SCALE:ZERO_POINT", (int)len,
+                       text);
+    *zp++ = 0;
+    x->quantized = 1;
+    if (cli_parse_scale(&x->q.scale, colon + 1, "a scale", cmd) ||
+        cli_parse_zero_point(&x->q.zero_point, zp, "a zero point", cmd))
+      return EXIT_USAGE;
+  }
+  if (relayout_dtype_from_name(&x->t, buf, &err))
+    return cli_error(EXIT_USAGE, cmd, "'%s': %s", buf, err.message);
+  return 0;
+}
+
+int cf_parse_types(cf_case *k, const char *types, const char *cmd) {
+  const char *arrow = strstr(types, "->");
+  size_t n = strlen(types);
+  if (n >= sizeof k->types)
+    return cli_error(EXIT_USAGE, cmd, "'%s': too long", types);
+  memcpy(k->types, types, n + 1);
+  if (!arrow) {
+    if (parse_side(&k->s, types, n, cmd)) return EXIT_USAGE;
+    k->d = k->s;
+    return 0;
+  }
+  return parse_side(&k->s, types, (size_t)(arrow - types), cmd) ||
+                 parse_side(&k->d, arrow + 2, strlen(arrow + 2), cmd)
+             ? EXIT_USAGE
+             : 0;
+}
+
+void cf_name(cf_case *k) {
+  char shape[160] = "";
+  size_t at = 0;
+  for (int i = 0; i < k->rank && at < sizeof shape; i++)
+    at += (size_t)snprintf(shape + at, sizeof shape - at, "%s%lld",
+                           i ? "x" : "", (long long)k->ext[i]);
+  snprintf(k->text, sizeof k->text, "%s->%s %s %s", k->from, k->to, k->types,
+           shape);
+}
+
+int cf_bind(const cf_case *k, relayout_layout **a, relayout_layout **b,
+            relayout_desc *s, relayout_desc *d, relayout_error *why) {
+  *a = *b = NULL;
+  return relayout_layout_parse(a, k->from, why) ||
+         relayout_layout_parse(b, k->to, why) ||
+         relayout_bind_extents(s, d, *a, *b, k->s.t, k->rank, k->ext, why) ||
+         (k->s.quantized &&
+          relayout_desc_retype(s, *a, k->s.t, &k->s.q, why)) ||
+         ((k->d.t != k->s.t || k->d.quantized) &&
+          relayout_desc_retype(d, *b, k->d.t, k->d.quantized ? &k->d.q : NULL,
+                               why));
 }
 
 /* The output of a plan of e on src into a buffer poisoned with 0xA5; the
@@ -119,83 +184,94 @@ static void plant(unsigned char *out, const relayout_desc *d) {
   }
 }
 
-/* One case, SRC->DST DTYPE SHAPE: its verdict, recorded. */
-static int one_case(conform *c, int family, const char *src, const char *dst,
-                    relayout_dtype t, const int64_t *ext, int rank) {
-  char text[160], shape[64] = "";
-  size_t at = 0;
-  for (int i = 0; i < rank; i++)
-    at += (size_t)snprintf(shape + at, sizeof shape - at, "%s%lld",
-                           i ? "x" : "", (long long)ext[i]);
-  snprintf(text, sizeof text, "%s->%s %s %s", src, dst, relayout_dtype_name(t),
-           shape);
+/* The tally of group and types, added where new (the last one when full). */
+static cf_tally *tally(conform *c, const char *group, const char *types) {
+  for (int i = 0; i < c->ntallies; i++)
+    if (!strcmp(c->tallies[i].group, group) &&
+        !strcmp(c->tallies[i].types, types))
+      return &c->tallies[i];
+  int max = (int)(sizeof c->tallies / sizeof c->tallies[0]);
+  cf_tally *t = &c->tallies[c->ntallies < max ? c->ntallies++ : max - 1];
+  snprintf(t->group, sizeof t->group, "%s", group);
+  snprintf(t->types, sizeof t->types, "%s", types);
+  return t;
+}
+
+int cf_run(conform *c, const char *group, const cf_case *k,
+           const unsigned char *in_given, const unsigned char *want_given) {
   relayout_layout *a = NULL, *b = NULL;
   relayout_desc s, d;
   relayout_error why = {""};
   unsigned char *in = NULL, *want = NULL, *got = NULL;
   int64_t sb = 0, db = 0;
-  int verdict = SKIP;
+  int verdict = CF_SKIP;
   char *details = NULL;
   size_t details_len = 0;
   FILE *f = open_memstream(&details, &details_len);
-  if (relayout_layout_parse(&a, src, &why) ||
-      relayout_layout_parse(&b, dst, &why) ||
-      relayout_bind_extents(&s, &d, a, b, t, rank, ext, &why)) {
+  if (cf_bind(k, &a, &b, &s, &d, &why)) {
     fprintf(f, "does not bind: %s", why.message);
     goto done;
   }
   relayout_desc_size_bytes(&sb, &s, NULL);
   relayout_desc_size_bytes(&db, &d, NULL);
-  if (!(in = malloc((size_t)sb + 1))) {
-    fprintf(f, "out of memory");
-    goto done;
+  if (!in_given) {
+    if (!(in = malloc((size_t)sb + 1))) {
+      fprintf(f, "out of memory");
+      goto done;
+    }
+    cf_fill(in, sb, c->seed, k->text);
   }
-  fill(in, sb, c->seed, text);
+  const unsigned char *input = in_given ? in_given : in;
   why.message[0] = 0;
-  if (!(got = run_on(c->engine, &d, &s, in, sb, db, &why))) {
+  if (!(got = run_on(c->engine, &d, &s, input, sb, db, &why))) {
     fprintf(f, "%s cannot run it: %s", c->device, why.message);
     goto done;
   }
-  if (c->against) {
-    want = run_on(c->against, &d, &s, in, sb, db, &why);
+  if (want_given) {
+  } else if (c->against) {
+    want = run_on(c->against, &d, &s, input, sb, db, &why);
   } else if ((want = malloc((size_t)db + 1)) &&
-             relayout_convert_ref(&d, want, (size_t)db, &s, in, (size_t)sb,
+             relayout_convert_ref(&d, want, (size_t)db, &s, input, (size_t)sb,
                                   &why)) {
     free(want);
     want = NULL;
   }
-  if (!want) {
+  const unsigned char *expected = want_given ? want_given : want;
+  if (!expected) {
     fprintf(f, "%s cannot run it: %s", c->against_name, why.message);
     goto done;
   }
   if (c->plant == c->ncases + 1) plant(got, &d);
   cli_diff r;
-  if (cli_diff_find(&r, want, got, &d, 5)) {
+  if (cli_diff_find(&r, expected, got, &d, 5)) {
     fprintf(f, "out of memory");
     goto done;
   }
-  verdict = r.count ? FAIL : PASS;
+  verdict = r.count ? CF_FAIL : CF_PASS;
   if (r.count) {
     fprintf(f,
             "differs from %s in %lld of %lld elements (%lld data, %lld "
             "padding):\n",
             c->against_name, (long long)r.count, (long long)r.span,
             (long long)(r.count - r.in_padding), (long long)r.in_padding);
-    cli_diff_print(f, &r, want, got, &d);
-    fprintf(f,
-            "  rerun: relayout conform --device %s --against %s --seed "
-            "%llu --case '%s'",
-            c->device_arg, c->against_name, (unsigned long long)c->seed, text);
+    cli_diff_print(f, &r, expected, got, &d);
+    if (!want_given)
+      fprintf(f,
+              "  rerun: relayout conform --device %s --against %s --seed "
+              "%llu --case '%s'",
+              c->device_arg, c->against_name, (unsigned long long)c->seed,
+              k->text);
   }
   cli_diff_free(&r);
 done:
   fclose(f);
   c->ncases++;
-  c->tally[family][t][verdict]++;
-  if (verdict != PASS)
-    printf("%s %s: %s\n", verdict == FAIL ? "FAIL" : "SKIP", text, details);
+  tally(c, group, k->types)->n[verdict]++;
+  if (verdict != CF_PASS)
+    printf("%s %s: %s\n", verdict == CF_FAIL ? "FAIL" : "SKIP", k->text,
+           details);
   json_array_append_new(c->cases,
-                        json_pack("{s:s, s:s, s:s}", "case", text, "verdict",
+                        json_pack("{s:s, s:s, s:s}", "case", k->text, "verdict",
                                   verdicts[verdict], "details", details));
   if (c->tty) fprintf(stderr, "\rconform: %d cases", c->ncases);
   free(details);
@@ -225,6 +301,61 @@ static void pick_extents(int64_t *ext, int rank, uint64_t *s) {
     total = 1;
     for (int i = 0; i < rank; i++) total *= ext[i] = edge[mix(s) % 9];
   } while (total > (1 << 17));
+}
+
+/* The matrix's settings: which families, formats and types, how many
+ * shapes, whether every cast goes on every pair, else one cast on every
+ * `spread`-th pair, the casts in turn (a cast's kernel takes PoCL twice a
+ * move's to compile). */
+typedef struct matrix {
+  const char *formats, *types;
+  int families, shapes, every_cast, spread;
+  uint64_t seed;
+} matrix;
+
+/* Each case of the matrix, to visit. */
+static void enumerate(void *ctx, cf_visit *visit, void *visit_ctx) {
+  const matrix *m = ctx;
+  char item[64];
+  int ncasts = 0;
+  for (const char *p = m->types; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : 0)
+    ncasts += strcspn(p, ",") > 0 && strstr(p, "->") &&
+              strstr(p, "->") < p + strcspn(p, ",");
+  for (int f = 0; f < m->families; f++) {
+    int item_no = 0, cast_no = 0;
+    for (const char *p = m->types; p;
+         p = strchr(p, ',') ? strchr(p, ',') + 1 : 0, item_no++) {
+      cf_case k = {.rank = families[f].rank};
+      snprintf(item, sizeof item, "%.*s", (int)strcspn(p, ","), p);
+      if (!*item || cf_parse_types(&k, item, "conform")) continue;
+      int cast = strstr(item, "->") != NULL;
+      uint64_t s = m->seed * 1000 + (uint64_t)(f * 100 + item_no);
+      const char *const *list = families[f].formats;
+      int pair = 0;
+      for (int i = 0; list[i]; i++)
+        for (int j = 0; list[j]; j++) {
+          if (i == j || !listed(m->formats, list[i]) ||
+              !listed(m->formats, list[j]))
+            continue;
+          int mine = !cast || m->every_cast ||
+                     pair % (ncasts * m->spread) == cast_no * m->spread;
+          pair++;
+          if (!mine) continue;
+          snprintf(k.from, sizeof k.from, "%s", list[i]);
+          snprintf(k.to, sizeof k.to, "%s", list[j]);
+          for (int n = 0; n < m->shapes; n++) {
+            pick_extents(k.ext, k.rank, &s);
+            cf_name(&k);
+            visit(visit_ctx, families[f].name, &k);
+          }
+        }
+      cast_no += cast;
+    }
+  }
+}
+
+static void run_case(void *ctx, const char *group, const cf_case *k) {
+  cf_run(ctx, group, k, NULL, NULL);
 }
 
 /* The cases as JUnit XML, into f. */
@@ -296,41 +427,65 @@ static int write_report(cli_out *o, const conform *c, int xml) {
   return rc;
 }
 
-/* The table: per family and dtype, cases passed, failed, skipped. */
+/* The table: per group and types, cases passed, failed, skipped. */
 static int summary(const conform *c) {
   int fails = 0;
-  printf("%-7s %-5s %6s %6s %6s\n", "family", "dtype", "pass", "fail", "skip");
-  for (int f = 0; f < NFAMILIES; f++)
-    for (int t = 0; t < RELAYOUT_DTYPE_COUNT; t++) {
-      const int *n = c->tally[f][t];
-      if (n[0] + n[1] + n[2])
-        printf("%-7s %-5s %6d %6d %6d\n", families[f].name,
-               relayout_dtype_name((relayout_dtype)t), n[0], n[1], n[2]);
-      fails += n[1];
-    }
+  printf("%-7s %-22s %6s %6s %6s\n", "family", "types", "pass", "fail", "skip");
+  for (int i = 0; i < c->ntallies; i++) {
+    const cf_tally *t = &c->tallies[i];
+    printf("%-7s %-22s %6d %6d %6d\n", t->group, t->types, t->n[0], t->n[1],
+           t->n[2]);
+    fails += t->n[1];
+  }
   printf("%d cases on %s against %s: %s\n", c->ncases, c->device,
          c->against_name, fails ? "FAILED" : "every one passed or skipped");
   return fails;
 }
 
-/* --case 'SRC->DST DTYPE AxBxC': the one case. */
+int cf_finish(conform *c, cli_out *junit_out, cli_out *json_out, int table) {
+  if (c->tty && table) fputc('\n', stderr);
+  int rc = table && summary(c) ? EXIT_WORK : 0, wrc = 0;
+  if (junit_out) wrc = write_report(junit_out, c, 1);
+  if (json_out && !wrc) wrc = write_report(json_out, c, 0);
+  return wrc ? wrc : rc;
+}
+
+/* --case 'SRC->DST TYPES AxBxC': the one case. */
 static int rerun(conform *c, const char *text) {
-  char src[64], dst[64], dt[16], shape[64];
+  char dst[256], types[64], shape[160];
   const char *arrow = strstr(text, "->");
-  relayout_dtype t;
-  int64_t ext[RELAYOUT_MAX_DIMS];
-  int rank;
-  if (!arrow || (size_t)(arrow - text) >= sizeof src ||
-      sscanf(arrow + 2, "%63s %15s %63s", dst, dt, shape) != 3 ||
-      relayout_dtype_from_name(&t, dt, NULL) ||
-      cli_parse_shape(ext, &rank, shape))
+  cf_case k = {0};
+  if (!arrow || (size_t)(arrow - text) >= sizeof k.from ||
+      sscanf(arrow + 2, "%255s %63s %159s", dst, types, shape) != 3 ||
+      cli_parse_shape(k.ext, &k.rank, shape))
     return cli_error(EXIT_USAGE, "conform",
-                     "--case '%s': expected 'SRC->DST DTYPE AxBxC'", text);
-  memcpy(src, text, (size_t)(arrow - text));
-  src[arrow - text] = 0;
-  int v = one_case(c, 0, src, dst, t, ext, rank);
-  printf("%s %s\n", verdicts[v], text);
-  return v == FAIL;
+                     "--case '%s': expected 'SRC->DST TYPES AxBxC'", text);
+  if (cf_parse_types(&k, types, "conform")) return EXIT_USAGE;
+  memcpy(k.from, text, (size_t)(arrow - text));
+  snprintf(k.to, sizeof k.to, "%s", dst);
+  cf_name(&k);
+  int v = cf_run(c, "case", &k, NULL, NULL);
+  printf("%s %s\n", verdicts[v], k.text);
+  return v == CF_FAIL;
+}
+
+/* The types the mode runs where --dtypes does not say, into buf: the
+ * mode's dtypes (--full: every one), then its casts. */
+static const char *default_types(char *buf, size_t room, int quick, int full) {
+  static const char casts[] =
+      "f32->f16,f16->f32,f32->bf16,bf16->f16,f32->i8:0.05:-3,"
+      "u8:0.25:128->f32,i8:0.5:0->u8:0.5:128";
+  if (quick) return "f16,i8,f32->f16,f32->i8:0.05:-3";
+  if (!full) {
+    snprintf(buf, room, "u8,f16,f32,f64,u4,%s", casts);
+    return buf;
+  }
+  size_t at = 0;
+  for (int t = 0; t < RELAYOUT_DTYPE_COUNT && at < room; t++)
+    at += (size_t)snprintf(buf + at, room - at, "%s,",
+                           relayout_dtype_name((relayout_dtype)t));
+  if (at < room) snprintf(buf + at, room - at, "%s", casts);
+  return buf;
 }
 
 int cmd_conform(int argc, char **argv) {
@@ -345,13 +500,30 @@ int cmd_conform(int argc, char **argv) {
                     {.name = "case"},
                     {.name = "junit"},
                     {.name = "json"},
+                    {.name = "export"},
+                    {.name = "import"},
                     {0}};
   const char *pos[1];
   int npos, rc;
   if ((rc = cli_parse(argc, argv, opts, pos, 0, &npos, "conform", usage)))
     return rc < 0 ? 0 : rc;
   int quick = cli_get(opts, "quick") != NULL, full = !!cli_get(opts, "full");
-  if (!cli_get(opts, "device"))
+  const char *export = cli_get(opts, "export"),
+             *import = cli_get(opts, "import");
+  if (export && (cli_get(opts, "device") || cli_get(opts, "against") ||
+                 import || cli_get(opts, "case") || cli_get(opts, "junit") ||
+                 cli_get(opts, "json")))
+    return cli_error(EXIT_USAGE, "conform",
+                     "--export takes the matrix's options only (the "
+                     "reference computes the corpus)");
+  if (import &&
+      (quick || full || cli_get(opts, "formats") || cli_get(opts, "dtypes") ||
+       cli_get(opts, "shapes") || cli_get(opts, "seed") ||
+       cli_get(opts, "case") || cli_get(opts, "against")))
+    return cli_error(EXIT_USAGE, "conform",
+                     "--import runs the corpus as it is: --device, --junit "
+                     "and --json only");
+  if (!export && !cli_get(opts, "device"))
     return cli_error(EXIT_USAGE, "conform", "needs --device\n%s", usage);
   if (quick && full)
     return cli_error(EXIT_USAGE, "conform", "--quick or --full, not both");
@@ -360,32 +532,39 @@ int cmd_conform(int argc, char **argv) {
                .against_name =
                    cli_get(opts, "against") ? cli_get(opts, "against") : "ref",
                .seed = 1,
-               .shapes = quick  ? 1
-                         : full ? 3
-                                : 2,
                .tty = isatty(2)};
+  char typebuf[512];
+  matrix m = {.formats = cli_get(opts, "formats"),
+              .types = cli_get(opts, "dtypes"),
+              .families = quick ? 1 : NFAMILIES,
+              .shapes = quick  ? 1
+                        : full ? 3
+                               : 2,
+              .every_cast = full,
+              .spread = quick ? 4 : 2};
   int64_t v;
   if (cli_get(opts, "shapes")) {
-    if (cli_parse_int(&v, cli_get(opts, "shapes"), "--shapes") || v > 100)
+    if (cli_parse_int(&v, cli_get(opts, "shapes"), "--shapes") || v < 1 ||
+        v > 100)
       return cli_error(EXIT_USAGE, "conform", "--shapes takes 1 to 100");
-    c.shapes = (int)v;
+    m.shapes = (int)v;
   }
   if (cli_get(opts, "seed")) {
     if (cli_parse_int(&v, cli_get(opts, "seed"), "--seed")) return EXIT_USAGE;
     c.seed = (uint64_t)v;
   }
+  m.seed = c.seed;
   const char *plant_at = getenv("RELAYOUT_CONFORM_PLANT");
   c.plant = plant_at ? atoi(plant_at) : 0;
-  const char *dtypes = cli_get(opts, "dtypes");
-  if (!dtypes) dtypes = quick ? "f16,i8" : full ? NULL : "u8,f16,f32,f64,u4";
-  for (const char *p = dtypes; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : 0) {
-    char name[16];
-    relayout_dtype t;
-    relayout_error err;
-    snprintf(name, sizeof name, "%.*s", (int)strcspn(p, ","), p);
-    if (relayout_dtype_from_name(&t, name, &err))
-      return cli_error(EXIT_USAGE, "conform", "--dtypes: %s", err.message);
+  if (!m.types) m.types = default_types(typebuf, sizeof typebuf, quick, full);
+  for (const char *p = m.types; p;
+       p = strchr(p, ',') ? strchr(p, ',') + 1 : 0) {
+    char item[64];
+    cf_case k;
+    snprintf(item, sizeof item, "%.*s", (int)strcspn(p, ","), p);
+    if (cf_parse_types(&k, item, "conform --dtypes")) return EXIT_USAGE;
   }
+  if (export) return cf_export(export, enumerate, &m, c.seed);
   cli_out junit_out, json_out;
   relayout_error err;
   const char *reports[2] = {cli_get(opts, "junit"), cli_get(opts, "json")};
@@ -401,35 +580,21 @@ int cmd_conform(int argc, char **argv) {
   }
   c.device = relayout_engine_device(c.engine);
   c.cases = json_array();
-  const char *formats = cli_get(opts, "formats");
+  int table = 1;
   if (cli_get(opts, "case")) {
     rc = rerun(&c, cli_get(opts, "case"));
+    table = 0;
+  } else if (import) {
+    c.against_name = "the corpus";
+    rc = cf_import(&c, import);
   } else {
-    for (int f = 0; f < (quick ? 1 : NFAMILIES); f++)
-      for (int t = 0; t < RELAYOUT_DTYPE_COUNT; t++) {
-        if (!listed(dtypes, relayout_dtype_name((relayout_dtype)t))) continue;
-        uint64_t s = c.seed * 1000 + (uint64_t)(f * 100 + t);
-        const char *const *list = families[f].formats;
-        for (int i = 0; list[i]; i++)
-          for (int j = 0; list[j]; j++) {
-            if (i == j || !listed(formats, list[i]) ||
-                !listed(formats, list[j]))
-              continue;
-            for (int k = 0; k < c.shapes; k++) {
-              int64_t ext[5];
-              pick_extents(ext, families[f].rank, &s);
-              one_case(&c, f, list[i], list[j], (relayout_dtype)t, ext,
-                       families[f].rank);
-            }
-          }
-      }
-    if (c.tty) fputc('\n', stderr);
-    rc = summary(&c) ? EXIT_WORK : 0;
+    enumerate(&m, run_case, &c);
   }
-  int wrc = 0;
-  if (cli_get(opts, "junit")) wrc = write_report(&junit_out, &c, 1);
-  if (cli_get(opts, "json") && !wrc) wrc = write_report(&json_out, &c, 0);
-  if (wrc) rc = wrc;
+  int frc = rc == EXIT_USAGE || (import && rc)
+                ? 0
+                : cf_finish(&c, reports[0] ? &junit_out : NULL,
+                            reports[1] ? &json_out : NULL, table);
+  if (frc) rc = frc;
   json_decref(c.cases);
   relayout_engine_free(c.against);
   relayout_engine_free(c.engine);

@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
 # test_conform.sh - relayout conform: a matrix passes with JUnit and JSON
-# that count its cases; a bug planted in one case's padding (the test-only
-# RELAYOUT_CONFORM_PLANT) fails that case alone, named, with "padding", and
-# the command it prints reruns it; a case that cannot bind is a skip with
-# its reason, never a pass; one device against another; usage errors.
+# that count its cases, casts among them; a bug planted in one case's
+# padding (the test-only RELAYOUT_CONFORM_PLANT) fails that case alone,
+# named, with "padding", and the command it prints reruns it; a case that
+# cannot bind is a skip with its reason, never a pass; one device against
+# another; a corpus exported (files as its manifest's sha256 says, the
+# seeds' 20x28 FRACTAL_NZ as the seed prints it) and imported; a damaged
+# corpus refused, naming the file, before anything runs; an expected
+# output changed (and its checksum with it) fails its case; usage errors.
 # usage: test_conform.sh PATH/TO/relayout
 . "$(dirname "$0")/checks.sh"
 F=NCHW,NHWC,NC1HWC0,FRACTAL_Z,nChw16c
 
 "$R" conform --device cpu --quick --formats $F --junit j.xml --json j.json >out.txt 2>&1 &&
   ok || bad "the quick matrix: $(cat out.txt)"
-has "40 cases" "40 cases on" out.txt
-has "JUnit counts them" 'tests="40" failures="0" skipped="0"' j.xml
-[ "$(grep -c '<testcase' j.xml)" = 40 ] && ok || bad "40 testcases in j.xml"
-[ "$(grep -c '"verdict": "pass"' j.json)" = 40 ] && ok || bad "40 passes in j.json"
+has "45 cases: 20 pairs in f16 and i8, and a cast on every fourth" "45 cases on" out.txt
+has "the casts in the table" "f32->i8:0.05:-3" out.txt
+has "JUnit counts them" 'tests="45" failures="0" skipped="0"' j.xml
+[ "$(grep -c '<testcase' j.xml)" = 45 ] && ok || bad "45 testcases in j.xml"
+[ "$(grep -c '"verdict": "pass"' j.json)" = 45 ] && ok || bad "45 passes in j.json"
 
 RELAYOUT_CONFORM_PLANT=7 "$R" conform --device cpu --quick --formats $F --junit p.xml >out.txt 2>&1
 [ $? = 1 ] && ok || bad "a planted bug: exit 1"
@@ -41,7 +46,66 @@ has "JSON's verdict" '"verdict": "skip"' s.json
   bad "a report path whose directory is missing is refused before the matrix: $(cat out.txt)"
 has "it says why" "nodir" out.txt
 
-for args in "--device cpu --quick --full" "--device cpu --case NCHW" "--device cpu --dtypes f8" "--quick"; do
+expect_ok "a quantizing case" "$R" conform --device cpu --case 'NCHW->NC1HWC0 f32->i8:0.05:-3 2x17x3x3'
+has "it passes" "pass NCHW->NC1HWC0 f32->i8:0.05:-3 2x17x3x3" out.txt
+
+# The corpus: exported, checked file by file, imported.
+expect_ok "export" "$R" conform --export corpus --quick --formats NCHW,NC1HWC0 --dtypes 'f16,f32->i8:0.05:-3'
+has "it says how many" "cases written to corpus" out.txt
+python3 - corpus <<'PY' && ok || bad "the corpus as its manifest says"
+import hashlib, json, struct, sys
+d = sys.argv[1]
+m = json.load(open(d + "/manifest.json"))
+cases = m["cases"]
+assert len(cases) == 14 + 2 + 1, len(cases)  # seeds, f16, a cast
+for c in cases:
+    for w in ("input", "expected"):
+        data = open(d + "/" + c[w], "rb").read()
+        assert hashlib.sha256(data).hexdigest() == c["sha256"][w], c[w]
+seeds = [c for c in cases if c.get("origin")]
+assert len(seeds) == 14
+nz = seeds[0]
+assert nz["from"] == "ND" and nz["to"].startswith("FRACTAL_NZ(")
+assert nz["dims"] == [20, 28]
+raw = open(d + "/" + nz["expected"], "rb").read()
+start = 10 + struct.unpack("<H", raw[8:10])[0]
+def at(n1, m1, m0, n0):
+    e = ((n1 * 2 + m1) * 16 + m0) * 16 + n0
+    return struct.unpack_from("<H", raw, start + 2 * e)[0]
+# the seed's printed tensor at [n1][m1][m0][n0] (inputs hold their index)
+for g in ((0, 0, 1, 0, 28), (0, 1, 0, 0, 448), (1, 0, 0, 2, 18),
+          (1, 1, 2, 0, 520), (0, 1, 4, 0, 0)):
+    assert at(*g[:4]) == g[4], g
+assert any(c["to_quant"] for c in cases)
+PY
+expect_ok "import" "$R" conform --import corpus --device cpu --junit cj.xml
+has "every case, against the corpus" "17 cases on" out.txt
+has "the seeds' group" "seeds" out.txt
+has "JUnit" 'tests="17" failures="0"' cj.xml
+expect_fail "export into an existing directory" 1 "exists" "$R" conform --export corpus --quick
+cp -r corpus damaged
+printf '\001' | dd of=damaged/cases/00005-out.npy bs=1 seek=200 conv=notrunc 2>/dev/null
+expect_fail "a damaged file" 1 "00005-out.npy: its sha256" "$R" conform --import damaged --device cpu
+! grep -q "cases on" out.txt && ok || bad "nothing ran: $(cat out.txt)"
+python3 - corpus <<'PY' && ok || bad "forging an expected output"
+import hashlib, json, sys
+d = sys.argv[1]
+m = json.load(open(d + "/manifest.json"))
+c = m["cases"][15]
+p = d + "/" + c["expected"]
+b = bytearray(open(p, "rb").read())
+b[-1] ^= 0xFF
+open(p, "wb").write(b)
+c["sha256"]["expected"] = hashlib.sha256(b).hexdigest()
+json.dump(m, open(d + "/manifest.json", "w"))
+PY
+"$R" conform --import corpus --device cpu >out.txt 2>&1
+[ $? = 1 ] && [ "$(grep -c '^FAIL ' out.txt)" = 1 ] && ok ||
+  bad "an expected output changed: its case fails: $(cat out.txt)"
+has "against the corpus" "differs from the corpus" out.txt
+
+for args in "--device cpu --quick --full" "--device cpu --case NCHW" "--device cpu --dtypes f8" "--quick" \
+  "--device cpu --dtypes f32->i8:0:-3" "--export x --device cpu" "--import corpus --device cpu --quick"; do
   "$R" conform $args >out.txt 2>&1
   [ $? = 2 ] && ok || bad "conform $args: exit 2 ($(cat out.txt))"
 done

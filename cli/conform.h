@@ -1,0 +1,75 @@
+/* conform.h - relayout conform's cases: the matrix (conform.c) run on a
+ * device, or written to and read from a golden corpus (corpus.c) */
+#ifndef RELAYOUT_CONFORM_H
+#define RELAYOUT_CONFORM_H
+
+#include "cli.h"
+
+#include <jansson.h>
+
+/* One side's element type, quantized or not. */
+typedef struct cf_side {
+  relayout_dtype t;
+  int quantized;
+  relayout_quant q;
+} cf_side;
+
+/* A conversion: FROM -> TO at logical extents, from type s to type d;
+ * text is how it is named and what --case takes: "FROM->TO TYPES AxBxC"
+ * (TYPES: "f16", or a cast "f32->i8:0.05:-3", scale and zero point after
+ * a quantized side's name). */
+typedef struct cf_case {
+  char from[256], to[256], types[64], text[640];
+  cf_side s, d;
+  int rank;
+  int64_t ext[RELAYOUT_MAX_DIMS];
+} cf_case;
+
+/* Parses TYPES into k->s and k->d; prints why not (under cmd). */
+int cf_parse_types(cf_case *k, const char *types, const char *cmd);
+/* Sets k->text from the rest. */
+void cf_name(cf_case *k);
+/* Binds a case (the source's quantization, then the destination's type);
+ * the layouts parsed into *a and *b, freed by the caller; 0, or the
+ * reason in why. */
+int cf_bind(const cf_case *k, relayout_layout **a, relayout_layout **b,
+            relayout_desc *s, relayout_desc *d, relayout_error *why);
+/* A case's input bytes: from the seed and the case's text alone, so that
+ * --case reruns it exactly. */
+void cf_fill(unsigned char *p, int64_t n, uint64_t seed, const char *text);
+
+/* One run: its settings, its cases, and its tallies per group (a family
+ * of formats, or a corpus) and type. */
+typedef struct cf_tally {
+  char group[16], types[64];
+  int n[3]; /* pass, fail, skip */
+} cf_tally;
+typedef struct conform {
+  relayout_engine *engine, *against; /* against NULL: the reference */
+  const char *device, *device_arg, *against_name; /* device: its name */
+  uint64_t seed;
+  int plant, ncases, ntallies;
+  cf_tally tallies[512];
+  json_t *cases;
+  int tty;
+} conform;
+
+enum { CF_PASS, CF_FAIL, CF_SKIP };
+
+/* Runs a case on c->engine into a poisoned buffer and compares the output
+ * with `want` (NULL: the reference's, or c->against's), on `in` (NULL: the
+ * filled input); records and returns its verdict. */
+int cf_run(conform *c, const char *group, const cf_case *k,
+           const unsigned char *in, const unsigned char *want);
+/* The table (where `table`), then the reports asked for (their outputs
+ * checked before the run); the exit code. */
+int cf_finish(conform *c, cli_out *junit, cli_out *json, int table);
+
+/* relayout conform --export DIR and --import DIR (corpus.c). The export
+ * writes the matrix `list` enumerates; the import runs DIR on c. */
+typedef void cf_visit(void *ctx, const char *group, const cf_case *k);
+int cf_export(const char *dir, void (*list)(void *, cf_visit *, void *),
+              void *list_ctx, uint64_t seed);
+int cf_import(conform *c, const char *dir);
+
+#endif /* RELAYOUT_CONFORM_H */
