@@ -9,7 +9,8 @@ Arrays are numpy arrays, or anything with __dlpack__ (PyTorch CPU tensors),
 read in place where they are C-contiguous. Results are new numpy arrays in
 the destination layout's physical shape. Layouts are the text the command
 takes: named formats, grammar, CuTe layouts (docs/LAYOUTS.md). Errors raise
-relayout.Error with the library's message.
+relayout.Error with the library's message. repack and restore convert
+safetensors files through the relayout command built into the package.
 """
 from collections import OrderedDict
 import ctypes as C
@@ -18,11 +19,11 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _lib
+from . import _command, _lib
 from ._lib import lib
 
 __all__ = ["Error", "Layout", "Engine", "Plan", "convert", "convert_many",
-           "__version__"]
+           "repack", "restore", "__version__"]
 __version__: str = lib.relayout_version_string().decode()
 
 
@@ -393,3 +394,26 @@ def convert_many(items: Iterable[Tuple[Any, str, str]], device: str = "auto",
                  **options: Any) -> List[np.ndarray]:
     """Each (x, src, dst) converted as convert would, in one batch."""
     return _engine(device).convert_many(items, **options)
+
+
+def repack(src: "_command.PathLike", dst: "_command.PathLike",
+           rules: Sequence[str], device: str = "auto",
+           max_memory: Optional[str] = None,
+           wait_compile: bool = False) -> Dict:
+    """The tensors of safetensors file (or sharded directory) src, repacked
+    into dst by rules ("GLOB[:Nd][:FROM]=TO[:DTYPE]", the first match wins,
+    as `relayout repack --rule` takes them); every converted tensor's
+    layouts and dtypes recorded in dst's __metadata__ for restore. Returns
+    the command's summary (per tensor: name, shapes, dtypes, layouts).
+    Errors raise Error with the command's message, status "EXIT_USAGE" (a
+    rule or layout was wrong) or "EXIT_WORK" (files, devices)."""
+    return _command.repack(src, dst, rules, device=device,
+                           max_memory=max_memory, wait_compile=wait_compile,
+                           error=Error)
+
+
+def restore(src: "_command.PathLike", dst: "_command.PathLike",
+            device: str = "auto") -> Dict:
+    """A file repack wrote, converted back: each tensor as it was (a cast
+    one exactly where it was widened, else at its stored precision)."""
+    return _command.restore(src, dst, device=device, error=Error)

@@ -164,3 +164,54 @@ def test_readme_example(capsys):
     readme = (Path(__file__).parents[2] / "README.md").read_text()
     exec(re.search(r"```python\n(.*?)```", readme, re.S)[1], {})
     assert capsys.readouterr().out.strip() == "(2, 2, 16, 16)"
+
+
+def fractal_z(x):
+    """NCHW (N, C, H, W) -> FRACTAL_Z (C1*H*W, N1, N0, C0), 2-byte types."""
+    x = pad_to(pad_to(x, 0, 16), 1, 16)
+    n, c, h, w = x.shape
+    x = x.reshape(n // 16, 16, c // 16, 16, h, w)  # n1 n0 c1 c0 h w
+    return x.transpose(2, 4, 5, 0, 1, 3).reshape(-1, n // 16, 16, 16)
+
+
+def test_repack_safetensors(tmp_path):
+    st = pytest.importorskip("safetensors.numpy",
+                             reason="the safetensors package is not installed")
+    tensors = {
+        "conv.weight": rng.standard_normal((20, 17, 3, 3)).astype(np.float16),
+        "fc.weight": rng.standard_normal((33, 70)).astype(np.float32),
+        "fc.bias": rng.standard_normal(33).astype(np.float32),
+    }
+    src, npu, back = (tmp_path / n for n in ("m.safetensors",
+                                               "npu.safetensors",
+                                               "back.safetensors"))
+    st.save_file(tensors, str(src))
+    summary = relayout.repack(src, npu, ["*.weight:4d=FRACTAL_Z",
+                                         "*:2d=FRACTAL_NZ:f16"],
+                              device=DEVICES[0])
+    assert {t["name"] for t in summary["tensors"]} == set(tensors)
+    got = st.load_file(str(npu))  # read back by the safetensors package
+    np.testing.assert_array_equal(got["conv.weight"],
+                                  fractal_z(tensors["conv.weight"]))
+    np.testing.assert_array_equal(
+        got["fc.weight"], fractal_nz(tensors["fc.weight"].astype(np.float16)))
+    np.testing.assert_array_equal(got["fc.bias"], tensors["fc.bias"])
+    relayout.restore(npu, back, device=DEVICES[0])
+    restored = st.load_file(str(back))
+    assert restored["conv.weight"].tobytes() == \
+        tensors["conv.weight"].tobytes()
+    np.testing.assert_array_equal(  # narrowed to f16: at its precision
+        restored["fc.weight"],
+        tensors["fc.weight"].astype(np.float16).astype(np.float32))
+    assert restored["fc.weight"].dtype == np.float32
+
+
+def test_repack_errors(tmp_path):
+    with pytest.raises(relayout.Error) as e:
+        relayout.repack(tmp_path / "none.safetensors", tmp_path / "o",
+                        ["*:2d=NOT_A_FORMAT"])
+    assert e.value.status == "EXIT_USAGE" and "NOT_A_FORMAT" in str(e.value)
+    with pytest.raises(relayout.Error) as e:
+        relayout.restore(tmp_path / "none.safetensors", tmp_path / "o")
+    assert e.value.status == "EXIT_WORK" and "none.safetensors" in str(e.value)
+    assert not (tmp_path / "o").exists()
