@@ -1,5 +1,5 @@
-/* conform.h - relayout conform's cases: the matrix (conform.c) run on a
- * device, or written to and read from a golden corpus (corpus.c) */
+/* conform.h - relayout conform's cases (cases.c): the matrix (conform.c)
+ * run on a device, or written to and read from a golden corpus (corpus.c) */
 #ifndef RELAYOUT_CONFORM_H
 #define RELAYOUT_CONFORM_H
 
@@ -34,6 +34,8 @@ void cf_name(cf_case *k);
  * reason in why. */
 int cf_bind(const cf_case *k, relayout_layout **a, relayout_layout **b,
             relayout_desc *s, relayout_desc *d, relayout_error *why);
+/* The next number of a splitmix64 sequence. */
+uint64_t cf_mix(uint64_t *s);
 /* A case's input bytes: from the seed and the case's text alone, so that
  * --case reruns it exactly. */
 void cf_fill(unsigned char *p, int64_t n, uint64_t seed, const char *text);
@@ -55,6 +57,7 @@ typedef struct conform {
 } conform;
 
 enum { CF_PASS, CF_FAIL, CF_SKIP };
+extern const char *const cf_verdicts[3]; /* "pass", "fail", "skip" */
 
 /* Runs a case on c->engine into a poisoned buffer and compares the output
  * with `want` (NULL: the reference's, or c->against's), on `in` (NULL: the
