@@ -234,6 +234,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_devices(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_formats(int argc, char **argv);
+int cmd_preprocess(int argc, char **argv);
 int cmd_repack(int argc, char **argv);
 int cmd_sample(int argc, char **argv);
 int cmd_show(int argc, char **argv);

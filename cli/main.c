@@ -17,6 +17,7 @@ static const char usage[] =
     "  devices  list the OpenCL devices\n"
     "  explain  print a layout's axes, strides, padding and size\n"
     "  formats  list the named formats, their dims, parameters and grammar\n"
+    "  preprocess  frames through an AIPP configuration into a model's input\n"
     "  repack   convert a safetensors checkpoint's weights, and back\n"
     "  sample   write the built-in 20x28 f16 example array\n"
     "  show     print a .npy array\n"
@@ -40,11 +41,12 @@ int main(int argc, char **argv) {
   static const struct {
     const char *name;
     int (*run)(int, char **);
-  } cmds[] = {{"bench", cmd_bench},     {"conform", cmd_conform},
-              {"convert", cmd_convert}, {"devices", cmd_devices},
-              {"explain", cmd_explain}, {"formats", cmd_formats},
-              {"repack", cmd_repack},   {"sample", cmd_sample},
-              {"show", cmd_show},       {"verify", cmd_verify}};
+  } cmds[] = {{"bench", cmd_bench},           {"conform", cmd_conform},
+              {"convert", cmd_convert},       {"devices", cmd_devices},
+              {"explain", cmd_explain},       {"formats", cmd_formats},
+              {"preprocess", cmd_preprocess}, {"repack", cmd_repack},
+              {"sample", cmd_sample},         {"show", cmd_show},
+              {"verify", cmd_verify}};
   if (argc < 2) {
     fputs(usage, stderr);
     return EXIT_USAGE;

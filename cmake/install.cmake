@@ -4,6 +4,7 @@
 # pkg-config file and a CMake package (find_package(relayout)).
 include(CMakePackageConfigHelpers)
 install(FILES include/relayout.h include/relayout_cl.h include/relayout_npy.h
+        include/relayout_preprocess.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS relayout relayout_shared EXPORT relayoutTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}

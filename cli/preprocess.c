@@ -1,0 +1,182 @@
+/* preprocess.c - relayout preprocess: raw frames through an AIPP
+ * configuration (a file, or options) into a model's input layout */
+#include "cli.h"
+#include "relayout_preprocess.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: relayout preprocess --aipp FILE --to LAYOUT [--dtype T]\n"
+    "                           FRAMES OUT.npy\n"
+    "       relayout preprocess --input-format F --size WxH [--mean M,M,M]\n"
+    "                           [--std S,S,S] [--scale X] --to LAYOUT\n"
+    "                           [--dtype T] FRAMES OUT.npy\n"
+    "\n"
+    "Runs frames through Ascend AIPP's preprocessing (docs/PREPROCESS.md):\n"
+    "crop, colour-space conversion, channel swaps, normalization in f32,\n"
+    "padding; writes OUT in LAYOUT (logical dims N, C, H, W: NCHW, NHWC,\n"
+    "NC1HWC0, nChw16c, NCHW4, ...), one N per frame, as a .npy array of the\n"
+    "layout's physical shape. FRAMES holds the frames back to back, raw.\n"
+    "Frames are taken at the size the configuration names, never resized.\n"
+    "This version runs on the scalar reference; device kernels are to come.\n"
+    "  --aipp FILE     CANN's aipp_op { key : value ... } (static AIPP)\n"
+    "  --input-format  YUV420SP_U8 (NV12), RGB888_U8, XRGB8888_U8, YUV400_U8\n"
+    "  --size WxH      each frame's width and height\n"
+    "  --mean, --std, --scale  (x * scale - mean) / std per channel, as\n"
+    "                  AIPP's min_chn = mean / scale and var_reci_chn =\n"
+    "                  scale / std (--scale: a number or 1/N; default 1)\n"
+    "  --dtype         f16 (default), bf16, f32, f64\n";
+
+/* "a,b,c" into three floats; 0 or the exit code. */
+static int three(float *out, const char *text, const char *what) {
+  char *end;
+  const char *p = text;
+  for (int i = 0; i < 3; i++) {
+    out[i] = strtof(p, &end);
+    if (end == p || !isfinite(out[i]) || (i < 2 ? *end != ',' : *end != 0))
+      return cli_error(EXIT_USAGE, "preprocess",
+                       "%s %s: expected three numbers, comma-separated", what,
+                       text);
+    p = end + 1;
+  }
+  return 0;
+}
+
+/* The configuration from the options, without --aipp. */
+static int from_options(relayout_aipp *a, const cli_opt *opts) {
+  static const char *const names[] = {"YUV420SP_U8", "RGB888_U8", "XRGB8888_U8",
+                                      "YUV400_U8"};
+  const char *f = cli_get(opts, "input-format"), *size = cli_get(opts, "size");
+  relayout_aipp_defaults(a);
+  int i = 0;
+  while (f && i < 4 && strcmp(f, names[i])) i++;
+  if (!f || i == 4)
+    return cli_error(EXIT_USAGE, "preprocess",
+                     "--input-format: YUV420SP_U8, RGB888_U8, XRGB8888_U8 or "
+                     "YUV400_U8\n%s",
+                     usage);
+  a->input_format = (relayout_image_format)i;
+  int64_t wh[RELAYOUT_MAX_DIMS];
+  int n;
+  if (!size || cli_parse_shape(wh, &n, size) || n != 2)
+    return cli_error(EXIT_USAGE, "preprocess", "--size: WxH, e.g. 224x224");
+  a->src_image_size_w = wh[0];
+  a->src_image_size_h = wh[1];
+  float mean[3] = {0, 0, 0}, std[3] = {1, 1, 1};
+  double scale = 1;
+  const char *s = cli_get(opts, "scale");
+  if (s) {
+    char *end;
+    int reciprocal = !strncmp(s, "1/", 2);
+    scale = strtod(s + 2 * reciprocal, &end);
+    if (end == s + 2 * reciprocal || *end || !(scale > 0) || !isfinite(scale))
+      return cli_error(EXIT_USAGE, "preprocess",
+                       "--scale %s: a positive number, or 1/N", s);
+    if (reciprocal) scale = 1 / scale;
+  }
+  if ((cli_get(opts, "mean") && three(mean, cli_get(opts, "mean"), "--mean")) ||
+      (cli_get(opts, "std") && three(std, cli_get(opts, "std"), "--std")))
+    return EXIT_USAGE;
+  for (int k = 0; k < 3; k++) {
+    if (!(std[k] != 0))
+      return cli_error(EXIT_USAGE, "preprocess", "--std: no zero");
+    a->min_chn[k] = (float)(mean[k] / scale);
+    a->var_reci_chn[k] = (float)(scale / std[k]);
+  }
+  return 0;
+}
+
+int cmd_preprocess(int argc, char **argv) {
+  cli_opt opts[] = {
+      {.name = "aipp"}, {.name = "input-format"}, {.name = "size"},
+      {.name = "mean"}, {.name = "std"},          {.name = "scale"},
+      {.name = "to"},   {.name = "dtype"},        {0}};
+  const char *pos[2], *cmd = "preprocess";
+  int npos, rc;
+  if ((rc = cli_parse(argc, argv, opts, pos, 2, &npos, cmd, usage)))
+    return rc < 0 ? 0 : rc;
+  if (!cli_get(opts, "to") || npos != 2)
+    return cli_error(EXIT_USAGE, cmd, "needs --to, FRAMES and OUT\n%s", usage);
+  const char *file = cli_get(opts, "aipp");
+  if (file &&
+      (cli_get(opts, "input-format") || cli_get(opts, "size") ||
+       cli_get(opts, "mean") || cli_get(opts, "std") || cli_get(opts, "scale")))
+    return cli_error(EXIT_USAGE, cmd,
+                     "--aipp, or the options that stand for one: not both");
+  relayout_aipp a;
+  relayout_error err;
+  unsigned char *text = NULL, *frames = NULL, *out = NULL;
+  relayout_layout *layout = NULL;
+  relayout_dtype t = RELAYOUT_F16;
+  if (file) {
+    cli_in in;
+    if (cli_in_open(&in, file, &err) ||
+        (in.size > (1 << 20) && cli_fail(&err, RELAYOUT_ERR_FILE,
+                                         "over 1 MiB: not a configuration")) ||
+        cli_in_read(&in, &text, (size_t)in.size, &err)) {
+      cli_in_close(&in);
+      return cli_error(EXIT_WORK, cmd, "%s: %s", file, err.message);
+    }
+    cli_in_close(&in);
+    rc = relayout_aipp_parse(&a, (const char *)text, in.size, &err)
+             ? cli_error(EXIT_USAGE, cmd, "%s: %s", file, err.message)
+             : 0;
+    free(text);
+  } else {
+    rc = from_options(&a, opts);
+  }
+  int64_t c, h, w, frame;
+  if (rc) return rc;
+  if (relayout_aipp_check(&a, &c, &h, &w, &frame, &err))
+    return cli_error(EXIT_USAGE, cmd, "%s", err.message);
+  if (cli_get(opts, "dtype") &&
+      relayout_dtype_from_name(&t, cli_get(opts, "dtype"), &err))
+    return cli_error(EXIT_USAGE, cmd, "--dtype: %s", err.message);
+  const char *descr;
+  if (!cli_float_dtype(t) || relayout_npy_descr(&descr, t, &err))
+    return cli_error(EXIT_USAGE, cmd, "--dtype %s: f16, bf16, f32 or f64",
+                     relayout_dtype_name(t));
+  cli_out o;
+  if (cli_out_check(&o, pos[1], 1, &err))
+    return cli_error(EXIT_WORK, cmd, "%s", err.message);
+  cli_in in;
+  if (cli_in_open(&in, pos[0], &err))
+    return cli_error(EXIT_WORK, cmd, "%s: %s", pos[0], err.message);
+  if (in.stream || in.size == 0 || in.size % (uint64_t)frame) {
+    cli_in_close(&in);
+    return cli_error(EXIT_WORK, cmd,
+                     "%s: %llu bytes, not a whole number of %lld x %lld "
+                     "frames of %lld bytes (frames are never resized)",
+                     pos[0], (unsigned long long)in.size,
+                     (long long)a.src_image_size_w,
+                     (long long)a.src_image_size_h, (long long)frame);
+  }
+  int64_t dims[4] = {(int64_t)(in.size / (uint64_t)frame), c, h, w}, bytes;
+  relayout_desc d;
+  int rank;
+  int64_t shape[RELAYOUT_MAX_AXES];
+  if (relayout_layout_parse(&layout, cli_get(opts, "to"), &err) ||
+      relayout_desc_init(&d, layout, t, 4, "NCHW", dims, &err)) {
+    rc = cli_error(EXIT_USAGE, cmd, "--to %s: %s", cli_get(opts, "to"),
+                   err.message);
+  } else if (relayout_desc_size_bytes(&bytes, &d, &err) ||
+             cli_in_read(&in, &frames, (size_t)in.size, &err) ||
+             !(out = cli_alloc_aligned((size_t)bytes))) {
+    rc = cli_error(EXIT_WORK, cmd, "%s: %s", pos[0],
+                   out || !frames ? err.message : "out of memory");
+  } else if (relayout_preprocess_ref(&a, &d, out, (size_t)bytes, frames,
+                                     (size_t)in.size, &err) ||
+             (relayout_desc_physical_shape(&rank, shape, &d),
+              cli_write_npy(&o, descr, rank, shape, out, (size_t)bytes,
+                            &err))) {
+    rc = cli_error(EXIT_WORK, cmd, "%s", err.message);
+  }
+  cli_in_close(&in);
+  relayout_layout_free(layout);
+  free(frames);
+  free(out);
+  return rc;
+}

@@ -1,0 +1,90 @@
+/*
+ * relayout_preprocess.h - decoded images and video frames to a model's
+ * input, with Ascend AIPP's semantics: crop, colour-space conversion,
+ * channel swaps, normalization and padding, into any layout whose logical
+ * dims are N, C, H and W. docs/PREPROCESS.md defines each step.
+ */
+#ifndef RELAYOUT_PREPROCESS_H
+#define RELAYOUT_PREPROCESS_H
+
+#include "relayout.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** The pixel formats AIPP takes (its input_format). */
+typedef enum relayout_image_format {
+  /** NV12: a plane of Y, then one of U, V pairs at half width and height
+   * (NV21, V first, with rbuv_swap). Even width and height. */
+  RELAYOUT_YUV420SP_U8,
+  /** Three bytes a pixel. */
+  RELAYOUT_RGB888_U8,
+  /** Four bytes a pixel, the unused one first (last with ax_swap). */
+  RELAYOUT_XRGB8888_U8,
+  /** One byte a pixel: one channel out. */
+  RELAYOUT_YUV400_U8
+} relayout_image_format;
+
+/**
+ * A static AIPP configuration, as the keys of CANN's aipp_op file name
+ * them. relayout_aipp_defaults fills what a file leaves out.
+ */
+typedef struct relayout_aipp {
+  relayout_image_format input_format;
+  int64_t src_image_size_w, src_image_size_h; /**< each frame's pixels */
+  int crop; /**< with load_start_pos_w/h and crop_size_w/h; else whole */
+  int64_t load_start_pos_w, load_start_pos_h, crop_size_w, crop_size_h;
+  int csc_switch;         /**< colour-space conversion by matrix */
+  int32_t matrix[3][3];   /**< matrix_r<row>c<column> */
+  int32_t input_bias[3];  /**< YUV to RGB: subtracted before the matrix */
+  int32_t output_bias[3]; /**< RGB to YUV: added after it */
+  int rbuv_swap_switch;   /**< U and V, or R and B, exchanged first */
+  int ax_swap_switch;     /**< XRGB8888's unused byte last (RGBX) */
+  float mean_chn[3], min_chn[3], var_reci_chn[3]; /**< normalization */
+  int padding; /**< with the four sizes and padding_value */
+  int64_t left_padding_size, right_padding_size, top_padding_size,
+      bottom_padding_size;
+  float padding_value;
+} relayout_aipp;
+
+/** No crop, no conversion, no padding, mean 0, min 0, var_reci 1. */
+RELAYOUT_API void relayout_aipp_defaults(relayout_aipp *aipp);
+
+/**
+ * Parses an AIPP configuration file's text (aipp_op { key : value ... },
+ * '#' comments) over relayout_aipp_defaults. Keys of dynamic AIPP, keys
+ * relayout does not implement and values out of range are refused, the
+ * error naming the key and its line; then relayout_aipp_check.
+ */
+RELAYOUT_API relayout_status relayout_aipp_parse(relayout_aipp *out,
+                                                 const char *text, size_t len,
+                                                 relayout_error *err);
+
+/**
+ * Checks a configuration: sizes positive, the crop inside the frame, a
+ * YUV420SP frame of even size cropped from even positions (as AIPP
+ * requires), no conversion of YUV400, finite normalization. Gives the
+ * output's channels, height and width and each frame's bytes (any may be
+ * NULL).
+ */
+RELAYOUT_API relayout_status relayout_aipp_check(
+    const relayout_aipp *aipp, int64_t *channels, int64_t *height,
+    int64_t *width, int64_t *frame_bytes, relayout_error *err);
+
+/**
+ * The scalar reference: dst's N frames, back to back in `frames`, through
+ * the configuration, written in dst's layout (its logical dims N, C, H and
+ * W as relayout_aipp_check gives them; its dtype f16, bf16, f32, f64, or
+ * an integer type with its quantization), padding of the layout as zero
+ * (or the zero point). Nothing is written unless everything checks.
+ */
+RELAYOUT_API relayout_status
+relayout_preprocess_ref(const relayout_aipp *aipp, const relayout_desc *dst,
+                        void *dst_buf, size_t dst_size, const void *frames,
+                        size_t frames_size, relayout_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* RELAYOUT_PREPROCESS_H */
