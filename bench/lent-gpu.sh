@@ -7,11 +7,13 @@
 #   here, once (after apt-get update): bash scripts/carry-deps.sh fetch
 #   there, with .carry sent along:     bash bench/lent-gpu.sh tests [SECONDS]
 #                                      bash bench/lent-gpu.sh suites [SECONDS]
+#                                      bash bench/lent-gpu.sh conform [SECONDS]
 # tests: registers NVIDIA's OpenCL driver, unpacks .carry, builds (build/,
 # kept between calls on a warm machine), lists the devices, runs ctest on the
 # GPU, then issue 3's conversions on the GPU and on the CPU (PoCL).
 # suites: the suite on the GPU (PyTorch as the peer), then on the CPU (oneDNN,
-# numpy). SECONDS: the part's own deadline (default 570). Each step's output
+# numpy). conform: the quick conformance matrix on the GPU (its JUnit file
+# under $OUT), the cast tests on it, and the quantizing cast's speed. SECONDS: the part's own deadline (default 570). Each step's output
 # goes to its own file under $OUT (else build/lent-gpu-out/, ignored by git)
 # and, whole, to stdout.
 # LENT_GPU (default gpu) names the device the GPU steps use: LENT_GPU=cpu
@@ -19,8 +21,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 part=${1:-}
-if [ "$part" != tests ] && [ "$part" != suites ]; then
-  echo "usage: bench/lent-gpu.sh tests|suites [SECONDS]" >&2
+if [ "$part" != tests ] && [ "$part" != suites ] && [ "$part" != conform ]; then
+  echo "usage: bench/lent-gpu.sh tests|suites|conform [SECONDS]" >&2
   exit 2
 fi
 deadline=$((SECONDS + ${2:-570}))
@@ -102,6 +104,12 @@ suites)
   step suite-gpu-act 200 build/relayout bench --suite --device "$gpu" --runs 10 --rows act
   step suite-gpu-weights 120 build/relayout bench --suite --device "$gpu" --runs 10 --rows resnet50,linear,odd
   step suite-cpu 240 build/relayout bench --suite --device cpu --runs 10
+  ;;
+conform)
+  [ -x build/relayout ] || step build 120 build
+  step conform-gpu 90 build/relayout conform --device "$gpu" --quick --junit "$out/conform-gpu.xml"
+  step quantize-gpu 20 build/relayout bench --device "$gpu" --from NCHW --to NC1HWC0 --shape 64x256x56x56 --to-dtype i8 --scale 0.05 --runs 10
+  step casts-ctest-gpu 90 env RELAYOUT_TEST_DEVICE="$gpu" ctest --test-dir build -j "$(nproc)" -R '^(casts|cast_values)$' --output-on-failure
   ;;
 esac
 ((failed)) && exit 1
