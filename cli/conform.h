@@ -19,7 +19,7 @@ typedef struct cf_side {
  * (TYPES: "f16", or a cast "f32->i8:0.05:-3", scale and zero point after
  * a quantized side's name). */
 typedef struct cf_case {
-  char from[256], to[256], types[64], text[640];
+  char from[256], to[256], types[64], text[768];
   cf_side s, d;
   int rank;
   int64_t ext[RELAYOUT_MAX_DIMS];
