@@ -41,9 +41,10 @@ void peer_onednn(peer_result *r, const peer_tensors *t, int n, int runs);
 
 /* numpy (pad + reshape + transpose) on the CPU, or PyTorch (the same on
  * the GPU): `backend` "numpy" or "torch", run by the interpreter found at
- * build time with bench/peer.py. */
+ * build time with bench/peer.py. Where the dtypes differ, the peer casts
+ * too (astype, or quantizing with `scale` and zero point 0). */
 void peer_python(peer_result *r, const char *backend, const relayout_desc *s,
-                 const relayout_desc *d, const unsigned char *in,
+                 const relayout_desc *d, float scale, const unsigned char *in,
                  const unsigned char *want, int runs);
 
 #endif /* RELAYOUT_BENCH_PEER_H */

@@ -2,13 +2,15 @@
 
 Embedded in the relayout binary, which runs it as
     PYTHON -c TEXT BACKEND SPEC IN OUT
-BACKEND is numpy (on the CPU) or torch (on the GPU). SPEC is JSON: the element
-size in bytes and, for "src" and "dst", the logical "dims", the "padded" dims
-and the physical "axes" as [dim, extent, weight], outermost first. The
-conversion is what a user of those libraries writes: view the source's
-blocks as dims, transpose them into logical order and merge them, drop the
-padding, pad to the destination's blocks, split and transpose into its
-physical order, make it contiguous. IN holds the source's bytes. One run
+BACKEND is numpy (on the CPU) or torch (on the GPU). SPEC is JSON: the source's
+element size in bytes, its dtype "from" and the destination's "to", the
+"scale" of an integer "to", and, for "src" and "dst", the logical "dims", the
+"padded" dims and the physical "axes" as [dim, extent, weight], outermost
+first. The conversion is what a user of those libraries writes: view the
+source's blocks as dims, transpose them into logical order and merge them,
+drop the padding, cast where the dtypes differ (astype; quantizing as
+round-half-even of x / scale, saturated), pad to the destination's blocks,
+split and transpose into its physical order, make it contiguous. IN holds the source's bytes. One run
 writes its result to OUT and prints its seconds; then a line on stdin gives
 RUNS, and it times RUNS runs after two warm-up runs and prints their median
 seconds (none when RUNS is 0). Each reply is one JSON line: {"seconds": s},
@@ -38,6 +40,20 @@ class NumpyOps:
 
     def pad(self, x, pads):
         return self.np.pad(x, pads)
+
+    def cast(self, x, frm, to, scale):
+        np = self.np
+        floats = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
+        v = x.view(floats[frm])
+        if to == "bf16":  # numpy has none: f32's bits rounded to nearest even
+            u = v.astype(np.float32).view(np.uint32).astype(np.uint64)
+            return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+        if to in floats:
+            y = v.astype(floats[to])
+            return y.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[y.itemsize])
+        lo, hi, kind = (-128, 127, np.int8) if to == "i8" else (0, 255, np.uint8)
+        q = np.clip(np.rint(v.astype(np.float64) / scale), lo, hi)
+        return q.astype(kind).view(np.uint8)
 
     def permute(self, x, order):
         return x.transpose(order)
@@ -74,6 +90,19 @@ class TorchOps:
     def permute(self, x, order):
         return x.permute(*order)
 
+    def cast(self, x, frm, to, scale):
+        t = self.torch
+        floats = {"f16": t.float16, "bf16": t.bfloat16, "f32": t.float32,
+                  "f64": t.float64}
+        bits = {2: t.int16, 4: t.int32, 8: t.int64}
+        v = x.contiguous().view(floats[frm])
+        if to in floats:
+            y = v.to(floats[to])
+            return y.view(bits[y.element_size()])
+        lo, hi, kind = (-128, 127, t.int8) if to == "i8" else (0, 255, t.uint8)
+        q = t.clamp(t.round(v.double() / scale), lo, hi)
+        return q.to(kind).view(t.uint8)
+
     def contiguous(self, x):
         return x.contiguous()
 
@@ -84,11 +113,14 @@ class TorchOps:
         return x.cpu().numpy().tobytes()
 
 
-def convert(ops, x, src, dst):
+def convert(ops, x, spec):
+    src, dst = spec["src"], spec["dst"]
     order = blocks_by_dim(src)
     x = x.reshape([e for _, e, _ in src["axes"]])
     x = ops.permute(x, order).reshape(src["padded"])
     x = x[tuple(slice(0, n) for n in src["dims"])]
+    if spec["from"] != spec["to"]:
+        x = ops.cast(x, spec["from"], spec["to"], spec["scale"])
     pads = [(0, p - n) for n, p in zip(dst["dims"], dst["padded"])]
     if any(after for _, after in pads):
         x = ops.pad(x, pads)
@@ -102,7 +134,7 @@ def timed(ops, x, spec):
     """One conversion, synchronised: its seconds and its result."""
     ops.sync()
     t0 = time.perf_counter()
-    y = convert(ops, x, spec["src"], spec["dst"])
+    y = convert(ops, x, spec)
     ops.sync()
     return time.perf_counter() - t0, y
 

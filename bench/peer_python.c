@@ -156,7 +156,7 @@ static json_t *child_reply(peer_result *r, child *c, const char *backend) {
 }
 
 void peer_python(peer_result *r, const char *backend, const relayout_desc *s,
-                 const relayout_desc *d, const unsigned char *in,
+                 const relayout_desc *d, float scale, const unsigned char *in,
                  const unsigned char *want, int runs) {
   const char *python =
       !strcmp(backend, "numpy") ? RELAYOUT_NUMPY_PYTHON : RELAYOUT_TORCH_PYTHON;
@@ -170,9 +170,12 @@ void peer_python(peer_result *r, const char *backend, const relayout_desc *s,
   int64_t sb, db;
   relayout_desc_size_bytes(&sb, s, NULL);
   relayout_desc_size_bytes(&db, d, NULL);
-  json_t *spec = json_pack("{s:i, s:o, s:o}", "size",
-                           relayout_dtype_bits(relayout_desc_dtype(d)) / 8,
-                           "src", layout_json(s), "dst", layout_json(d));
+  relayout_dtype st = relayout_desc_dtype(s), dt = relayout_desc_dtype(d);
+  json_t *spec =
+      json_pack("{s:i, s:o, s:o, s:s, s:s, s:f}", "size",
+                relayout_dtype_bits(st) / 8, "src", layout_json(s), "dst",
+                layout_json(d), "from", relayout_dtype_name(st), "to",
+                relayout_dtype_name(dt), "scale", (double)scale);
   char *spec_text = spec ? json_dumps(spec, JSON_COMPACT) : NULL;
   json_decref(spec);
   char src_path[4096] = "", out_path[4096] = "";

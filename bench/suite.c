@@ -26,8 +26,10 @@ static const char *const peer_names[NPEERS] = {"oneDNN", "numpy", "PyTorch"};
 
 typedef struct row {
   const char *name, *from, *to, *dtype;
-  int ascend;         /* numpy runs it */
-  const char *shapes; /* "COUNT:AxBxC ...", extents in `from`'s order */
+  int ascend;           /* numpy runs it */
+  const char *shapes;   /* "COUNT:AxBxC ...", extents in `from`'s order */
+  const char *to_dtype; /* a cast (NULL: none), with `scale` into integers */
+  float scale;
 } row;
 
 #define ACT      "1:64x256x56x56"
@@ -40,31 +42,37 @@ typedef struct row {
   "3:2048x512x1x1 1:2048x1024x1x1"
 
 static const row rows_all[] = {
-    {"act NCHW->NHWC f32", "NCHW", "NHWC", "f32", 0, ACT},
-    {"act NCHW->NHWC f16", "NCHW", "NHWC", "f16", 0, ACT},
-    {"act NCHW->NHWC i8", "NCHW", "NHWC", "i8", 0, ACT},
-    {"act NHWC->NCHW f32", "NHWC", "NCHW", "f32", 0, ACT_NHWC},
-    {"act NHWC->NCHW f16", "NHWC", "NCHW", "f16", 0, ACT_NHWC},
-    {"act NHWC->NCHW i8", "NHWC", "NCHW", "i8", 0, ACT_NHWC},
-    {"act NCHW->NC1HWC0 f32", "NCHW", "NC1HWC0", "f32", 1, ACT},
-    {"act NCHW->NC1HWC0 f16", "NCHW", "NC1HWC0", "f16", 1, ACT},
-    {"act NCHW->NC1HWC0 i8", "NCHW", "NC1HWC0", "i8", 1, ACT},
-    {"act NCHW->nChw16c f32", "NCHW", "nChw16c", "f32", 0, ACT},
-    {"act NCHW->nChw16c f16", "NCHW", "nChw16c", "f16", 0, ACT},
-    {"act NCHW->nChw16c i8", "NCHW", "nChw16c", "i8", 0, ACT},
-    {"act nChw8c->nChw16c f32", "nChw8c", "nChw16c", "f32", 0, ACT},
-    {"act NCHW->CHWN4 i8", "NCHW", "CHWN4", "i8", 0, ACT},
-    {"act NCHW->4N i8", "NCHW", "4N", "i8", 0, ACT},
+    {"act NCHW->NHWC f32", "NCHW", "NHWC", "f32", 0, ACT, NULL, 0},
+    {"act NCHW->NHWC f16", "NCHW", "NHWC", "f16", 0, ACT, NULL, 0},
+    {"act NCHW->NHWC i8", "NCHW", "NHWC", "i8", 0, ACT, NULL, 0},
+    {"act NHWC->NCHW f32", "NHWC", "NCHW", "f32", 0, ACT_NHWC, NULL, 0},
+    {"act NHWC->NCHW f16", "NHWC", "NCHW", "f16", 0, ACT_NHWC, NULL, 0},
+    {"act NHWC->NCHW i8", "NHWC", "NCHW", "i8", 0, ACT_NHWC, NULL, 0},
+    {"act NCHW->NC1HWC0 f32", "NCHW", "NC1HWC0", "f32", 1, ACT, NULL, 0},
+    {"act NCHW->NC1HWC0 f16", "NCHW", "NC1HWC0", "f16", 1, ACT, NULL, 0},
+    {"act NCHW->NC1HWC0 i8", "NCHW", "NC1HWC0", "i8", 1, ACT, NULL, 0},
+    {"act NCHW->nChw16c f32", "NCHW", "nChw16c", "f32", 0, ACT, NULL, 0},
+    {"act NCHW->nChw16c f16", "NCHW", "nChw16c", "f16", 0, ACT, NULL, 0},
+    {"act NCHW->nChw16c i8", "NCHW", "nChw16c", "i8", 0, ACT, NULL, 0},
+    {"act nChw8c->nChw16c f32", "nChw8c", "nChw16c", "f32", 0, ACT, NULL, 0},
+    {"act NCHW->CHWN4 i8", "NCHW", "CHWN4", "i8", 0, ACT, NULL, 0},
+    {"act NCHW->4N i8", "NCHW", "4N", "i8", 0, ACT, NULL, 0},
     {"resnet50 conv OIHW->FRACTAL_Z f32", "NCHW", "FRACTAL_Z", "f32", 1,
-     RESNET50},
+     RESNET50, NULL, 0},
     {"resnet50 conv OIHW->FRACTAL_Z f16", "NCHW", "FRACTAL_Z", "f16", 1,
-     RESNET50},
+     RESNET50, NULL, 0},
     {"linear 4096x11008 ND->FRACTAL_NZ f16", "ND", "FRACTAL_NZ", "f16", 1,
-     "1:4096x11008"},
+     "1:4096x11008", NULL, 0},
     {"linear 4096x11008 ND->FRACTAL_ZN f16", "ND", "FRACTAL_ZN", "f16", 1,
-     "1:4096x11008"},
+     "1:4096x11008", NULL, 0},
     {"odd 8197x8195 ND->FRACTAL_NZ f16", "ND", "FRACTAL_NZ", "f16", 1,
-     "1:8197x8195"},
+     "1:8197x8195", NULL, 0},
+    {"cast NCHW->NC1HWC0 f32->f16", "NCHW", "NC1HWC0", "f32", 1, ACT, "f16", 0},
+    {"cast NCHW->nChw16c f32->f16", "NCHW", "nChw16c", "f32", 1, ACT, "f16", 0},
+    {"cast linear 4096x11008 ND->FRACTAL_NZ f32->bf16", "ND", "FRACTAL_NZ",
+     "f32", 1, "1:4096x11008", "bf16", 0},
+    {"cast NCHW->NC1HWC0 f32->i8 scale 0.05", "NCHW", "NC1HWC0", "f32", 1, ACT,
+     "i8", 0.05f},
 };
 
 /* A row's figures: seconds to convert all of its bytes, and whether every
@@ -116,9 +124,12 @@ static void add_peer(figures *f, int k, const peer_result *p, int64_t count) {
   f->peer_runs[k] = p->runs;
 }
 
-/* Whether peer k runs on this device and row. */
+/* Whether peer k runs on this device and row (oneDNN's reorder casts,
+ * but its peer here moves bits only). */
 static int peer_on(int k, const row *w, int gpu) {
-  return k == ONEDNN ? !gpu : k == NUMPY ? !gpu && w->ascend : gpu;
+  return k == ONEDNN  ? !gpu && !w->to_dtype
+         : k == NUMPY ? !gpu && w->ascend
+                      : gpu;
 }
 
 /* Adds relayout's and the copy's times, for `bytes` read + written. */
@@ -153,6 +164,11 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
       relayout_dtype_from_name(&dtype, w->dtype, &err) ||
       cli_layouts(&a, &b, w->from, w->to, NULL, "bench") ||
       relayout_bind_extents(s, d, a, b, dtype, n, ext, &err) ||
+      (w->to_dtype &&
+       (relayout_dtype_from_name(&dtype, w->to_dtype, &err) ||
+        relayout_desc_retype(
+            d, b, dtype, w->scale > 0 ? &(relayout_quant){w->scale, 0} : NULL,
+            &err))) ||
       relayout_plan_create(&plan, e, d, s, &err) ||
       relayout_plan_wait(plan, &err)) { /* timed: its own kernel */
     fprintf(stderr, "relayout bench: row '%s' %s: cannot plan it\n", w->name,
@@ -203,7 +219,8 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
     if (k == ONEDNN)
       peer_onednn(&p, &one, 1, runs);
     else
-      peer_python(&p, k == NUMPY ? "numpy" : "torch", s, d, in, ref, runs);
+      peer_python(&p, k == NUMPY ? "numpy" : "torch", s, d, w->scale, in, ref,
+                  runs);
     add_peer(&t->one_by_one, k, &p, count);
     if (peers && p.seconds > 0 &&
         json_object_set_new(peers, peer_names[k],
