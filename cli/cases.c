@@ -177,10 +177,9 @@ int cf_run(conform *c, const char *group, const cf_case *k,
     fprintf(f, "%s cannot run it: %s", c->device, why.message);
     goto done;
   }
-  if (want_given) {
-  } else if (c->against) {
+  if (!want_given && c->against) {
     want = run_on(c->against, &d, &s, input, sb, db, &why);
-  } else if ((want = malloc((size_t)db + 1)) &&
+  } else if (!want_given && (want = malloc((size_t)db + 1)) &&
              relayout_convert_ref(&d, want, (size_t)db, &s, input, (size_t)sb,
                                   &why)) {
     free(want);

@@ -217,7 +217,7 @@ static int remove_one(const char *path, const struct stat *st, int flag,
 int cf_export(const char *dir, void (*list)(void *, cf_visit *, void *),
               void *list_ctx, uint64_t seed) {
   struct stat st;
-  if (!lstat(dir, &st) && !(S_ISDIR(st.st_mode) && rmdir(dir) == 0))
+  if (!lstat(dir, &st))
     return cli_error(EXIT_WORK, "conform",
                      "--export %s: it exists (a corpus goes into a new "
                      "directory)",

@@ -145,7 +145,14 @@ int cmd_preprocess(int argc, char **argv) {
   cli_in in;
   if (cli_in_open(&in, pos[0], &err))
     return cli_error(EXIT_WORK, cmd, "%s: %s", pos[0], err.message);
-  if (in.stream || in.size == 0 || in.size % (uint64_t)frame) {
+  if (in.stream) {
+    cli_in_close(&in);
+    return cli_error(EXIT_WORK, cmd,
+                     "%s: FRAMES must be a regular file (its size gives the "
+                     "number of frames)",
+                     pos[0]);
+  }
+  if (in.size == 0 || in.size % (uint64_t)frame) {
     cli_in_close(&in);
     return cli_error(EXIT_WORK, cmd,
                      "%s: %llu bytes, not a whole number of %lld x %lld "

@@ -19,24 +19,16 @@ from pathlib import Path
 
 import numpy as np
 
+from checks import check, finish
+
 RELAYOUT = sys.argv[1]
 TMP = Path(tempfile.mkdtemp(prefix="relayout-casts-"))
 STORAGE = {"f16": np.uint16, "bf16": np.uint16, "f32": np.uint32,
            "f64": np.uint64, "i8": np.int8, "u8": np.uint8}
 FLOAT = {"f16": (10, 5), "bf16": (7, 8), "f32": (23, 8), "f64": (52, 11)}
 RANGE = {"i8": (-128, 127), "u8": (0, 255), "i4": (-8, 7), "u4": (0, 15)}
-passed = failed = 0
 rng = np.random.default_rng(7)
 warnings.simplefilter("ignore")  # numpy's overflow and NaN warnings
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAILED:", what)
 
 
 def run(src, sdt, ddt, n, extra=(), layouts=("ND", "ND"), shape=None):
@@ -282,5 +274,4 @@ for s, d, szp, dzp in (("u8", "i8", 128, 0), ("i8", "u8", 0, 128),
                        ("u4", "i8", 8, 0)):
     integer(s, d, szp, dzp)
 blocked()
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -17,23 +17,15 @@ from pathlib import Path
 
 import numpy as np
 
+from checks import check, finish
+
 RELAYOUT = sys.argv[1]
 TMP = Path(tempfile.mkdtemp(prefix="relayout-preprocess-"))
 rng = np.random.default_rng(11)
-passed = failed = 0
 FORMATS = {"YUV420SP_U8": 1.5, "RGB888_U8": 3, "XRGB8888_U8": 4,
            "YUV400_U8": 1}
 JPEG = [[256, 0, 359], [256, -88, -183], [256, 454, 0]]  # CANN's JPEG table
 BT601 = [[66, 129, 25], [-38, -74, 112], [112, -94, -18]]  # RGB -> YUV
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("FAILED:", what)
 
 
 def config_text(c):
@@ -238,6 +230,10 @@ refused("a value out of range", ok + " matrix_r0c0: 40000\n}\n",
         needle="line 5: matrix_r0c0")
 refused("no closing brace", ok, needle="expected '}'")
 refused("no value", ok + " crop:\n}\n", needle="crop has no value")
+refused("a stray byte", ok + " crop = true\n}\n", needle="expected ':'")
+refused("trailing text", ok + "}\n@\n", needle="expected aipp_op")
+refused("a crop size without crop", ok + " crop_size_w: 2\n}\n",
+        needle="set crop: true")
 refused("a crop outside the frame", ok + " crop: true\n load_start_pos_w: 2\n"
         " crop_size_w: 3\n crop_size_h: 1\n}\n", needle="does not fit")
 refused("an odd crop start in NV12", "aipp_op {\n input_format: YUV420SP_U8\n"
@@ -258,5 +254,4 @@ refused("a layout without N, C, H and W", ok + "}\n",
 refused("--aipp and options at once", ok + "}\n",
         args=["--aipp", str(TMP / "bad.cfg"), "--size", "4x4", "--to", "NCHW"],
         needle="not both")
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -14,18 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
+from checks import check, finish
+
 RELAYOUT = sys.argv[1]
 TMP = Path(tempfile.mkdtemp(prefix="relayout-verify-"))
 rng = np.random.default_rng(3)
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    passed += bool(ok)
-    failed += not ok
-    if not ok:
-        print("FAILED:", what)
 
 
 def verify(src, dst, x, cand, *extra, raw=False):
@@ -111,5 +104,4 @@ check(rc == 1 and "holds 960 bytes; the destination's layout takes 1920" in out,
       f"a raw candidate of another size: {out}")
 rc, out = verify("NCHW", "NC1HWC0", x4, nc1hwc0(x4, 16), "--report", "0")
 check(rc == 2 and "--report" in out, f"--report 0 is a usage error: {out}")
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()

@@ -33,6 +33,11 @@ relayout_status relayout_aipp_check(const relayout_aipp *a, int64_t *channels,
                    "a YUV420SP_U8 frame has an even width and height (given "
                    "%lld x %lld)",
                    (long long)w, (long long)h);
+  if (!a->crop && (a->load_start_pos_w || a->load_start_pos_h ||
+                   a->crop_size_w || a->crop_size_h))
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
+                   "load_start_pos and crop_size are for a crop: set crop: "
+                   "true, or leave them out");
   int64_t cw = a->crop ? a->crop_size_w : w, ch = a->crop ? a->crop_size_h : h;
   int64_t x0 = a->crop ? a->load_start_pos_w : 0,
           y0 = a->crop ? a->load_start_pos_h : 0;
@@ -138,12 +143,19 @@ static const struct key {
 static const char *const formats[] = {"YUV420SP_U8", "RGB888_U8", "XRGB8888_U8",
                                       "YUV400_U8"};
 
-/* The next token of text from *at: a word (letters, digits, '_', '.', '+',
- * '-'), or one of { } :; its length, 0 at the end. Comments and blanks
- * are skipped, lines counted. */
+/* Whether c may be part of a word: letters, digits, '_', '.', '+', '-'. */
+static int word_char(char c) {
+  return c == '_' || c == '.' || c == '+' || c == '-' ||
+         (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+         (c >= 'A' && c <= 'Z');
+}
+
+/* The next token of text from *at: a word, or any other single byte ({, },
+ * :, or one the caller refuses); its length, 0 only at the end. Comments
+ * and blanks are skipped, lines counted. */
 static size_t token(const char *text, size_t len, size_t *at, int *line) {
   for (;;) {
-    while (*at < len && strchr(" \t\r\n", text[*at]))
+    while (*at < len && memchr(" \t\r\n", text[*at], 4))
       *line += text[(*at)++] == '\n';
     if (*at < len && text[*at] == '#')
       while (*at < len && text[*at] != '\n') (*at)++;
@@ -152,14 +164,8 @@ static size_t token(const char *text, size_t len, size_t *at, int *line) {
   }
   size_t n = 0;
   if (*at >= len) return 0;
-  if (strchr("{}:", text[*at])) return 1;
-  while (*at + n < len && (text[*at + n] == '_' || text[*at + n] == '.' ||
-                           text[*at + n] == '+' || text[*at + n] == '-' ||
-                           (text[*at + n] >= '0' && text[*at + n] <= '9') ||
-                           (text[*at + n] >= 'a' && text[*at + n] <= 'z') ||
-                           (text[*at + n] >= 'A' && text[*at + n] <= 'Z')))
-    n++;
-  return n;
+  while (*at + n < len && word_char(text[*at + n])) n++;
+  return n ? n : 1;
 }
 
 /* value (n bytes, a token) into key k of a. */
@@ -255,6 +261,10 @@ relayout_status relayout_aipp_parse(relayout_aipp *out, const char *text,
       }
       const char *name = text + at;
       size_t name_len = n;
+      if (!word_char(*name))
+        return rl_fail(
+            err, RELAYOUT_ERR_ARGUMENT, "line %d: expected a key, not '%c'",
+            line, (unsigned char)*name >= ' ' && *name != 127 ? *name : '?');
       int key_line = line;
       at += n;
       size_t k = 0;
@@ -275,7 +285,7 @@ relayout_status relayout_aipp_parse(relayout_aipp *out, const char *text,
                        "line %d: expected ':' after %s", key_line,
                        keys[k].name);
       n = token(text, len, &at, &line);
-      if (!n || line != key_line || (n == 1 && strchr("{}:", text[at])))
+      if (!n || line != key_line || !word_char(text[at]))
         return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "line %d: %s has no value",
                        key_line, keys[k].name);
       relayout_status s = set(&a, &keys[k], text + at, n, key_line, err);
