@@ -180,13 +180,14 @@ int cmd_bench(int argc, char **argv) {
   relayout_desc s, d;
   bench_result r;
   unsigned char *in = NULL, *ref = NULL, *out = NULL;
+  void *keep = NULL; /* per-channel arrays */
   if ((rc = cli_layouts(&a, &b, from, to, cli_get(opts, "c0"), "bench")))
     goto done;
   if (relayout_bind_extents(&s, &d, a, b, dtype, n, ext, &err)) {
     rc = cli_error(EXIT_USAGE, "bench", "%s", err.message);
     goto done;
   }
-  if ((rc = cli_cast(&d, &s, b, a, opts, "bench"))) goto done;
+  if ((rc = cli_cast(&d, &s, b, a, &keep, opts, "bench"))) goto done;
   if ((rc = cli_engine(&e, cli_get(opts, "device"), "bench"))) goto done;
   int64_t sb, db;
   relayout_desc_size_bytes(&sb, &s, NULL);
@@ -246,6 +247,7 @@ done:
   free(ref);
   free(out);
   relayout_plan_free(plan);
+  free(keep);
   relayout_engine_free(e);
   relayout_layout_free(a);
   relayout_layout_free(b);

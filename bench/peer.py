@@ -4,12 +4,14 @@ Embedded in the relayout binary, which runs it as
     PYTHON -c TEXT BACKEND SPEC IN OUT
 BACKEND is numpy (on the CPU) or torch (on the GPU). SPEC is JSON: the source's
 element size in bytes, its dtype "from" and the destination's "to", the
-"scale" of an integer "to", and, for "src" and "dst", the logical "dims", the
+"scales" of an integer "to" (one, or one per position of logical dim
+"axis"; none: 1), and, for "src" and "dst", the logical "dims", the
 "padded" dims and the physical "axes" as [dim, extent, weight], outermost
 first. The conversion is what a user of those libraries writes: view the
 source's blocks as dims, transpose them into logical order and merge them,
 drop the padding, cast where the dtypes differ (astype; quantizing as
-round-half-even of x / scale, saturated), pad to the destination's blocks,
+round-half-even of x / scale, saturated; an integer source's values
+converted exactly), pad to the destination's blocks,
 split and transpose into its physical order, make it contiguous. IN holds the source's bytes. One run
 writes its result to OUT and prints its seconds; then a line on stdin gives
 RUNS, and it times RUNS runs after two warm-up runs and prints their median
@@ -44,7 +46,8 @@ class NumpyOps:
     def cast(self, x, frm, to, scale):
         np = self.np
         floats = {"f16": np.float16, "f32": np.float32, "f64": np.float64}
-        v = x.view(floats[frm])
+        ints = {"i8": np.int8, "u8": np.uint8}
+        v = x.view(ints[frm] if frm in ints else floats[frm])
         if to == "bf16":  # numpy has none: f32's bits rounded to nearest even
             u = v.astype(np.float32).view(np.uint32).astype(np.uint64)
             return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
@@ -95,7 +98,8 @@ class TorchOps:
         floats = {"f16": t.float16, "bf16": t.bfloat16, "f32": t.float32,
                   "f64": t.float64}
         bits = {2: t.int16, 4: t.int32, 8: t.int64}
-        v = x.contiguous().view(floats[frm])
+        ints = {"i8": t.int8, "u8": t.uint8}
+        v = x.contiguous().view(ints[frm] if frm in ints else floats[frm])
         if to in floats:
             y = v.to(floats[to])
             return y.view(bits[y.element_size()])
@@ -113,6 +117,19 @@ class TorchOps:
         return x.cpu().numpy().tobytes()
 
 
+def scale_of(ops, x, spec):
+    """The quantization's scales, shaped to divide x (in logical order)."""
+    scales, axis = spec["scales"] or [1.0], spec["axis"]
+    if axis < 0:
+        return scales[0]
+    shape = [1] * len(x.shape)
+    shape[axis] = len(scales)
+    s = ops.np.asarray(scales, ops.np.float64).reshape(shape) \
+        if hasattr(ops, "np") else \
+        ops.torch.tensor(scales, dtype=ops.torch.float64).reshape(shape).cuda()
+    return s
+
+
 def convert(ops, x, spec):
     src, dst = spec["src"], spec["dst"]
     order = blocks_by_dim(src)
@@ -120,7 +137,7 @@ def convert(ops, x, spec):
     x = ops.permute(x, order).reshape(src["padded"])
     x = x[tuple(slice(0, n) for n in src["dims"])]
     if spec["from"] != spec["to"]:
-        x = ops.cast(x, spec["from"], spec["to"], spec["scale"])
+        x = ops.cast(x, spec["from"], spec["to"], scale_of(ops, x, spec))
     pads = [(0, p - n) for n, p in zip(dst["dims"], dst["padded"])]
     if any(after for _, after in pads):
         x = ops.pad(x, pads)

@@ -129,8 +129,23 @@ static int setup(reorder *o, const peer_tensors *t, int instance,
   relayout_desc_size_bytes(&sb, t->s, NULL);
   relayout_desc_size_bytes(&db, t->d, NULL);
   if (!memory_desc(&smd, t->s, r) || !memory_desc(&dmd, t->d, r)) return -1;
-  if (dnnl_reorder_primitive_desc_create(&o->pd, &smd, eng, &dmd, eng, NULL) !=
-      dnnl_success) {
+  /* a quantizing cast: oneDNN multiplies by its output scales */
+  dnnl_primitive_attr_t attr = NULL;
+  float inv[4096];
+  int64_t n = t->q.count;
+  for (int64_t i = 0; i < n && n <= 4096; i++) inv[i] = 1.0f / t->q.scales[i];
+  if (n > 4096 ||
+      (n && (dnnl_primitive_attr_create(&attr) != dnnl_success ||
+             dnnl_primitive_attr_set_output_scales(
+                 attr, n, n > 1 ? 1 << t->q.dim : 0, inv) != dnnl_success))) {
+    if (attr) dnnl_primitive_attr_destroy(attr);
+    snprintf(r->note, sizeof r->note, "oneDNN takes no such scales");
+    return -1;
+  }
+  dnnl_status_t st =
+      dnnl_reorder_primitive_desc_create(&o->pd, &smd, eng, &dmd, eng, attr);
+  if (attr) dnnl_primitive_attr_destroy(attr);
+  if (st != dnnl_success) {
     snprintf(r->note, sizeof r->note, "oneDNN has no reorder for this pair");
     return -1;
   }

@@ -155,9 +155,10 @@ static json_t *child_reply(peer_result *r, child *c, const char *backend) {
   return res;
 }
 
-void peer_python(peer_result *r, const char *backend, const relayout_desc *s,
-                 const relayout_desc *d, float scale, const unsigned char *in,
-                 const unsigned char *want, int runs) {
+void peer_python(peer_result *r, const char *backend, const peer_tensors *t,
+                 int runs) {
+  const relayout_desc *s = t->s, *d = t->d;
+  const unsigned char *in = t->in, *want = t->want;
   const char *python =
       !strcmp(backend, "numpy") ? RELAYOUT_NUMPY_PYTHON : RELAYOUT_TORCH_PYTHON;
   r->seconds = -1;
@@ -171,11 +172,14 @@ void peer_python(peer_result *r, const char *backend, const relayout_desc *s,
   relayout_desc_size_bytes(&sb, s, NULL);
   relayout_desc_size_bytes(&db, d, NULL);
   relayout_dtype st = relayout_desc_dtype(s), dt = relayout_desc_dtype(d);
-  json_t *spec =
-      json_pack("{s:i, s:o, s:o, s:s, s:s, s:f}", "size",
-                relayout_dtype_bits(st) / 8, "src", layout_json(s), "dst",
-                layout_json(d), "from", relayout_dtype_name(st), "to",
-                relayout_dtype_name(dt), "scale", (double)scale);
+  json_t *scales = json_array();
+  for (int64_t i = 0; i < t->q.count; i++)
+    json_array_append_new(scales, json_real(t->q.scales[i]));
+  json_t *spec = json_pack(
+      "{s:i, s:o, s:o, s:s, s:s, s:o, s:i}", "size",
+      relayout_dtype_bits(st) / 8, "src", layout_json(s), "dst", layout_json(d),
+      "from", relayout_dtype_name(st), "to", relayout_dtype_name(dt), "scales",
+      scales, "axis", t->q.count > 1 ? t->q.dim : -1);
   char *spec_text = spec ? json_dumps(spec, JSON_COMPACT) : NULL;
   json_decref(spec);
   char src_path[4096] = "", out_path[4096] = "";

@@ -30,6 +30,8 @@ typedef struct row {
   const char *shapes;   /* "COUNT:AxBxC ...", extents in `from`'s order */
   const char *to_dtype; /* a cast (NULL: none), with `scale` into integers */
   float scale;
+  char per_channel; /* i8: symmetric scales per channel along this dim,
+                     * computed from the data (relayout_symmetric_scales) */
 } row;
 
 #define ACT      "1:64x256x56x56"
@@ -42,37 +44,43 @@ typedef struct row {
   "3:2048x512x1x1 1:2048x1024x1x1"
 
 static const row rows_all[] = {
-    {"act NCHW->NHWC f32", "NCHW", "NHWC", "f32", 0, ACT, NULL, 0},
-    {"act NCHW->NHWC f16", "NCHW", "NHWC", "f16", 0, ACT, NULL, 0},
-    {"act NCHW->NHWC i8", "NCHW", "NHWC", "i8", 0, ACT, NULL, 0},
-    {"act NHWC->NCHW f32", "NHWC", "NCHW", "f32", 0, ACT_NHWC, NULL, 0},
-    {"act NHWC->NCHW f16", "NHWC", "NCHW", "f16", 0, ACT_NHWC, NULL, 0},
-    {"act NHWC->NCHW i8", "NHWC", "NCHW", "i8", 0, ACT_NHWC, NULL, 0},
-    {"act NCHW->NC1HWC0 f32", "NCHW", "NC1HWC0", "f32", 1, ACT, NULL, 0},
-    {"act NCHW->NC1HWC0 f16", "NCHW", "NC1HWC0", "f16", 1, ACT, NULL, 0},
-    {"act NCHW->NC1HWC0 i8", "NCHW", "NC1HWC0", "i8", 1, ACT, NULL, 0},
-    {"act NCHW->nChw16c f32", "NCHW", "nChw16c", "f32", 0, ACT, NULL, 0},
-    {"act NCHW->nChw16c f16", "NCHW", "nChw16c", "f16", 0, ACT, NULL, 0},
-    {"act NCHW->nChw16c i8", "NCHW", "nChw16c", "i8", 0, ACT, NULL, 0},
-    {"act nChw8c->nChw16c f32", "nChw8c", "nChw16c", "f32", 0, ACT, NULL, 0},
-    {"act NCHW->CHWN4 i8", "NCHW", "CHWN4", "i8", 0, ACT, NULL, 0},
-    {"act NCHW->4N i8", "NCHW", "4N", "i8", 0, ACT, NULL, 0},
+    {"act NCHW->NHWC f32", "NCHW", "NHWC", "f32", 0, ACT, NULL, 0, 0},
+    {"act NCHW->NHWC f16", "NCHW", "NHWC", "f16", 0, ACT, NULL, 0, 0},
+    {"act NCHW->NHWC i8", "NCHW", "NHWC", "i8", 0, ACT, NULL, 0, 0},
+    {"act NHWC->NCHW f32", "NHWC", "NCHW", "f32", 0, ACT_NHWC, NULL, 0, 0},
+    {"act NHWC->NCHW f16", "NHWC", "NCHW", "f16", 0, ACT_NHWC, NULL, 0, 0},
+    {"act NHWC->NCHW i8", "NHWC", "NCHW", "i8", 0, ACT_NHWC, NULL, 0, 0},
+    {"act NCHW->NC1HWC0 f32", "NCHW", "NC1HWC0", "f32", 1, ACT, NULL, 0, 0},
+    {"act NCHW->NC1HWC0 f16", "NCHW", "NC1HWC0", "f16", 1, ACT, NULL, 0, 0},
+    {"act NCHW->NC1HWC0 i8", "NCHW", "NC1HWC0", "i8", 1, ACT, NULL, 0, 0},
+    {"act NCHW->nChw16c f32", "NCHW", "nChw16c", "f32", 0, ACT, NULL, 0, 0},
+    {"act NCHW->nChw16c f16", "NCHW", "nChw16c", "f16", 0, ACT, NULL, 0, 0},
+    {"act NCHW->nChw16c i8", "NCHW", "nChw16c", "i8", 0, ACT, NULL, 0, 0},
+    {"act nChw8c->nChw16c f32", "nChw8c", "nChw16c", "f32", 0, ACT, NULL, 0, 0},
+    {"act NCHW->CHWN4 i8", "NCHW", "CHWN4", "i8", 0, ACT, NULL, 0, 0},
+    {"act NCHW->4N i8", "NCHW", "4N", "i8", 0, ACT, NULL, 0, 0},
     {"resnet50 conv OIHW->FRACTAL_Z f32", "NCHW", "FRACTAL_Z", "f32", 1,
-     RESNET50, NULL, 0},
+     RESNET50, NULL, 0, 0},
     {"resnet50 conv OIHW->FRACTAL_Z f16", "NCHW", "FRACTAL_Z", "f16", 1,
-     RESNET50, NULL, 0},
+     RESNET50, NULL, 0, 0},
     {"linear 4096x11008 ND->FRACTAL_NZ f16", "ND", "FRACTAL_NZ", "f16", 1,
-     "1:4096x11008", NULL, 0},
+     "1:4096x11008", NULL, 0, 0},
     {"linear 4096x11008 ND->FRACTAL_ZN f16", "ND", "FRACTAL_ZN", "f16", 1,
-     "1:4096x11008", NULL, 0},
+     "1:4096x11008", NULL, 0, 0},
     {"odd 8197x8195 ND->FRACTAL_NZ f16", "ND", "FRACTAL_NZ", "f16", 1,
-     "1:8197x8195", NULL, 0},
-    {"cast NCHW->NC1HWC0 f32->f16", "NCHW", "NC1HWC0", "f32", 1, ACT, "f16", 0},
-    {"cast NCHW->nChw16c f32->f16", "NCHW", "nChw16c", "f32", 1, ACT, "f16", 0},
+     "1:8197x8195", NULL, 0, 0},
+    {"cast NCHW->NC1HWC0 f32->f16", "NCHW", "NC1HWC0", "f32", 1, ACT, "f16", 0,
+     0},
+    {"cast NCHW->nChw16c f32->f16", "NCHW", "nChw16c", "f32", 1, ACT, "f16", 0,
+     0},
     {"cast linear 4096x11008 ND->FRACTAL_NZ f32->bf16", "ND", "FRACTAL_NZ",
-     "f32", 1, "1:4096x11008", "bf16", 0},
+     "f32", 1, "1:4096x11008", "bf16", 0, 0},
     {"cast NCHW->NC1HWC0 f32->i8 scale 0.05", "NCHW", "NC1HWC0", "f32", 1, ACT,
-     "i8", 0.05f},
+     "i8", 0.05f, 0},
+    {"cast resnet50 conv f32->i8 per channel OIHW->FRACTAL_Z", "NCHW",
+     "FRACTAL_Z", "f32", 1, RESNET50, "i8", 0, 'N'},
+    {"cast image NHWC->NC1HWC0 u8->f16", "NHWC", "NC1HWC0", "u8", 1,
+     "1:64x224x224x3", "f16", 0, 0},
 };
 
 /* A row's figures: seconds to convert all of its bytes, and whether every
@@ -102,6 +110,7 @@ typedef struct totals {
   figures one_by_one, batch, host;
   relayout_desc s[MAX_SHAPES], d[MAX_SHAPES];
   bench_shape kept[MAX_SHAPES]; /* plans, inputs, reference results */
+  peer_quant q[MAX_SHAPES];     /* a quantizing row's scales (its own) */
   json_t *shapes;               /* NULL without --json */
 } totals;
 
@@ -124,12 +133,31 @@ static void add_peer(figures *f, int k, const peer_result *p, int64_t count) {
   f->peer_runs[k] = p->runs;
 }
 
-/* Whether peer k runs on this device and row (oneDNN's reorder casts,
- * but its peer here moves bits only). */
+/* Whether peer k runs on this device and row. */
 static int peer_on(int k, const row *w, int gpu) {
-  return k == ONEDNN  ? !gpu && !w->to_dtype
-         : k == NUMPY ? !gpu && w->ascend
-                      : gpu;
+  return k == ONEDNN ? !gpu : k == NUMPY ? !gpu && w->ascend : gpu;
+}
+
+/* A per-channel row's destination quantized with symmetric scales from the
+ * data, along its dim; q holds them (malloc'd). 0 with err on failure. */
+static int quantize_channels(peer_quant *q, const relayout_desc *s,
+                             relayout_desc *d, const unsigned char *in,
+                             size_t size, const row *w, relayout_error *err) {
+  char names[RELAYOUT_MAX_DIMS];
+  int64_t ext[RELAYOUT_MAX_DIMS];
+  int n = relayout_desc_dims(s, names, ext), dim = 0;
+  while (dim < n && names[dim] != w->per_channel) dim++;
+  float *scales = dim < n ? malloc(sizeof *scales * (size_t)ext[dim]) : NULL;
+  if (!scales) {
+    snprintf(err->message, sizeof err->message, "no scales along %c",
+             w->per_channel);
+    return 0;
+  }
+  *q = (peer_quant){scales, ext[dim], dim};
+  relayout_quant_channels qc = {w->per_channel, ext[dim], scales, NULL};
+  return !relayout_symmetric_scales(scales, ext[dim], s, in, size,
+                                    w->per_channel, RELAYOUT_I8, err) &&
+         !relayout_desc_quantize_channels(d, &qc, err);
 }
 
 /* Adds relayout's and the copy's times, for `bytes` read + written. */
@@ -160,6 +188,7 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
             MAX_SHAPES);
     return EXIT_WORK;
   }
+  peer_quant *q = &t->q[t->nshapes];
   if (cli_parse_shape(ext, &n, shape) ||
       relayout_dtype_from_name(&dtype, w->dtype, &err) ||
       cli_layouts(&a, &b, w->from, w->to, NULL, "bench") ||
@@ -168,10 +197,8 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
        (relayout_dtype_from_name(&dtype, w->to_dtype, &err) ||
         relayout_desc_retype(
             d, b, dtype, w->scale > 0 ? &(relayout_quant){w->scale, 0} : NULL,
-            &err))) ||
-      relayout_plan_create(&plan, e, d, s, &err) ||
-      relayout_plan_wait(plan, &err)) { /* timed: its own kernel */
-    fprintf(stderr, "relayout bench: row '%s' %s: cannot plan it\n", w->name,
+            &err)))) {
+    fprintf(stderr, "relayout bench: row '%s' %s: cannot bind it\n", w->name,
             shape);
     goto done;
   }
@@ -182,6 +209,18 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
     goto done;
   }
   bench_fill(in, sb);
+  if (w->scale > 0) *q = (peer_quant){&w->scale, 1, 0};
+  if (w->per_channel && !quantize_channels(q, s, d, in, (size_t)sb, w, &err)) {
+    fprintf(stderr, "relayout bench: row '%s' %s: %s\n", w->name, shape,
+            err.message);
+    goto done;
+  }
+  if (relayout_plan_create(&plan, e, d, s, &err) ||
+      relayout_plan_wait(plan, &err)) { /* timed: its own kernel */
+    fprintf(stderr, "relayout bench: row '%s' %s: cannot plan it\n", w->name,
+            shape);
+    goto done;
+  }
   memset(ref, 0xA5, (size_t)db); /* poisoned: unwritten bytes show */
   if (relayout_convert_ref(d, ref, (size_t)db, s, in, (size_t)sb, &err)) {
     fprintf(stderr, "relayout bench: row '%s' %s: %s\n", w->name, shape,
@@ -212,15 +251,14 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
     peers = json_object_get(one, "peers");
   }
   peer_result p;
-  peer_tensors one = {s, d, in, ref, 1};
+  peer_tensors one = {s, d, in, ref, 1, *q};
   for (int k = 0; k < NPEERS; k++) {
     if (!peer_on(k, w, gpu)) continue;
     memset(&p, 0, sizeof p);
     if (k == ONEDNN)
       peer_onednn(&p, &one, 1, runs);
     else
-      peer_python(&p, k == NUMPY ? "numpy" : "torch", s, d, w->scale, in, ref,
-                  runs);
+      peer_python(&p, k == NUMPY ? "numpy" : "torch", &one, runs);
     add_peer(&t->one_by_one, k, &p, count);
     if (peers && p.seconds > 0 &&
         json_object_set_new(peers, peer_names[k],
@@ -238,6 +276,8 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
   in = ref = NULL;
   rc = 0;
 done:
+  if (rc && q->count > 1) free((void *)q->scales);
+  if (rc) *q = (peer_quant){0};
   free(in);
   free(ref);
   relayout_plan_free(plan);
@@ -265,8 +305,8 @@ static int run_batch(totals *t, const row *w, relayout_engine *e, int runs,
   add_times(&t->batch, &r, t->bytes, 1);
   peer_tensors all[MAX_SHAPES];
   for (int i = 0; i < t->nshapes; i++)
-    all[i] = (peer_tensors){&t->s[i], &t->d[i], t->kept[i].in, t->kept[i].ref,
-                            t->kept[i].count};
+    all[i] = (peer_tensors){&t->s[i],       &t->d[i],         t->kept[i].in,
+                            t->kept[i].ref, t->kept[i].count, t->q[i]};
   for (int k = 0; k < NPEERS; k++) {
     if (!peer_on(k, w, gpu)) continue;
     peer_result p = {.seconds = -1, .note = "one shape at a time only"};
@@ -391,6 +431,7 @@ static int run_row(const row *w, relayout_engine *e, int runs, int gpu,
     relayout_plan_free(t.kept[k].plan);
     free((void *)t.kept[k].in);
     free((void *)t.kept[k].ref);
+    if (t.q[k].count > 1) free((void *)t.q[k].scales);
   }
   return rc;
 }

@@ -47,6 +47,7 @@ typedef struct cli_input {
   int64_t shape[RELAYOUT_MAX_AXES];
   relayout_dtype dtype;
   char descr[16]; /* .npy only */
+  void *keep;     /* per-channel quantization arrays (cli_cast) */
 } cli_input;
 
 /* Reads IN: raw bytes of --shape and --dtype where shape is given, else a
@@ -57,7 +58,7 @@ int cli_input_read(cli_input *x, const char *in, const char *shape,
 /* Binds from -> to for IN with --dims and the cast options; *descr: the
  * output's .npy dtype. Prints on failure and returns the exit code. */
 int cli_input_bind(relayout_desc *s, relayout_desc *d, const char **descr,
-                   const cli_input *x, const relayout_layout *from,
+                   cli_input *x, const relayout_layout *from,
                    const relayout_layout *to, const cli_opt *opts,
                    const char *cmd);
 /* Where an output differs from the reference's: of span elements (padding
@@ -85,18 +86,24 @@ int cli_parse_scale(float *out, const char *text, const char *what,
                     const char *cmd);
 int cli_parse_zero_point(int32_t *out, const char *text, const char *what,
                          const char *cmd);
+/* 1 where an option's value names a .npy file (ends in .npy). */
+int cli_is_npy_name(const char *text);
 /* 1 for f16, bf16, f32 and f64. */
 int cli_float_dtype(relayout_dtype t);
 /* The cast options, as each command that takes them lists them. */
 #define CLI_CAST_OPTIONS                                                       \
   {.name = "to-dtype"}, {.name = "scale"}, {.name = "zero-point"},             \
-      {.name = "from-scale"}, {                                                \
-    .name = "from-zero-point"                                                  \
+      {.name = "from-scale"}, {.name = "from-zero-point"}, {                   \
+    .name = "axis"                                                             \
   }
 /* Applies the cast options (--to-dtype, --scale, --zero-point,
- * --from-scale, --from-zero-point) to a bound pair; prints on failure. */
+ * --from-scale, --from-zero-point, each a number or, per channel along
+ * --axis, a .npy file) to a bound pair; prints on failure. *keep: the
+ * per-channel arrays the descriptors point to, for the caller to free after
+ * the conversion. */
 int cli_cast(relayout_desc *dst, relayout_desc *src, const relayout_layout *to,
-             const relayout_layout *from, const cli_opt *opts, const char *cmd);
+             const relayout_layout *from, void **keep, const cli_opt *opts,
+             const char *cmd);
 /* The engine options the command's environment asks for (README, "The
  * command"): device (NULL: RELAYOUT_DEVICE, else auto), RELAYOUT_CACHE_DIR
  * (else the XDG cache), RELAYOUT_CACHE_MB, RELAYOUT_MAX_ALLOC,

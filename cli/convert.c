@@ -10,6 +10,7 @@ static const char usage[] =
     "                        [--dtype T] [--device D] [--wait-compile]\n"
     "                        [--to-dtype T [--scale S] [--zero-point Z]]\n"
     "                        [--from-scale S] [--from-zero-point Z]\n"
+    "                        [--axis X]\n"
     "                        IN.npy OUT.npy\n"
     "       relayout convert --from SRC --to DST --shape AxBxC --dtype T\n"
     "                        [--dims X=n,...] [--c0 N] [--device D]\n"
@@ -41,6 +42,10 @@ static const char usage[] =
     "                padding is written as the zero point\n"
     "  --from-scale, --from-zero-point  an integer IN's: its values are\n"
     "                (q - zero_point) * scale\n"
+    "  --axis        per channel: a scale or zero point given as a .npy\n"
+    "                file holds one value per position of this logical dim\n"
+    "                (a letter, or an ND dim's index): f32 scales, integer\n"
+    "                zero points; a quantized OUT's padding is then 0\n"
     "  --device      auto (default: first GPU, else CPU, else the reference),\n"
     "                gpu, cpu, ref, an index or a name ('relayout devices');\n"
     "                RELAYOUT_DEVICE sets the default\n"
@@ -52,7 +57,7 @@ static const char usage[] =
     "symlink: the file it names) is written whole or not at all. IN is never\n"
     "modified.\n";
 
-static int run(const cli_input *x, cli_out *out, relayout_layout *from,
+static int run(cli_input *x, cli_out *out, relayout_layout *from,
                relayout_layout *to, relayout_engine *engine,
                const cli_opt *opts) {
   const char *cmd = "convert";
@@ -127,6 +132,7 @@ int cmd_convert(int argc, char **argv) {
   if (!rc) rc = run(&x, &out, a, b, engine, opts);
 done:
   free(x.file);
+  free(x.keep);
   relayout_engine_free(engine);
   relayout_layout_free(a);
   relayout_layout_free(b);

@@ -76,7 +76,7 @@ int cli_input_read(cli_input *x, const char *in, const char *shape,
 }
 
 int cli_input_bind(relayout_desc *s, relayout_desc *d, const char **descr,
-                   const cli_input *x, const relayout_layout *from,
+                   cli_input *x, const relayout_layout *from,
                    const relayout_layout *to, const cli_opt *opts,
                    const char *cmd) {
   relayout_error err;
@@ -90,7 +90,7 @@ int cli_input_bind(relayout_desc *s, relayout_desc *d, const char **descr,
                      relayout_layout_text(from), relayout_layout_text(to),
                      err.message);
   /* the cast first: a retype binds the descriptor afresh */
-  int rc = cli_cast(d, s, to, from, opts, cmd);
+  int rc = cli_cast(d, s, to, from, &x->keep, opts, cmd);
   if (rc) return rc;
   if (x->fortran && relayout_desc_column_major(s, &err))
     return cli_error(EXIT_USAGE, cmd, "a Fortran-order array in %s: %s",

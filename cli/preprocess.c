@@ -10,10 +10,10 @@
 
 static const char usage[] =
     "usage: relayout preprocess --aipp FILE --to LAYOUT [--dtype T]\n"
-    "                           FRAMES OUT.npy\n"
+    "                           [--device D] FRAMES OUT.npy\n"
     "       relayout preprocess --input-format F --size WxH [--mean M,M,M]\n"
     "                           [--std S,S,S] [--scale X] --to LAYOUT\n"
-    "                           [--dtype T] FRAMES OUT.npy\n"
+    "                           [--dtype T] [--device D] FRAMES OUT.npy\n"
     "\n"
     "Runs frames through Ascend AIPP's preprocessing (docs/PREPROCESS.md):\n"
     "crop, colour-space conversion, channel swaps, normalization in f32,\n"
@@ -21,14 +21,17 @@ static const char usage[] =
     "NC1HWC0, nChw16c, NCHW4, ...), one N per frame, as a .npy array of the\n"
     "layout's physical shape. FRAMES holds the frames back to back, raw.\n"
     "Frames are taken at the size the configuration names, never resized.\n"
-    "This version runs on the scalar reference; device kernels are to come.\n"
+    "Each output element is computed once, on the device, where its frame\n"
+    "lies (NV12's two planes as they are), the same bits as the reference.\n"
     "  --aipp FILE     CANN's aipp_op { key : value ... } (static AIPP)\n"
     "  --input-format  YUV420SP_U8 (NV12), RGB888_U8, XRGB8888_U8, YUV400_U8\n"
     "  --size WxH      each frame's width and height\n"
     "  --mean, --std, --scale  (x * scale - mean) / std per channel, as\n"
     "                  AIPP's min_chn = mean / scale and var_reci_chn =\n"
     "                  scale / std (--scale: a number or 1/N; default 1)\n"
-    "  --dtype         f16 (default), bf16, f32, f64\n";
+    "  --dtype         f16 (default), bf16, f32, f64\n"
+    "  --device        auto (default: first GPU, else CPU, else the\n"
+    "                  reference), gpu, cpu, ref, an index or a name\n";
 
 /* "a,b,c" into three floats; 0 or the exit code. */
 static int three(float *out, const char *text, const char *what) {
@@ -90,10 +93,11 @@ static int from_options(relayout_aipp *a, const cli_opt *opts) {
 }
 
 int cmd_preprocess(int argc, char **argv) {
-  cli_opt opts[] = {
-      {.name = "aipp"}, {.name = "input-format"}, {.name = "size"},
-      {.name = "mean"}, {.name = "std"},          {.name = "scale"},
-      {.name = "to"},   {.name = "dtype"},        {0}};
+  cli_opt opts[] = {{.name = "aipp"},   {.name = "input-format"},
+                    {.name = "size"},   {.name = "mean"},
+                    {.name = "std"},    {.name = "scale"},
+                    {.name = "to"},     {.name = "dtype"},
+                    {.name = "device"}, {0}};
   const char *pos[2], *cmd = "preprocess";
   int npos, rc;
   if ((rc = cli_parse(argc, argv, opts, pos, 2, &npos, cmd, usage)))
@@ -110,6 +114,8 @@ int cmd_preprocess(int argc, char **argv) {
   relayout_error err;
   unsigned char *text = NULL, *frames = NULL, *out = NULL;
   relayout_layout *layout = NULL;
+  relayout_engine *engine = NULL;
+  relayout_preprocess_plan *plan = NULL;
   relayout_dtype t = RELAYOUT_F16;
   if (file) {
     cli_in in;
@@ -174,13 +180,20 @@ int cmd_preprocess(int argc, char **argv) {
              !(out = cli_alloc_aligned((size_t)bytes))) {
     rc = cli_error(EXIT_WORK, cmd, "%s: %s", pos[0],
                    out || !frames ? err.message : "out of memory");
-  } else if (relayout_preprocess_ref(&a, &d, out, (size_t)bytes, frames,
-                                     (size_t)in.size, &err) ||
-             (relayout_desc_physical_shape(&rank, shape, &d),
-              cli_write_npy(&o, descr, rank, shape, out, (size_t)bytes,
-                            &err))) {
+  } else if (!(rc = cli_engine(&engine, cli_get(opts, "device"), cmd)) &&
+             (relayout_preprocess_plan_create(&plan, engine, &a, &d, &err) ||
+              relayout_preprocess_run(plan, out, (size_t)bytes, frames,
+                                      (size_t)in.size, &err) ||
+              (relayout_desc_physical_shape(&rank, shape, &d),
+               cli_write_npy(&o, descr, rank, shape, out, (size_t)bytes,
+                             &err)))) {
     rc = cli_error(EXIT_WORK, cmd, "%s", err.message);
+  } else if (!rc && *relayout_preprocess_note(plan)) {
+    fprintf(stderr, "relayout preprocess: %s\n",
+            relayout_preprocess_note(plan));
   }
+  relayout_preprocess_plan_free(plan);
+  relayout_engine_free(engine);
   cli_in_close(&in);
   relayout_layout_free(layout);
   free(frames);

@@ -18,7 +18,7 @@ static const char usage[] =
     "and\n"
     "the rewritten index; other files are not copied).\n"
     "\n"
-    "  --rule GLOB[:Nd][:FROM]=TO[:DTYPE]\n"
+    "  --rule GLOB[:Nd][:FROM]=TO[:DTYPE[:per-channel=X]]\n"
     "        converts the tensors whose name matches GLOB (shell pattern, '*'\n"
     "        matches dots too) and, if given, whose rank is N, from FROM\n"
     "        (default ND: the tensor's own dim order) to TO, a layout as\n"
@@ -26,16 +26,22 @@ static const char usage[] =
     "          --rule '*.weight:4d=FRACTAL_Z' --rule '*:2d=FRACTAL_NZ'\n"
     "          --rule 'conv*:4d:HWCN=FRACTAL_Z(c0=8)' --rule '*.w:2d=29'\n"
     "          --rule '*:2d=FRACTAL_NZ:f16'   (cast: f16 bf16 f32 f64)\n"
+    "          --rule '*.weight:4d=FRACTAL_Z:i8:per-channel=N'\n"
     "        The first matching rule wins; unmatched tensors are copied\n"
     "        unchanged. A converted tensor is stored in TO's physical shape,\n"
     "        in its dtype or DTYPE (an F16, BF16, F32 or F64 tensor, cast as\n"
     "        docs/CASTS.md defines); its logical shape, both layouts with\n"
     "        their block sizes and both dtypes are recorded in __metadata__\n"
-    "        for --restore.\n"
+    "        for --restore. DTYPE i8 quantizes an F32, F16 or BF16 tensor\n"
+    "        with symmetric scales (max |x| / 127, zero point 0), one per\n"
+    "        tensor or one per position of logical dim X, stored as the F32\n"
+    "        tensor NAME.scale beside it and named in its record.\n"
     "  --restore     converts every tensor a repack recorded back: each one\n"
     "                byte-identical to the original, but for casts: a\n"
     "                widened one exact (signalling NaNs come back quiet), a\n"
-    "                narrowed one at its stored precision (said on stderr)\n"
+    "                narrowed one at its stored precision, a quantized one\n"
+    "                as its dequantized values (each said on stderr); the\n"
+    "                scale tensors are taken back\n"
     "  --dry-run     prints what each tensor would become; writes nothing\n"
     "  --json        prints a summary on stdout: per tensor name, layouts,\n"
     "                bytes, device and seconds\n"
@@ -75,7 +81,7 @@ static int run(rp_options *o, const char *in, const char *out) {
     return cli_error(EXIT_WORK, "repack", "%s", err.message);
   relayout_status s =
       dir ? rp_directory(o, in, out, &err)
-          : rp_file(o, in, out ? &file : NULL, in, &bytes, &err);
+          : rp_file(o, in, out ? &file : NULL, in, &bytes, NULL, &err);
   rp_report_finish(&o->report, !s, o, in, out,
                    o->engine ? relayout_engine_device(o->engine) : "none");
   if (s) {

@@ -10,23 +10,28 @@
 
 /* Metadata keys of a repacked file: RP_MARK holds {"version", "had_metadata"},
  * RP_PREFIX + name one converted tensor's {"from", "to", "shape", "dtype"}
- * (the dtype stored), and "from_dtype" where a rule cast it.
+ * (the dtype stored), "from_dtype" where a rule cast it, and for a
+ * quantized one "scale", the name of the F32 tensor of its scales (NAME
+ * RP_SCALE_SUFFIX), and "axis", the logical dim they run along ("" for one
+ * scale).
  * Version 2: FRACTAL_ZN's blocks as LAYOUTS.md has them since its fix (N0 =
  * b16, K0 = c0); version 1 files recorded them the other way round. */
-#define RP_MARK      "relayout"
-#define RP_PREFIX    "relayout:"
-#define RP_VERSION   2
-#define RP_MAX_RULES 64
+#define RP_MARK         "relayout"
+#define RP_PREFIX       "relayout:"
+#define RP_VERSION      2
+#define RP_MAX_RULES    64
+#define RP_SCALE_SUFFIX ".scale"
 
-/* --rule GLOB[:Nd][:FROM]=TO[:DTYPE] */
+/* --rule GLOB[:Nd][:FROM]=TO[:DTYPE[:per-channel=X]] */
 typedef struct rp_rule {
   const char *text;
   char glob[256];
   int rank;              /* 0: any rank */
   relayout_layout *from; /* ND unless given */
   relayout_layout *to;
-  int cast; /* a DTYPE was given: a float type */
+  int cast; /* a DTYPE was given: a float type, or i8 (quantizing) */
   relayout_dtype dtype;
+  char axis;    /* i8: per channel along this logical dim; 0 per tensor */
   int selected; /* tensors it selected (first match wins) */
 } rp_rule;
 
@@ -40,6 +45,7 @@ int rp_rule_match(const rp_rule *rules, int n, const st_tensor *t);
 typedef struct rp_report {
   uint64_t total_bytes, done_bytes, read_bytes, written_bytes;
   int total_tensors, done_tensors, converted;
+  int taken_back; /* restore: scale tensors their weights took back */
   double start, last_print;
   int tty;         /* progress goes to stderr */
   json_t *tensors; /* per tensor, for --json */
@@ -70,10 +76,11 @@ typedef struct rp_options {
 struct cli_out;
 /* Repacks (or restores) one safetensors file into out, checked already
  * (cli_out_check; NULL with dry_run); label names the file in the report.
- * *out_bytes receives the output's tensor bytes (for a shard index). */
+ * *out_bytes receives the output's tensor bytes, and weight_map (a shard
+ * index's, or NULL) the scale tensors it adds (mapped to label) or drops. */
 relayout_status rp_file(rp_options *o, const char *in, struct cli_out *out,
                         const char *label, uint64_t *out_bytes,
-                        relayout_error *err);
+                        json_t *weight_map, relayout_error *err);
 
 /* Repacks a directory of shards and its model.safetensors.index.json. */
 relayout_status rp_directory(rp_options *o, const char *in, const char *out,

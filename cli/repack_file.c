@@ -20,6 +20,15 @@ typedef struct rp_item {
   int64_t out_shape[RELAYOUT_MAX_AXES];
   uint64_t out_size, out_at; /* out_at: in the output's data section */
   relayout_plan *plan;
+  /* a quantized tensor's symmetric scales, stored as the F32 tensor
+   * scale_name: nscales along logical dim axis (0: one for the tensor) */
+  float *scales;
+  int64_t nscales;
+  char axis;
+  char *scale_name;
+  uint64_t scale_at; /* repack: in the output's data section */
+  int scale_of;      /* restore: the item of its scales (-1: none) */
+  int dropped;       /* restore: a scale tensor its weight takes back */
 } rp_item;
 
 /* Binds from -> to for an array of `shape` (as `from` stores it, of dtype
@@ -58,14 +67,68 @@ static relayout_status bind(rp_item *it, const relayout_layout *from,
   return RELAYOUT_OK;
 }
 
+/* The quantized side's scales applied to it: one per tensor, or per
+ * channel along it->axis (it->scales, it->nscales of them). */
+static relayout_status quantize_side(rp_item *it, relayout_desc *d,
+                                     const relayout_layout *layout,
+                                     relayout_error *err) {
+  if (!it->axis)
+    return relayout_desc_retype(d, layout, RELAYOUT_I8,
+                                &(relayout_quant){it->scales[0], 0}, err);
+  relayout_quant_channels q = {it->axis, it->nscales, it->scales, NULL};
+  return relayout_desc_quantize_channels(d, &q, err);
+}
+
+/* The channels along `axis` of the bound tensor (1 for axis 0), or -1 with
+ * err filled where it has no such dim. */
+static int64_t channels(const rp_item *it, char axis, relayout_error *err) {
+  char names[RELAYOUT_MAX_DIMS], lab[8];
+  int64_t ext[RELAYOUT_MAX_DIMS];
+  int n = relayout_desc_dims(&it->src, names, ext);
+  for (int i = 0; axis && i < n; i++)
+    if (names[i] == axis) return ext[i];
+  if (axis)
+    cli_fail(err, RELAYOUT_ERR_DIMS,
+             "per-channel=%s: the tensor's logical dims are %.*s",
+             relayout_dim_label(lab, axis), n, names);
+  return axis ? -1 : 1;
+}
+
+/* NAME RP_SCALE_SUFFIX into it->scale_name. */
+static relayout_status name_scales(rp_item *it, relayout_error *err) {
+  it->scale_name = malloc(strlen(it->t->name) + sizeof RP_SCALE_SUFFIX);
+  if (!it->scale_name)
+    return cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  strcat(strcpy(it->scale_name, it->t->name), RP_SCALE_SUFFIX);
+  return RELAYOUT_OK;
+}
+
 static relayout_status bind_rule(rp_item *it, const rp_rule *r,
+                                 const unsigned char *data,
                                  relayout_error *err) {
+  int quant = r->cast && r->dtype == RELAYOUT_I8;
+  if (quant && (!cli_float_dtype(it->t->bits) || it->t->bits == RELAYOUT_F64))
+    return cli_fail(err, RELAYOUT_ERR_ARGUMENT,
+                    "a quantizing rule takes F16, BF16 or F32 tensors, not %s",
+                    it->t->dtype);
   if (r->cast && !cli_float_dtype(it->t->bits))
     return cli_fail(err, RELAYOUT_ERR_ARGUMENT,
                     "a rule casts F16, BF16, F32 or F64 tensors, not %s",
                     it->t->dtype);
-  return bind(it, r->from, r->to, it->t->rank, it->t->shape, it->t->bits,
-              r->cast ? r->dtype : it->t->bits, 0, err);
+  relayout_status s =
+      bind(it, r->from, r->to, it->t->rank, it->t->shape, it->t->bits,
+           r->cast ? r->dtype : it->t->bits, 0, err);
+  if (s || !quant) return s;
+  it->axis = r->axis;
+  if ((it->nscales = channels(it, r->axis, err)) < 0) return RELAYOUT_ERR_DIMS;
+  if (!(it->scales = malloc(sizeof *it->scales * (size_t)it->nscales)))
+    return cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  if ((s = name_scales(it, err)) ||
+      (s = relayout_symmetric_scales(it->scales, it->nscales, &it->src, data,
+                                     it->t->end - it->t->begin, r->axis,
+                                     RELAYOUT_I8, err)))
+    return s;
+  return quantize_side(it, &it->dst, r->to, err);
 }
 
 /* Files of version 1 recorded FRACTAL_ZN with its blocks the other way
@@ -85,21 +148,54 @@ static const char *legacy_text(char *buf, size_t room, const char *text,
   return text;
 }
 
+/* A restore: the F32 tensor `name` of the file as the quantized source's
+ * scales (it->src, stored in layout b), along axis (0: one). */
+static relayout_status take_scales(rp_item *it, const st_file *f,
+                                   const char *name, char axis,
+                                   const relayout_layout *b,
+                                   relayout_error *err) {
+  int j = 0;
+  while (j < f->ntensors && strcmp(f->tensors[j].name, name)) j++;
+  const st_tensor *t = j < f->ntensors ? &f->tensors[j] : NULL;
+  it->axis = axis;
+  it->scale_of = j;
+  int64_t n = channels(it, axis, err);
+  if (n < 0) return RELAYOUT_ERR_FILE;
+  if (!t || strcmp(t->dtype, "F32") || t->rank != 1 || t->shape[0] != n)
+    return cli_fail(err, RELAYOUT_ERR_FILE,
+                    "its scales '%s' are not an F32 tensor of %lld values in "
+                    "the file",
+                    name, (long long)n);
+  it->nscales = n;
+  if (!(it->scales = malloc(sizeof *it->scales * (size_t)n)))
+    return cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  memcpy(it->scales, f->data + t->begin, sizeof *it->scales * (size_t)n);
+  relayout_status s = quantize_side(it, &it->src, b, err);
+  return s ? cli_fail(err, RELAYOUT_ERR_FILE, "its scales '%s': %s", name,
+                      err->message)
+           : RELAYOUT_OK;
+}
+
 /* A restore: the recorded {"from", "to", "shape", "dtype"} of a tensor, in
  * a file of relayout's metadata version `version`. */
 static relayout_status bind_restore(rp_item *it, const char *record,
-                                    int version, relayout_error *err) {
+                                    int version, const st_file *f,
+                                    relayout_error *err) {
   json_error_t je;
   json_t *j = json_loads(record, JSON_REJECT_DUPLICATES, &je);
-  const char *from = NULL, *to = NULL, *dtype = NULL, *from_dtype = NULL;
+  const char *from = NULL, *to = NULL, *dtype = NULL, *from_dtype = NULL,
+             *scale = NULL, *axis = "";
   json_t *shape = NULL;
   relayout_status st = RELAYOUT_ERR_FILE;
   if (!j ||
-      json_unpack(j, "{s:s, s:s, s:o, s:s, s?s}", "from", &from, "to", &to,
-                  "shape", &shape, "dtype", &dtype, "from_dtype",
-                  &from_dtype) ||
-      !json_is_array(shape) || json_array_size(shape) > RELAYOUT_MAX_DIMS) {
-    cli_fail(err, st, "its relayout metadata is not {from, to, shape, dtype}");
+      json_unpack(j, "{s:s, s:s, s:o, s:s, s?s, s?s, s?s}", "from", &from, "to",
+                  &to, "shape", &shape, "dtype", &dtype, "from_dtype",
+                  &from_dtype, "scale", &scale, "axis", &axis) ||
+      !json_is_array(shape) || json_array_size(shape) > RELAYOUT_MAX_DIMS ||
+      strlen(axis) > 1 || (scale && !from_dtype)) {
+    cli_fail(err, st,
+             "its relayout metadata is not {from, to, shape, dtype} (with "
+             "from_dtype, scale and axis where it was quantized)");
     goto done;
   }
   if (strcmp(dtype, it->t->dtype)) {
@@ -108,7 +204,19 @@ static relayout_status bind_restore(rp_item *it, const char *record,
     goto done;
   }
   relayout_dtype ft = it->t->bits;
-  if (from_dtype) {
+  if (scale) {
+    if (!st_dtype_of(&ft, from_dtype) || !cli_float_dtype(ft) ||
+        it->t->bits != RELAYOUT_I8) {
+      cli_fail(err, st,
+               "its relayout metadata quantizes %s to %s, which no rule does",
+               from_dtype, dtype);
+      goto done;
+    }
+    fprintf(stderr,
+            "relayout repack: tensor '%s' was quantized to %s: restored as "
+            "%s, its dequantized values (q * scale)\n",
+            it->t->name, dtype, from_dtype);
+  } else if (from_dtype) {
     if (!st_dtype_of(&ft, from_dtype) || !cli_float_dtype(ft) ||
         !cli_float_dtype(it->t->bits)) {
       cli_fail(err, st,
@@ -143,6 +251,7 @@ static relayout_status bind_restore(rp_item *it, const char *record,
     st = relayout_layout_parse(&b, legacy_text(tbuf, sizeof tbuf, to, version),
                                err);
   if (!st) st = bind(it, a, b, rank, dims, ft, it->t->bits, 1, err);
+  if (!st && scale) st = take_scales(it, f, scale, axis[0], b, err);
   relayout_layout_free(a);
   relayout_layout_free(b);
   if (st) goto done;
@@ -186,6 +295,35 @@ static const char *reserved_key(const st_file *f) {
   return NULL;
 }
 
+/* Repacking, each new scale tensor's name is free; restoring, each scale
+ * tensor a weight takes back is dropped from the output (and is no weight
+ * itself). */
+static relayout_status scale_names(const rp_options *o, const st_file *f,
+                                   rp_item *items, relayout_error *err) {
+  for (int i = 0; i < f->ntensors; i++) {
+    rp_item *it = &items[i];
+    if (o->restore && it->scale_of >= 0) {
+      rp_item *sc = &items[it->scale_of];
+      if (sc->convert || sc->dropped)
+        return cli_fail(err, RELAYOUT_ERR_FILE,
+                        "%s: tensor '%s': its scales '%s' are converted or "
+                        "shared",
+                        f->path, it->t->name, sc->t->name);
+      sc->dropped = 1;
+      sc->out_size = 0;
+    }
+    if (!o->restore && it->scale_name)
+      for (int j = 0; j < f->ntensors; j++)
+        if (!strcmp(f->tensors[j].name, it->scale_name))
+          return cli_fail(err, RELAYOUT_ERR_FILE,
+                          "%s: tensor '%s' would be quantized, its scales "
+                          "stored as '%s', but the file has a tensor of that "
+                          "name",
+                          f->path, it->t->name, it->scale_name);
+  }
+  return RELAYOUT_OK;
+}
+
 static relayout_status bind_all(rp_options *o, const st_file *f, rp_item *items,
                                 relayout_error *err) {
   int had = 0, version = 0, mark = repacked(f, &had, &version);
@@ -224,6 +362,7 @@ static relayout_status bind_all(rp_options *o, const st_file *f, rp_item *items,
     rp_item *it = &items[i];
     it->t = &f->tensors[i];
     it->rule = -1;
+    it->scale_of = -1;
     relayout_status s = RELAYOUT_OK;
     char what[300];
     if (o->restore) {
@@ -232,7 +371,7 @@ static relayout_status bind_all(rp_options *o, const st_file *f, rp_item *items,
       free(key);
       if (!key) s = cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
       /* a record that does not bind is the file's fault, not the user's */
-      if (rec && bind_restore(it, json_string_value(rec), version, err))
+      if (rec && bind_restore(it, json_string_value(rec), version, f, err))
         s = RELAYOUT_ERR_FILE;
       snprintf(what, sizeof what, "restore");
     } else {
@@ -241,7 +380,7 @@ static relayout_status bind_all(rp_options *o, const st_file *f, rp_item *items,
       it->rule = n ? rp_rule_match(o->rules, o->nrules, it->t) : -1;
       if (it->rule >= 0) {
         o->rules[it->rule].selected++;
-        s = bind_rule(it, &o->rules[it->rule], err);
+        s = bind_rule(it, &o->rules[it->rule], f->data + it->t->begin, err);
       }
       snprintf(what, sizeof what, "rule '%s'",
                it->rule >= 0 ? o->rules[it->rule].text : "");
@@ -256,7 +395,7 @@ static relayout_status bind_all(rp_options *o, const st_file *f, rp_item *items,
       memcpy(it->out_shape, it->t->shape, sizeof it->t->shape);
     }
   }
-  return RELAYOUT_OK;
+  return scale_names(o, f, items, err);
 }
 
 /* Sets m[key] to value written as JSON text (metadata holds strings only);
@@ -298,10 +437,12 @@ static json_t *new_metadata(const rp_options *o, const st_file *f,
     const rp_item *it = &items[i];
     if (!it->convert) continue;
     int cast = strcmp(it->out_dtype, it->t->dtype) != 0;
-    json_t *rec =
-        json_pack("{s:s, s:s, s:o, s:s, s:s*}", "from", it->from, "to", it->to,
-                  "shape", st_shape(it->t->rank, it->t->shape), "dtype",
-                  it->out_dtype, "from_dtype", cast ? it->t->dtype : NULL);
+    char axis[2] = {it->axis, 0};
+    json_t *rec = json_pack(
+        "{s:s, s:s, s:o, s:s, s:s*, s:s*, s:s*}", "from", it->from, "to",
+        it->to, "shape", st_shape(it->t->rank, it->t->shape), "dtype",
+        it->out_dtype, "from_dtype", cast ? it->t->dtype : NULL, "scale",
+        it->scale_name, "axis", it->scale_name ? axis : NULL);
     char *key = record_key(it->t->name);
     if (key)
       set_dumped(m, key, rec);
@@ -321,11 +462,17 @@ static json_t *new_header(const rp_options *o, const st_file *f,
   uint64_t at = 0;
   for (int i = 0; i < f->ntensors; i++) {
     rp_item *it = &items[i];
+    if (it->dropped) continue;
     it->out_at = at;
     at += it->out_size;
     json_object_set_new(entries, it->t->name,
                         st_entry(it->convert ? it->out_dtype : it->t->dtype,
                                  it->out_rank, it->out_shape, it->out_at, at));
+    if (o->restore || !it->scale_name) continue;
+    it->scale_at = at;
+    at += sizeof(float) * (uint64_t)it->nscales;
+    json_object_set_new(entries, it->scale_name,
+                        st_entry("F32", 1, &it->nscales, it->scale_at, at));
   }
   int failed = 0;
   json_t *meta = new_metadata(o, f, items, &failed);
@@ -335,9 +482,15 @@ static json_t *new_header(const rp_options *o, const st_file *f,
   json_object_foreach(f->header, k, v) {
     if (!strcmp(k, "__metadata__")) {
       if (meta) json_object_set(h, k, meta);
-    } else {
-      json_object_set(h, k, json_object_get(entries, k));
+      continue;
     }
+    const rp_item *it = items;
+    while (strcmp(it->t->name, k)) it++;
+    if (it->dropped) continue;
+    json_object_set(h, k, json_object_get(entries, k));
+    if (!o->restore && it->scale_name) /* its scales after it */
+      json_object_set(h, it->scale_name,
+                      json_object_get(entries, it->scale_name));
   }
   json_decref(meta);
   json_decref(entries);
@@ -364,6 +517,11 @@ static shape_text format_shape(int rank, const int64_t *shape) {
 
 static void print_item(const rp_item *it, const rp_options *o) {
   shape_text in = format_shape(it->t->rank, it->t->shape);
+  if (it->dropped) {
+    printf("  %-40s %-5s %-16s scales, taken back\n", it->t->name, it->t->dtype,
+           in.s);
+    return;
+  }
   if (!it->convert) {
     printf("  %-40s %-5s %-16s copied\n", it->t->name, it->t->dtype, in.s);
     return;
@@ -379,6 +537,9 @@ static void print_item(const rp_item *it, const rp_options *o) {
          (unsigned long long)(it->t->end - it->t->begin),
          (unsigned long long)it->out_size);
   if (it->rule >= 0) printf("  (rule %d)", it->rule + 1);
+  if (it->scale_name && !o->restore)
+    printf("  scales %s: %lld%s%s", it->scale_name, (long long)it->nscales,
+           it->axis ? " along " : "", it->axis ? (char[]){it->axis, 0} : "");
   putchar('\n');
 }
 
@@ -396,7 +557,12 @@ static void record(rp_options *o, const rp_item *it, const char *label,
                 "bytes_in", (json_int_t)(it->t->end - it->t->begin),
                 "bytes_out", (json_int_t)it->out_size);
   if (it->convert) o->report.converted++;
-  if (job) {
+  if (it->scale_name && !o->restore)
+    json_object_set_new(t, "scale", json_string(it->scale_name));
+  if (it->dropped) {
+    o->report.taken_back++;
+    json_object_set_new(t, "family", json_string("scales, taken back"));
+  } else if (job) {
     json_object_set_new(t, "device",
                         json_string(relayout_engine_device(o->engine)));
     json_object_set_new(t, "family", json_string(job->where));
@@ -421,6 +587,17 @@ static relayout_status write_out(rp_options *o, const st_file *f,
   int njobs = 0;
   for (int i = 0; i < f->ntensors && !s; i++) {
     rp_item *it = &items[i];
+    if (it->dropped) {
+      rp_report_progress(&o->report, it->t->end - it->t->begin, 0, 1);
+      continue;
+    }
+    size_t scale_bytes = sizeof(float) * (size_t)it->nscales;
+    if (!o->restore && it->scale_name) {
+      if ((s = cli_out_write(out, it->scales, scale_bytes,
+                             head_len + it->scale_at, 1, err)))
+        return s;
+      rp_report_progress(&o->report, 0, scale_bytes, 0);
+    }
     if (it->convert) {
       int bits = relayout_dtype_bits(relayout_desc_dtype(&it->src));
       jobs[njobs++] = (pl_job){.plan = it->plan,
@@ -457,9 +634,20 @@ static relayout_status make_plans(rp_options *o, const st_file *f,
   return RELAYOUT_OK;
 }
 
+/* The shard index's weight_map after this file: its new scale tensors
+ * added, those taken back removed. */
+static void update_map(json_t *map, const rp_options *o, const st_file *f,
+                       const rp_item *items, const char *label) {
+  for (int i = 0; map && i < f->ntensors; i++) {
+    if (!o->restore && items[i].scale_name)
+      json_object_set_new(map, items[i].scale_name, json_string(label));
+    if (items[i].dropped) json_object_del(map, items[i].t->name);
+  }
+}
+
 relayout_status rp_file(rp_options *o, const char *in, cli_out *out,
                         const char *label, uint64_t *out_bytes,
-                        relayout_error *err) {
+                        json_t *weight_map, relayout_error *err) {
   st_file f;
   relayout_status s = st_open(&f, in, err);
   if (s) return s;
@@ -473,9 +661,12 @@ relayout_status rp_file(rp_options *o, const char *in, cli_out *out,
   if ((s = bind_all(o, &f, items, err))) goto done;
   *out_bytes = 0;
   for (int i = 0; i < f.ntensors; i++) {
-    *out_bytes += items[i].out_size;
+    uint64_t scales =
+        o->restore ? 0 : sizeof(float) * (uint64_t)items[i].nscales;
+    *out_bytes += items[i].out_size + scales;
     rp_report_add_work(
-        &o->report, items[i].t->end - items[i].t->begin + items[i].out_size, 1);
+        &o->report,
+        items[i].t->end - items[i].t->begin + items[i].out_size + scales, 1);
   }
   if (o->dry_run) {
     if (!o->json) printf("%s: %d tensors\n", label, f.ntensors);
@@ -499,9 +690,13 @@ relayout_status rp_file(rp_options *o, const char *in, cli_out *out,
     s = cli_out_commit(out, err);
   for (int i = 0, j = 0; i < f.ntensors && !s; i++)
     record(o, &items[i], label, items[i].convert ? &jobs[j++] : NULL);
+  if (!s) update_map(weight_map, o, &f, items, label);
 done:
-  for (int i = 0; items && i < f.ntensors; i++)
+  for (int i = 0; items && i < f.ntensors; i++) {
     relayout_plan_free(items[i].plan);
+    free(items[i].scales);
+    free(items[i].scale_name);
+  }
   json_decref(header);
   free(jobs);
   free(items);

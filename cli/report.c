@@ -50,10 +50,15 @@ void rp_report_finish(rp_report *r, int ok, const rp_options *o, const char *in,
   }
   if (!ok) return;
   if (!r->tty && !o->dry_run && out) {
+    char taken[48] = "";
+    if (r->taken_back)
+      snprintf(taken, sizeof taken, ", %d scale tensors taken back",
+               r->taken_back);
     fprintf(stderr,
-            "relayout repack: %d tensors (%d converted, %d copied) into %s: "
+            "relayout repack: %d tensors (%d converted, %d copied%s) into %s: "
             "%.2f GB read and written in %.2f s, %.2f GB/s\n",
-            r->done_tensors, r->converted, r->done_tensors - r->converted, out,
+            r->done_tensors, r->converted,
+            r->done_tensors - r->converted - r->taken_back, taken, out,
             (double)(r->read_bytes + r->written_bytes) / 1e9, secs, gbps);
   }
   json_t *unused = json_array();

@@ -1,4 +1,4 @@
-/* rules.c - repack rules: GLOB[:Nd][:FROM]=TO[:DTYPE] */
+/* rules.c - repack rules: GLOB[:Nd][:FROM]=TO[:DTYPE[:per-channel=X]] */
 #include "cli.h"
 #include "repack.h"
 
@@ -31,8 +31,10 @@ static int rank_part(const char *p, size_t len) {
 
 static int bad(const char *text, const char *why) {
   return cli_error(EXIT_USAGE, "repack",
-                   "--rule '%s': %s (expected GLOB[:Nd][:FROM]=TO[:DTYPE], "
-                   "e.g. '*.weight:4d=FRACTAL_Z' or '*:2d=FRACTAL_NZ:f16')",
+                   "--rule '%s': %s (expected "
+                   "GLOB[:Nd][:FROM]=TO[:DTYPE[:per-channel=X]], e.g. "
+                   "'*.weight:4d=FRACTAL_Z', '*:2d=FRACTAL_NZ:f16' or "
+                   "'*.weight:4d=FRACTAL_Z:i8:per-channel=N')",
                    text, why);
 }
 
@@ -70,18 +72,31 @@ int rp_rule_parse(rp_rule *r, const char *text) {
   }
   relayout_error e;
   char to[256];
-  const char *colon = strrchr(eq + 1, ':');
-  size_t to_len = strlen(eq + 1);
-  if (colon && !relayout_dtype_from_name(&r->dtype, colon + 1, &e)) {
-    if (!cli_float_dtype(r->dtype))
-      return bad(text, "repack casts to f16, bf16, f32 or f64 (quantizing "
-                       "rules are to come)");
-    r->cast = 1;
-    to_len = (size_t)(colon - (eq + 1));
+  if (strlen(eq + 1) >= sizeof to)
+    return bad(text, "the target layout is too long");
+  strcpy(to, eq + 1);
+  /* from the right: per-channel=X, then a DTYPE, each after a ':' */
+  char *colon = strrchr(to, ':');
+  static const char per[] = "per-channel=";
+  if (colon && !strncmp(colon + 1, per, sizeof per - 1)) {
+    const char *x = colon + sizeof per; /* past ":per-channel=" */
+    if (!x[0] || x[1] || !isalnum((unsigned char)x[0]))
+      return bad(text, "per-channel= takes one logical dim: a letter, or an "
+                       "ND dim's index");
+    r->axis = (char)toupper((unsigned char)x[0]);
+    *colon = 0;
+    colon = strrchr(to, ':');
   }
-  if (to_len >= sizeof to) return bad(text, "the target layout is too long");
-  memcpy(to, eq + 1, to_len);
-  to[to_len] = 0;
+  if (colon && !relayout_dtype_from_name(&r->dtype, colon + 1, &e)) {
+    if (!cli_float_dtype(r->dtype) && r->dtype != RELAYOUT_I8)
+      return bad(text, "repack casts to f16, bf16, f32 or f64, or quantizes "
+                       "to i8 (symmetric scales, stored beside the weight)");
+    r->cast = 1;
+    *colon = 0;
+  }
+  if (r->axis && !(r->cast && r->dtype == RELAYOUT_I8))
+    return bad(text, "per-channel= follows the DTYPE of a quantizing rule "
+                     "(i8)");
   if (relayout_layout_parse(&r->from, *from ? from : "ND", &e) ||
       relayout_layout_parse(&r->to, to, &e)) {
     rp_rule_free(r);

@@ -102,6 +102,8 @@ static relayout_status write_shards(rp_options *o, const char *in,
                                     const json_t *idx, const shard_list *l,
                                     relayout_error *err) {
   uint64_t total = 0;
+  json_t *index = json_deep_copy(idx);
+  if (!index) return cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
   for (int k = 0; k < l->count; k++) {
     char *src = join(in, l->names[k]);
     char *dst = tmp ? join(tmp, l->names[k]) : NULL;
@@ -115,16 +117,22 @@ static relayout_status write_shards(rp_options *o, const char *in,
                             : RELAYOUT_OK;
     if (!s) {
       if (dst) file.path = shown;
-      s = rp_file(o, src, dst ? &file : NULL, l->names[k], &bytes, err);
+      s = rp_file(o, src, dst ? &file : NULL, l->names[k], &bytes,
+                  json_object_get(index, "weight_map"), err);
     }
     free(src);
     free(dst);
     free(shown);
-    if (s) return s;
+    if (s) {
+      json_decref(index);
+      return s;
+    }
     total += bytes;
   }
-  if (!tmp) return RELAYOUT_OK;
-  json_t *index = json_deep_copy(idx);
+  if (!tmp) {
+    json_decref(index);
+    return RELAYOUT_OK;
+  }
   json_t *meta = json_object_get(index, "metadata");
   if (!json_is_object(meta)) {
     meta = json_object();

@@ -133,6 +133,7 @@ done:
   free(want);
   free(cand);
   free(x.file);
+  free(x.keep);
   relayout_layout_free(a);
   relayout_layout_free(b);
   return rc;

@@ -307,6 +307,41 @@ RELAYOUT_API relayout_status relayout_desc_retype(relayout_desc *d,
                                                   relayout_dtype dtype,
                                                   const relayout_quant *quant,
                                                   relayout_error *err);
+/** Per-channel quantization (docs/CASTS.md): the element q whose
+ *  coordinate along logical dim `dim` is c stands for the value
+ *  (q - zero_points[c]) * scales[c]. */
+typedef struct relayout_quant_channels {
+  char dim;                   /**< the logical dim's letter ('0'+i: ND) */
+  int64_t count;              /**< the arrays' length: that dim's extent */
+  const float *scales;        /**< each positive and finite */
+  const int32_t *zero_points; /**< each in the dtype's range; NULL: all 0 */
+} relayout_quant_channels;
+
+/**
+ * Gives an integer descriptor (i8, u8, i4, u4) a quantization per channel
+ * along one logical dim, in place of its per-tensor one. d keeps the
+ * arrays' addresses, not copies: they must stay unchanged while d, its
+ * copies and the conversions made from them are in use (a plan copies them
+ * when it is made). A cast quantizes into such a destination or
+ * dequantizes from such a source; its padding is the integer 0 (the
+ * channel dim's own padding has no channel). Errors name a wrong dim or
+ * length and the first bad scale or zero point by index.
+ */
+RELAYOUT_API relayout_status relayout_desc_quantize_channels(
+    relayout_desc *d, const relayout_quant_channels *q, relayout_error *err);
+/**
+ * Symmetric quantization scales of the float tensor buf (of layout src) for
+ * the signed type `to` (i8 or i4), zero point 0: per channel along logical
+ * dim `dim` (count scales, its extent), or for the whole tensor (dim 0,
+ * count 1). Each is the largest finite |x| of its channel divided by the
+ * type's largest value (127, 7), in f64, rounded once to f32 (at least the
+ * smallest positive f32); a channel without a nonzero finite value has
+ * scale 1. NaNs and infinities do not count (they quantize to 0 and
+ * saturate).
+ */
+RELAYOUT_API relayout_status relayout_symmetric_scales(
+    float *scales, int64_t count, const relayout_desc *src, const void *buf,
+    size_t size, char dim, relayout_dtype to, relayout_error *err);
 /**
  * Re-strides a compact descriptor column-major, its first physical axis
  * fastest: the layout of a Fortran-order array of the same physical shape

@@ -13,6 +13,7 @@
 #include <CL/cl.h>
 
 #include "relayout.h"
+#include "relayout_preprocess.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,6 +46,19 @@ RELAYOUT_API cl_context relayout_engine_context(const relayout_engine *engine);
  * options asked for copies.
  */
 RELAYOUT_API int relayout_engine_host_memory(const relayout_engine *engine);
+
+/**
+ * Enqueues a preprocessing plan: reads its N frames from byte
+ * frames_offset of `frames`, writes the output from byte dst_offset of dst
+ * (a multiple of its element size), after the events in wait; *done (if
+ * not NULL) receives an event the caller releases. Buffers must belong to
+ * the engine's context and be large enough (checked). A plan that runs on
+ * the reference cannot enqueue: RELAYOUT_ERR_UNSUPPORTED.
+ */
+RELAYOUT_API relayout_status relayout_preprocess_enqueue(
+    relayout_preprocess_plan *p, cl_mem dst, size_t dst_offset, cl_mem frames,
+    size_t frames_offset, cl_uint nwait, const cl_event *wait, cl_event *done,
+    relayout_error *err);
 
 /**
  * Enqueues a plan: reads src from byte src_offset, writes dst from byte

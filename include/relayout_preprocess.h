@@ -84,6 +84,33 @@ relayout_preprocess_ref(const relayout_aipp *aipp, const relayout_desc *dst,
                         void *dst_buf, size_t dst_size, const void *frames,
                         size_t frames_size, relayout_error *err);
 
+/** A preprocessing plan: a configuration into an output on an engine, its
+ *  kernel built once, run on batch after batch of frames. */
+typedef struct relayout_preprocess_plan relayout_preprocess_plan;
+
+/**
+ * Makes a plan for the configuration (checked) into dst, as
+ * relayout_preprocess_ref takes them (dst's N: the frames of a run). Its
+ * kernel is built now, or taken from the engine's caches: every output
+ * element computed where its frame lies (NV12's two planes as they are)
+ * and written once, the same bits as the reference. Where the device
+ * cannot run it (a 4-bit or per-channel output, the reference engine, a
+ * build that failed) the plan runs on the reference and its note says why.
+ */
+RELAYOUT_API relayout_status relayout_preprocess_plan_create(
+    relayout_preprocess_plan **out, relayout_engine *engine,
+    const relayout_aipp *aipp, const relayout_desc *dst, relayout_error *err);
+RELAYOUT_API void relayout_preprocess_plan_free(relayout_preprocess_plan *p);
+/** Runs a plan on host arrays: dst's N frames, back to back in `frames`,
+ *  into dst_buf (nothing written unless the sizes check). */
+RELAYOUT_API relayout_status relayout_preprocess_run(
+    relayout_preprocess_plan *p, void *dst_buf, size_t dst_size,
+    const void *frames, size_t frames_size, relayout_error *err);
+/** Why the plan runs on the reference, or why its last run fell back to
+ *  it; "" when neither. */
+RELAYOUT_API const char *
+relayout_preprocess_note(const relayout_preprocess_plan *p);
+
 #ifdef __cplusplus
 }
 #endif

@@ -127,6 +127,23 @@ static uint rl_f16_of_f32(uint u) {
 #define RL_FAST(u) rl_bf16_of_f32(rl_f32_of_f16(u))
 #endif
 
+#if defined(RL_CPU) && defined(cl_khr_fp64) && RL_CS_M && !RL_CD_M
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+/* Quantizing on a CPU device, which divides in fp64 at vector speed: the
+ * reference's own arithmetic (an f32 value over an f32 scale, divided in
+ * f64 and rounded half to even), so the same bits. f16 and bf16 widen to
+ * f32 exactly first. */
+static ulong rl_quantize_f64(ulong x, long ds, long dz) {
+  uint u = RL_CS_M == 10  ? rl_f32_of_f16((uint)x)
+           : RL_CS_M == 7 ? rl_f32_of_bf16((uint)x)
+                          : (uint)x;
+  float f = as_float(u);
+  if (isnan(f)) return (ulong)dz;
+  double q = rint((double)f / (double)as_float((uint)ds)) + (double)dz;
+  return (ulong)(long)clamp(q, (double)RL_CD_LO, (double)RL_CD_HI);
+}
+#endif
+
 /* A source element's bits to the destination's, with the source's scale
  * bits and zero point (ss, sz) and the destination's (ds, dz). */
 static ulong rl_cast(ulong x, long ss, long sz, long ds, long dz) {
@@ -145,6 +162,8 @@ static ulong rl_cast(ulong x, long ss, long sz, long ds, long dz) {
                                : u.m >> (RL_CS_M - RL_CD_M));
   if (u.kind == 1) return top;
   return rl_round(u.sign, u.m, u.e, RL_CD_M, RL_CD_E);
+#elif defined(RL_CPU) && defined(cl_khr_fp64) /* quantize, as below */
+  return rl_quantize_f64(x, ds, dz);
 #else /* quantize; NaN to the zero point */
   long q = u.kind == 2   ? 0
            : u.kind == 1 ? 1024
@@ -164,6 +183,22 @@ static ulong rl_cast(ulong x, long ss, long sz, long ds, long dz) {
 #endif
 #endif
 }
+
+#ifdef RL_QC
+/* Per channel (RL_QC 1: the destination's quantization, 2: the source's):
+ * channel c's scale bits and zero point are qc[2c] and qc[2c + 1], in the
+ * kernel's last argument; rl_chan(o), generated, is o's channel. */
+#define RL_QC_ARG , __global const long *restrict qc
+static ulong rl_cast_at(ulong x, __global const long *restrict qc, long c) {
+#if RL_QC == 1
+  return rl_cast(x, RL_Q_SS, RL_Q_SZ, qc[2 * c], qc[2 * c + 1]);
+#else
+  return rl_cast(x, qc[2 * c], qc[2 * c + 1], RL_Q_DS, RL_Q_DZ);
+#endif
+}
+#define RL_TRANSFORM_AT(x, o)                                                  \
+  ((RL_T)rl_cast_at((ulong)(x), qc, (long)rl_chan(o)))
+#endif
 
 #ifdef RL_Q_PAD
 #define RL_TRANSFORM(x)                                                        \

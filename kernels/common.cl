@@ -16,5 +16,18 @@
  * 4-bit types).
  */
 
+/* A per-channel cast's table argument and its per-element hook (at
+ * destination offset o), where kernels/cast.cl has not defined them. */
+#ifndef RL_QC_ARG
+#define RL_QC_ARG
+#define RL_TRANSFORM_AT(x, o) RL_TRANSFORM(x)
+#endif
+/* Source element s: a nibble, low first, where the source is 4-bit. */
+#ifdef RL_SRC_NIBBLES
+#define RL_SRC(p, s) (((p)[(s) >> 1] >> (((s) & 1) * 4)) & 0xF)
+#else
+#define RL_SRC(p, s) ((p)[s])
+#endif
+
 #define RL_CAT_(a, b) a##b
 #define RL_CAT(a, b) RL_CAT_(a, b)

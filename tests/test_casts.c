@@ -5,12 +5,14 @@
  * between named formats and random grammar layouts at odd extents, on
  * sources sprinkled with the values casts get wrong (NaNs, infinities,
  * signed zeros, subnormals, the largest finite values): the device's output,
- * written over a poisoned buffer, equals the reference's. Casts to and from
- * 4-bit types run on the reference and say so. The cases take turns on two
- * engines: the generic kernels and the specialised ones (stage boxes and
- * gathers, on either kind of device).
+ * written over a poisoned buffer, equals the reference's. The cases take
+ * turns on two engines: the generic kernels and the specialised ones (stage
+ * boxes and gathers, on either kind of device; casts to and from 4-bit
+ * types and casts per channel are gathers only, and the generic engine
+ * leaves them to the reference, saying so).
  * Then a batch mixing casts and moves, a cast between OpenCL buffers at
- * offsets, a quantized destination's padding (its zero point), and the
+ * offsets, a quantized destination's padding (its zero point), casts
+ * per channel (quantizing and dequantizing, in slabs too), and the
  * refusals. The device is RELAYOUT_TEST_DEVICE, else "cpu". The values
  * themselves are checked against numpy by test_casts.py.
  */
@@ -22,8 +24,6 @@
 
 enum { GENERIC, SPECIALISED, ENGINES };
 static relayout_engine *engines[ENGINES];
-static const char *const engine_names[ENGINES] = {"the generic kernels",
-                                                  "the specialised kernels"};
 static int stages; /* casts run through a stage box */
 
 typedef struct cast_pair {
@@ -93,11 +93,27 @@ static void fill(unsigned char *p, int64_t bytes, relayout_dtype t) {
   }
 }
 
+/* Random per-channel quantization arrays of n channels for dtype t. */
+static void random_channels(float *scales, int32_t *zps, int64_t n,
+                            relayout_dtype t) {
+  for (int64_t c = 0; c < n; c++) {
+    relayout_quant q = random_quant(t);
+    scales[c] = q.scale * (float)(1 + c % 3);
+    zps[c] = q.zero_point;
+  }
+}
+
+enum { PER_TENSOR = -2, ANY_DIM = -1 };
+
 /* from -> to with the pair's dtypes and random quantizations, on engine
- * `on` and on the reference; 0 when the pair does not bind or is over
- * 1 MiB. */
+ * `on` (generic: the generic kernels') and on the reference, over poisoned
+ * buffers. With `channel` a dim (ANY_DIM: a random one), the integer side
+ * is quantized per channel along it: the specialised kernels run it as a
+ * gather, the generic ones have no such form and leave it to the reference,
+ * saying so. 0 when the pair does not bind or is over 1 MiB. */
 static int one_cast(const char *from, const char *to, cast_pair c,
-                    const int64_t *ext, int on) {
+                    const int64_t *ext, relayout_engine *on, int generic,
+                    int channel) {
   relayout_layout *a = NULL, *b = NULL;
   relayout_desc s, d;
   relayout_error err;
@@ -109,6 +125,19 @@ static int one_cast(const char *from, const char *to, cast_pair c,
   if (ok && is_int(c.s)) CHECK_OK(relayout_desc_retype(&s, a, c.s, &sq, &e_));
   /* (a layout's alignment may not hold whole elements of the other dtype) */
   ok = ok && !relayout_desc_retype(&d, b, c.d, is_int(c.d) ? &dq : NULL, &err);
+  char names[RELAYOUT_MAX_DIMS];
+  int64_t extents[RELAYOUT_MAX_DIMS];
+  float scales[64];
+  int32_t zps[64];
+  if (channel != PER_TENSOR) {
+    if (channel == ANY_DIM) channel = (int)(rng_next() % 4);
+    relayout_desc_dims(&s, names, extents);
+    random_channels(scales, zps, extents[channel], is_int(c.d) ? c.d : c.s);
+    relayout_quant_channels qc = {names[channel], extents[channel], scales,
+                                  rng_next() % 3 ? zps : NULL};
+    ok = ok &&
+         !relayout_desc_quantize_channels(is_int(c.d) ? &d : &s, &qc, &err);
+  }
   int64_t sb = 0, db = 0;
   relayout_desc_size_bytes(&sb, &s, NULL);
   relayout_desc_size_bytes(&db, &d, NULL);
@@ -124,26 +153,32 @@ static int one_cast(const char *from, const char *to, cast_pair c,
   CHECK_OK(
       relayout_convert_ref(&d, want.data, want.size, &s, in, (size_t)sb, &e_));
   relayout_plan *p = NULL;
-  CHECK_OK(relayout_plan_create(&p, engines[on], &d, &s, &e_));
+  CHECK_OK(relayout_plan_create(&p, on, &d, &s, &e_));
+  float kept = scales[0];
+  if (channel != PER_TENSOR) scales[0] = -1; /* the plan keeps its own copy */
   const char *kernel = relayout_plan_kernel(p),
-             *family = relayout_plan_family(p);
+             *family = relayout_plan_family(p), *note = relayout_plan_note(p);
   int nibbles = is_nibble(c.s) || is_nibble(c.d);
-  CHECK(nibbles ? !strcmp(kernel, "reference") &&
-                      strstr(relayout_plan_note(p), "4-bit")
-        : on == GENERIC
-            ? !strcmp(kernel, "generic")
-            : !strcmp(kernel, "specialised") &&
-                  (!strcmp(family, "gather") || !strcmp(family, "stage")),
-        "%s %s -> %s %s on %s: runs on %s %s (%s)", from,
+  CHECK(nibbles || channel != PER_TENSOR
+            ? (generic ? !strcmp(kernel, "reference") &&
+                             strstr(note, nibbles ? "4-bit" : "per-channel")
+                       : !strcmp(kernel, "specialised") &&
+                             !strcmp(family, "gather"))
+        : generic ? !strcmp(kernel, "generic")
+                  : !strcmp(kernel, "specialised") &&
+                        (!strcmp(family, "gather") || !strcmp(family, "stage")),
+        "%s %s -> %s %s%s on the %s kernels: runs on %s %s (%s)", from,
         relayout_dtype_name(c.s), to, relayout_dtype_name(c.d),
-        engine_names[on], kernel, family, relayout_plan_note(p));
+        channel != PER_TENSOR ? " per channel" : "",
+        generic ? "generic" : "specialised", kernel, family, note);
   stages += !strcmp(family, "stage");
   CHECK_OK(relayout_plan_run(p, got.data, got.size, in, (size_t)sb, &e_));
+  scales[0] = kept;
   CHECK(!memcmp(got.data, want.data, (size_t)db),
-        "%s %s -> %s %s (%lldx%lldx%lldx%lld): equals the reference", from,
+        "%s %s -> %s %s (%lldx%lldx%lldx%lld)%s: equals the reference", from,
         relayout_dtype_name(c.s), to, relayout_dtype_name(c.d),
         (long long)ext[0], (long long)ext[1], (long long)ext[2],
-        (long long)ext[3]);
+        (long long)ext[3], channel != PER_TENSOR ? " per channel" : "");
   relayout_plan_free(p);
   guarded_free(&want);
   guarded_free(&got);
@@ -176,7 +211,8 @@ static void every_pair(void) {
      * (FRACTAL_Z has no 64-bit form) */
     int f = 0;
     while (f < 8 && !one_cast(named[(i + f) % 8][0], named[(i + f) % 8][1],
-                              pairs[i], ext, i % ENGINES))
+                              pairs[i], ext, engines[i % ENGINES],
+                              i % ENGINES == GENERIC, PER_TENSOR))
       f++;
     run += f < 8;
     if (f == 8)
@@ -187,7 +223,9 @@ static void every_pair(void) {
       random_layout(a, sizeof a);
       random_layout(b, sizeof b);
       pick_extents(ext);
-      if (one_cast(a, b, pairs[i], ext, (i + 1) % ENGINES)) {
+      int on = (i + 1) % ENGINES;
+      if (one_cast(a, b, pairs[i], ext, engines[on], on == GENERIC,
+                   PER_TENSOR)) {
         run++;
         break;
       }
@@ -341,6 +379,51 @@ static void buffers(void) {
   relayout_layout_free(b);
 }
 
+/* Per-channel quantizing and dequantizing pairs between named formats and
+ * random layouts, on the specialised kernels, the generic engine and an
+ * engine that runs large tensors in slabs. */
+static void per_channel(void) {
+  static const cast_pair qpairs[] = {
+      {F32, I8}, {F16, U8},  {BF16, I8}, {F32, U8}, {I8, F32},
+      {U8, F16}, {I8, BF16}, {U8, F64},  {F32, I4}, {U4, F16}};
+  static const char *const named[][2] = {
+      {"NCHW", "FRACTAL_Z"}, {"NCHW", "NC1HWC0"},   {"NHWC", "NCHW"},
+      {"NCHW", "NCHW4"},     {"FRACTAL_Z", "NCHW"}, {"NC1HWC0", "NHWC"}};
+  relayout_engine_options o = {.size = sizeof o,
+                               .device = getenv("RELAYOUT_TEST_DEVICE")
+                                             ? getenv("RELAYOUT_TEST_DEVICE")
+                                             : "cpu",
+                               .kernels = RELAYOUT_KERNELS_SPECIALISED,
+                               .max_alloc = 8192};
+  relayout_engine *slabs = NULL;
+  CHECK_OK(relayout_engine_create(&slabs, &o, &e_));
+  int run = 0, tries = 0;
+  for (int i = 0; i < (int)(sizeof qpairs / sizeof qpairs[0]); i++)
+    for (int k = 0; k < 6; k++, tries++) {
+      int64_t ext[4];
+      char a[96], b[96];
+      pick_extents(ext);
+      int which = (i + k) % 3;
+      relayout_engine *on = which == 0   ? engines[SPECIALISED]
+                            : which == 1 ? engines[GENERIC]
+                                         : slabs;
+      if (k % 2) {
+        random_layout(a, sizeof a);
+        random_layout(b, sizeof b);
+      } else {
+        snprintf(a, sizeof a, "%s", named[(i + k) % 6][0]);
+        snprintf(b, sizeof b, "%s", named[(i + k) % 6][1]);
+      }
+      run += one_cast(a, b, qpairs[i], ext, on, which == 1, ANY_DIM);
+    }
+  /* slabs along N, per channel along N: each slab its own channels */
+  run += one_cast("NCHW", "NHWC", qpairs[0], (const int64_t[]){33, 17, 5, 7},
+                  slabs, 0, 0);
+  CHECK(run >= tries / 2, "ran %d of %d per-channel casts", run, tries + 1);
+  printf("%d per-channel casts\n", run);
+  relayout_engine_free(slabs);
+}
+
 /* Casts without a meaning, and quantizations out of range, refused with a
  * message naming them. */
 static void refusals(void) {
@@ -381,6 +464,29 @@ static void refusals(void) {
   CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "keep the scale",
               relayout_convert_ref(&x, &q, 0, &u8, &q, 0, &e_));
   CHECK(p == NULL, "no plan made");
+  float scales[3] = {0.5f, 1, 2};
+  int32_t zps[3] = {0, 300, 0};
+  relayout_quant_channels qc = {'C', 3, scales, NULL};
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "3 scales for an extent of 2",
+              relayout_desc_quantize_channels(&x, &qc, &e_));
+  qc = (relayout_quant_channels){'Z', 2, scales, zps};
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "along Z: the layout has no such",
+              relayout_desc_quantize_channels(&x, &qc, &e_));
+  qc = (relayout_quant_channels){'H', 3, scales, zps};
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "zero point 1 is 300, outside i8's",
+              relayout_desc_quantize_channels(&x, &qc, &e_));
+  scales[2] = (float)INFINITY;
+  qc.zero_points = NULL;
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "scale 2 is inf",
+              relayout_desc_quantize_channels(&x, &qc, &e_));
+  scales[2] = 2;
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "f32 takes no quantization",
+              relayout_desc_quantize_channels(&s, &qc, &e_));
+  CHECK_OK(relayout_desc_quantize_channels(&x, &qc, &e_));
+  CHECK_OK(relayout_desc_retype(&u8, l, U8, NULL, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "integer casts take per-tensor",
+              relayout_plan_create(&p, engine, &u8, &x, &e_));
+  CHECK(p == NULL, "no plan made");
   relayout_layout_free(l);
 }
 
@@ -398,6 +504,7 @@ int main(void) {
   batch();
   buffers();
   padding();
+  per_channel();
   refusals();
   for (int i = 0; i < ENGINES; i++) relayout_engine_free(engines[i]);
   return check_summary();

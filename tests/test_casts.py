@@ -6,8 +6,9 @@ against exact rational rounding (fractions), on the values where casts go
 wrong: every f16 value, its f32 and f64 neighbours and the midpoints between
 f16 values (ties), the largest finite values and the overflow edge,
 subnormals, signed zeros, infinities, NaN payloads, random bit patterns.
-Every conversion also runs on the CPU device (--device cpu, the kernels'
-integer arithmetic), whose bytes must equal the reference's.
+Every conversion also runs on the CPU device (--device cpu, its own
+specialised kernel: integer arithmetic, or for quantizing, fp64 where the
+device has it), whose bytes must equal the reference's.
 usage: test_casts.py PATH/TO/relayout
 """
 import subprocess
@@ -41,10 +42,11 @@ def run(src, sdt, ddt, n, extra=(), layouts=("ND", "ND"), shape=None):
         cmd = [RELAYOUT, "convert", "--from", layouts[0], "--to", layouts[1],
                "--shape", shape or str(n), "--dtype", sdt, "--to-dtype", ddt,
                "--device", device, *extra, str(TMP / "in"), str(out)]
+        if device == "cpu":  # its own kernel, not the generic one meanwhile
+            cmd.insert(-2, "--wait-compile")
         r = subprocess.run(cmd, capture_output=True, text=True)
         check(r.returncode == 0, f"{' '.join(cmd)}: {r.stderr.strip()}")
-        fallback = device == "cpu" and bool({sdt, ddt} & {"i4", "u4"})
-        check(fallback == ("reference" in r.stderr),
+        check("reference" not in r.stderr,
               f"{sdt} -> {ddt} on {device}: note '{r.stderr.strip()}'")
         outs.append(out.read_bytes() if out.exists() else b"")
     check(outs[0] == outs[1], f"{sdt} -> {ddt}: the CPU device's bytes "
@@ -257,6 +259,102 @@ def blocked():
         check(got == want.tobytes(), f"NCHW f32 -> NC1HWC0 {d}")
 
 
+def fractal_z(full, c0, n0=16):
+    """An (N, C, H, W) array padded to whole blocks, as FRACTAL_Z lays it
+    out: (C1*H*W, N1, N0, C0)."""
+    n, c, h, w = full.shape
+    return full.reshape(n // n0, n0, c // c0, c0, h, w).transpose(
+        2, 4, 5, 0, 1, 3).reshape(-1, n // n0, n0, c0)
+
+
+def per_channel():
+    """Per-channel quantization (--scale/--zero-point .npy files, --axis):
+    NCHW f32 -> FRACTAL_Z i8 along N with zero points, NCHW f16 ->
+    NC1HWC0 u8 along C (the channel padding the integer 0), and back to f32
+    and bf16 along N, against numpy's formulas; the CPU device's bytes equal
+    the reference's. Then the refusals."""
+    n, c, h, w = 20, 3, 3, 3
+    x = (rng.standard_normal((n, c, h, w)) * 3).astype(np.float32)
+    x.reshape(-1)[::7] = np.array([np.nan, np.inf, -np.inf, -0.0, 1e-45],
+                                  np.float32)[np.arange(x.size)[::7] % 5]
+    scales = (np.nanmax(np.where(np.isinf(x), 0, np.abs(x)).reshape(n, -1), 1)
+              / 127).astype(np.float32)
+    zps = (np.arange(n) % 7 - 3).astype(np.int32)
+    np.save(TMP / "scales.npy", scales)
+    np.save(TMP / "zps.npy", zps)
+    shape = "x".join(map(str, x.shape))
+    quant = ["--scale", str(TMP / "scales.npy"), "--zero-point",
+             str(TMP / "zps.npy"), "--axis", "N"]
+    got = run(x.tobytes(), "f32", "i8", 0, quant, ("NCHW", "FRACTAL_Z"), shape)
+    sc, zp = (v[:, None, None, None] for v in (scales, zps))
+    q = np.where(np.isnan(x), zp, np.clip(
+        np.rint(x.astype(np.float64) / sc.astype(np.float64)) + zp, -128, 127))
+    full = np.zeros((32, 32, h, w), np.int8)
+    full[:n, :c] = q
+    check(got == fractal_z(full, 32).tobytes(),
+          "NCHW f32 -> FRACTAL_Z i8 per channel along N")
+    back = np.frombuffer(run(got, "i8", "f32", 0, [
+        "--from-scale", str(TMP / "scales.npy"), "--from-zero-point",
+        str(TMP / "zps.npy"), "--axis", "N", "--dims", f"N={n},C={c},H={h},W={w}"],
+        ("FRACTAL_Z", "NCHW"), "x".join(map(str, fractal_z(full, 32).shape))),
+        np.float32).reshape(x.shape)
+    want = ((q - zp) * sc.astype(np.float64)).astype(np.float32)
+    check(np.array_equal(back.view(np.uint32), want.view(np.uint32)),
+          "FRACTAL_Z i8 -> NCHW f32 per channel along N: (q - zp) * scale")
+    bf = np.frombuffer(run(got, "i8", "bf16", 0, [
+        "--from-scale", str(TMP / "scales.npy"), "--from-zero-point",
+        str(TMP / "zps.npy"), "--axis", "N", "--dims", f"N={n},C={c},H={h},W={w}"],
+        ("FRACTAL_Z", "NCHW"), "x".join(map(str, fractal_z(full, 32).shape))),
+        np.uint16)
+    exact = ((q - zp) * sc.astype(np.float64)).reshape(-1)
+    check(bf.tolist() == [exact_round(v, 7, 8) for v in exact],
+          "FRACTAL_Z i8 -> NCHW bf16 per channel along N")
+    # along C into NC1HWC0 u8: C = 3 pads to 32 with the integer 0
+    y = x[:2, :, :, :].astype(np.float16)
+    cs = np.array([0.5, 0.0371, 2.0], np.float32)
+    np.save(TMP / "cs.npy", cs)
+    got = run(y.tobytes(), "f16", "u8", 0, [
+        "--scale", str(TMP / "cs.npy"), "--zero-point", "128", "--axis", "c"],
+        ("NCHW", "NC1HWC0"), "x".join(map(str, y.shape)))
+    yf = y.astype(np.float64)
+    q = np.where(np.isnan(yf), 128, np.clip(
+        np.rint(yf / cs[None, :, None, None].astype(np.float64)) + 128, 0, 255))
+    full = np.zeros((2, 32, h, w), np.uint8)
+    full[:, :c] = q
+    check(got == full.reshape(2, 1, 32, h, w).transpose(0, 1, 3, 4, 2)
+          .tobytes(), "NCHW f16 -> NC1HWC0 u8 per channel along C, zero "
+          "point 128 for all, padding 0")
+    # refusals, each naming what was wrong
+    np.save(TMP / "f64.npy", np.full(n, 0.1))
+    np.save(TMP / "zero.npy", np.where(np.arange(n) == 4, 0, scales))
+    np.save(TMP / "short.npy", scales[:5])
+    np.save(TMP / "zpbig.npy", np.full(n, 300, np.int64))
+    (TMP / "in.npy").write_bytes(b"")
+    np.save(TMP / "x.npy", x)
+    for extra, message in (
+            (["--scale", str(TMP / "f64.npy"), "--axis", "N"],
+             "value 0 is not an f32 value"),
+            (["--scale", str(TMP / "zero.npy"), "--axis", "N"],
+             "scale 4 is 0"),
+            (["--scale", str(TMP / "short.npy"), "--axis", "N"],
+             "needs a 1-D array of 20 f32 values"),
+            (["--scale", "0.5", "--zero-point", str(TMP / "zpbig.npy"),
+              "--axis", "N"], "zero point 0 is 300, outside i8's range"),
+            (["--scale", str(TMP / "scales.npy")], "need --axis"),
+            (["--scale", str(TMP / "scales.npy"), "--axis", "Q"],
+             "need --axis, a logical dim of the layout"),
+            (["--scale", "0.5", "--axis", "N"], "--axis names the dim"),
+            (["--scale", str(TMP / "missing.npy"), "--axis", "N"],
+             "missing.npy")):
+        out = TMP / "refused.npy"
+        r = subprocess.run([RELAYOUT, "convert", "--from", "NCHW", "--to",
+                            "FRACTAL_Z", "--to-dtype", "i8", *extra,
+                            str(TMP / "x.npy"), str(out)],
+                           capture_output=True, text=True)
+        check(r.returncode == 2 and message in r.stderr and not out.exists(),
+              f"refused: {' '.join(extra)}: {r.stderr.strip()}")
+
+
 for s in FLOAT:
     for d in FLOAT:
         if s != d:
@@ -274,4 +372,5 @@ for s, d, szp, dzp in (("u8", "i8", 128, 0), ("i8", "u8", 0, 128),
                        ("u4", "i8", 8, 0)):
     integer(s, d, szp, dzp)
 blocked()
+per_channel()
 finish()

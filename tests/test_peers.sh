@@ -5,9 +5,10 @@
 # compared byte for byte with the scalar reference's, and so are the outputs
 # of oneDNN's reorder and numpy's pad + reshape + transpose, which redo the
 # conversion from the layout descriptors alone (every buffer poisoned first,
-# padding included); on a quantizing row numpy casts too (oneDNN's peer
-# moves bits only). Each row's shapes, listed one by one in the JSON, must
-# add up to the row (ResNet-50: 53 weights) and agree with its verdicts. A
+# padding included); on a quantizing row both cast too (per tensor, and
+# per channel with scales from the weights). Each row's shapes, listed one
+# by one in the JSON, must add up to the row (ResNet-50: 53 weights) and
+# agree with its verdicts. A
 # row of many weights is run again as one batch (each weight on buffers of
 # its own, one wait), relayout's and oneDNN's outputs checked the same way,
 # and then from host arrays (one relayout_plans_run, and relayout_plan_run
@@ -21,6 +22,7 @@ R=$1
 rows="resnet50 conv OIHW->FRACTAL_Z f32,act NCHW->NC1HWC0 i8,act NCHW->CHWN4 i8"
 rows="$rows,act NCHW->4N i8,act NCHW->nChw16c i8,act nChw8c->nChw16c f32"
 rows="$rows,cast NCHW->NC1HWC0 f32->i8 scale 0.05"
+rows="$rows,cast resnet50 conv f32->i8 per channel OIHW->FRACTAL_Z"
 out=$("$R" bench --suite --device cpu --runs 1 --json --rows "$rows") || {
   echo "FAILED: relayout bench --suite exited $?"
   echo "0 passed, 1 failed"
@@ -32,9 +34,8 @@ rows = [json.loads(line) for line in sys.stdin]
 passed = failed = 0
 ran = {}
 absent = ("not built with", "no python with")
-weights = {"resnet50": 53}  # rows of many shapes: how many weights in all
-for r in rows:
-    want = weights.get(r["row"].split()[0], 1)
+for r in rows:  # a ResNet-50 row: 53 weights in all, else one tensor
+    want = 53 if "resnet50" in r["row"] else 1
     if r["same_as_reference"]:
         passed += 1
     else:
@@ -93,10 +94,10 @@ for r in rows:
             print("FAILED: %s differs from the reference on %s" % (name, r["row"]))
 batches = sum(1 for r in rows if r["batch"])
 hosts = sum(1 for r in rows if r.get("host_arrays"))
-if len(rows) != 9 or batches != 2 or hosts != 1:
+if len(rows) != 12 or batches != 4 or hosts != 2:
     failed += 1
-    print("FAILED: %d lines, %d batches, %d from host arrays, not 7 rows, "
-          "1 batch and 1 from host arrays" % (len(rows), batches, hosts))
+    print("FAILED: %d lines, %d batches, %d from host arrays, not 8 rows, "
+          "2 batches and 2 from host arrays" % (len(rows), batches, hosts))
 print("peers that ran: %s" % ran)
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed or not passed else 0)

@@ -4,7 +4,8 @@ Each expected output is computed here from docs/PREPROCESS.md's steps,
 written independently in numpy (planes sliced, channels swapped, the matrix
 applied with an arithmetic shift, f32 normalization one step at a time,
 f16 and bf16 rounded to nearest even) and laid out with numpy's pad,
-reshape and transpose; relayout's bytes must equal it. Each step alone and
+reshape and transpose; relayout's bytes must equal it, on the reference
+and on the CPU device's kernel alike. Each step alone and
 all combined, every input format, odd sizes and crops, NCHW, NHWC,
 NC1HWC0 and nChw16c, f32, f16 and bf16; then the configurations and
 frames that must be refused, each naming what is wrong.
@@ -112,12 +113,26 @@ def layout(x, name):
 
 
 def run(args, frames):
+    """relayout preprocess on the reference and on the CPU device (its
+    kernel, no note of the reference): the same exit and the same bytes.
+    The CPU device's result."""
     (TMP / "frames").write_bytes(frames.tobytes())
-    out = TMP / "out.npy"
-    out.unlink(missing_ok=True)
-    r = subprocess.run([RELAYOUT, "preprocess", *args, str(TMP / "frames"),
-                        str(out)], capture_output=True, text=True)
-    return r, (np.load(out) if r.returncode == 0 else None)
+    results = []
+    for device in ("ref", "cpu"):
+        out = TMP / f"out-{device}.npy"
+        out.unlink(missing_ok=True)
+        r = subprocess.run([RELAYOUT, "preprocess", *args, "--device", device,
+                            str(TMP / "frames"), str(out)],
+                           capture_output=True, text=True)
+        results.append((r, np.load(out) if r.returncode == 0 else None))
+    (r, want), (r_cpu, got) = results
+    check(r.returncode == r_cpu.returncode and
+          (want is None or (got is not None and
+                            got.tobytes() == want.tobytes() and
+                            "reference" not in r_cpu.stderr)),
+          f"{' '.join(args)}: the CPU device's kernel gives the reference's "
+          f"bytes ({r_cpu.stderr.strip()})")
+    return r_cpu, got
 
 
 def case(what, c, n=2, to="NCHW", dtype="f32"):

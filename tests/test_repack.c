@@ -6,6 +6,7 @@
 #include "check.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdarg.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -417,13 +418,226 @@ static void test_casts(void) {
                  "NaN comes back quiet)");
   free_view(&vm);
   free_view(&vb);
-  CHECK(cli("repack m.st x.st --rule '*=ND:i8'") == 2 &&
-            said("quantizing rules are to come"),
-        "a quantizing rule is refused");
   CHECK(cli("repack m.st x.st --rule 'q.proj=FRACTAL_NZ:f16'") != 0 &&
             said("a rule casts F16, BF16, F32 or F64 tensors, not I8"),
         "an integer tensor is not cast");
   CHECK(absent("x.st"), "no output after a refusal");
+}
+
+/* A float element's value, from its bits (F32 or BF16, little-endian). */
+static double value_at(const unsigned char *p, size_t i, relayout_dtype t) {
+  uint32_t u = 0;
+  if (t == RELAYOUT_BF16)
+    u = (uint32_t)(p[2 * i] | p[2 * i + 1] << 8) << 16;
+  else
+    memcpy(&u, p + 4 * i, 4);
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+/* The symmetric i8 scales of model tensor s, written out here from their
+ * definition: max finite |x| / 127 per position of its dim `dim` (-1: one
+ * for the tensor), rounded once to f32; 1 where a channel has no nonzero
+ * finite value. */
+static void expected_scales(float *out, const spec *s, const unsigned char *p,
+                            int dim) {
+  int64_t n = 1, inner = 1, count = dim < 0 ? 1 : s->shape[dim];
+  for (int d = 0; d < s->rank; d++) n *= s->shape[d];
+  for (int d = dim + 1; dim >= 0 && d < s->rank; d++) inner *= s->shape[d];
+  double top[256] = {0};
+  for (int64_t i = 0; i < n; i++) {
+    double a = fabs(value_at(p, (size_t)i, s->bits));
+    int64_t c = dim < 0 ? 0 : i / inner % count;
+    if (isfinite(a) && a > top[c]) top[c] = a;
+  }
+  for (int64_t c = 0; c < count; c++)
+    out[c] = top[c] == 0 ? 1.0f : (float)(top[c] / 127);
+}
+
+/* The tensor `name` repacked as i8 in `to` with scales along `axis` (0:
+ * one): its NAME.scale the expected scales, its bytes the reference's
+ * quantization with them; restored, the reference's dequantization of the
+ * stored bytes, in the model's dtype. */
+static void check_quantized(const char *name, const char *to, char axis,
+                            int dim) {
+  const spec *s = model;
+  while (strcmp(s->name, name)) s++;
+  st_view vm, vq, vb;
+  CHECK(!read_view(&vm, "m.st") && !read_view(&vq, "q.st") &&
+            !read_view(&vb, "b.st"),
+        "views");
+  size_t msz, qsz, ssz, bsz;
+  int r;
+  int64_t sh[RELAYOUT_MAX_AXES];
+  const char *dt, *qdt, *sdt, *bdt;
+  char scale_name[64];
+  snprintf(scale_name, sizeof scale_name, "%s.scale", name);
+  int sr;
+  int64_t ssh[RELAYOUT_MAX_AXES];
+  const unsigned char *m = tensor(&vm, name, &msz, &r, sh, &dt),
+                      *q = tensor(&vq, name, &qsz, &r, sh, &qdt),
+                      *b = tensor(&vb, name, &bsz, &r, sh, &bdt),
+                      *sc = tensor(&vq, scale_name, &ssz, &sr, ssh, &sdt);
+  float want[256];
+  int64_t count = dim < 0 ? 1 : s->shape[dim];
+  expected_scales(want, s, m, dim);
+  CHECK(q && !strcmp(qdt, "I8") && sc && !strcmp(sdt, "F32") && sr == 1 &&
+            ssh[0] == count && ssz == 4 * (size_t)count &&
+            !memcmp(sc, want, ssz),
+        "%s: I8, its %lld scales in %s (max |x| / 127)", name, (long long)count,
+        scale_name);
+  CHECK(!tensor(&vb, scale_name, &ssz, &r, sh, &sdt) && b &&
+            !strcmp(bdt, s->dtype),
+        "%s restored as %s, %s taken back", name, s->dtype, scale_name);
+  relayout_layout *a, *l;
+  relayout_desc sd, dd;
+  CHECK_OK(relayout_layout_parse(&a, "ND", &e_));
+  CHECK_OK(relayout_layout_parse(&l, to, &e_));
+  CHECK_OK(
+      relayout_bind(&sd, &dd, a, l, s->bits, s->rank, s->shape, NULL, 0, &e_));
+  CHECK_OK(relayout_desc_retype(&dd, l, RELAYOUT_I8,
+                                &(relayout_quant){want[0], 0}, &e_));
+  relayout_quant_channels qc = {axis, count, want, NULL};
+  if (axis) CHECK_OK(relayout_desc_quantize_channels(&dd, &qc, &e_));
+  int64_t qbytes;
+  relayout_desc_size_bytes(&qbytes, &dd, NULL);
+  unsigned char *ref = malloc((size_t)qbytes), *back = malloc(msz);
+  if (q && b && qsz == (size_t)qbytes && bsz == msz) {
+    CHECK_OK(relayout_convert_ref(&dd, ref, qsz, &sd, m, msz, &e_));
+    CHECK(!memcmp(ref, q, qsz), "%s quantized as the reference does", name);
+    CHECK_OK(relayout_convert_ref(&sd, back, msz, &dd, q, qsz, &e_));
+    CHECK(!memcmp(back, b, msz), "%s restored to its dequantized values", name);
+  } else {
+    CHECK(0, "%s: %zu and %zu bytes", name, qsz, bsz);
+  }
+  free(ref);
+  free(back);
+  relayout_layout_free(a);
+  relayout_layout_free(l);
+  free_view(&vm);
+  free_view(&vq);
+  free_view(&vb);
+}
+
+/* A repacked file written by hand whose record says a.scale holds the
+ * scales of quantized tensor a; that tensor's dtype and values as given. */
+static void write_forged(const char *dtype, const char *shape, const void *sc,
+                         size_t nsc) {
+  char text[1024];
+  int n = snprintf(
+      text, sizeof text,
+      "{\"__metadata__\":{\"relayout\":\"{\\\"version\\\":2,\\\"had_"
+      "metadata\\\":"
+      "false}\",\"relayout:a\":\"{\\\"from\\\":\\\"ND\\\",\\\"to\\\":"
+      "\\\"ND\\\","
+      "\\\"shape\\\":[2,2],\\\"dtype\\\":\\\"I8\\\",\\\"from_dtype\\\":"
+      "\\\"F32\\\","
+      "\\\"scale\\\":\\\"a.scale\\\",\\\"axis\\\":\\\"\\\"}\"},"
+      "\"a\":{\"dtype\":\"I8\",\"shape\":[2,2],\"data_offsets\":[0,4]},"
+      "\"a.scale\":{\"dtype\":\"%s\",\"shape\":%s,\"data_offsets\":[4,%zu]}}",
+      dtype, shape, 4 + nsc);
+  unsigned char data[64] = {1, 2, 3, 4};
+  memcpy(data + 4, sc, nsc);
+  put_raw("f.st", (uint64_t)n, text, data, 4 + nsc);
+}
+
+/* Restores whose scales are not as the record says: the file's fault. */
+static void forged_scales(void) {
+  float one = 1, zero = 0, two[2] = {1, 2};
+  write_forged("F32", "[1]", &one, 4);
+  CHECK(cli("repack --restore f.st x.st") == 0 && !absent("x.st"),
+        "a hand-made record restores");
+  unlink("x.st");
+  write_forged("F16", "[2]", &one, 4);
+  CHECK(cli("repack --restore f.st x.st") == 1 &&
+            said("its scales 'a.scale' are not an F32 tensor of 1 values"),
+        "scales of another dtype are refused");
+  write_forged("F32", "[2]", two, 8);
+  CHECK(cli("repack --restore f.st x.st") == 1 &&
+            said("its scales 'a.scale' are not an F32 tensor of 1 values"),
+        "scales of another count are refused");
+  write_forged("F32", "[1]", &zero, 4);
+  CHECK(cli("repack --restore f.st x.st") == 1 &&
+            said("its scales 'a.scale': scale 0: a scale must be positive"),
+        "a zero scale is refused");
+  CHECK(absent("x.st"), "no output after a refusal");
+}
+
+/* Quantizing rules: i8 with symmetric scales per channel or per tensor,
+ * stored beside each weight and named in its record; restore dequantizes
+ * and takes the scales back; every other tensor comes back byte for byte.
+ * Then the refusals. */
+static void test_quantize(void) {
+  write_model("m.st", 0, NMODEL, 1);
+  CHECK(cli("repack m.st q.st "
+            "--rule 'layer1.*:4d=FRACTAL_Z:i8:per-channel=N' "
+            "--rule 'fc.weight=FRACTAL_NZ:i8' "
+            "--rule 'embed.table=FRACTAL_NZ:i8:per-channel=m' "
+            "--rule '*.weight:4d=FRACTAL_Z'") == 0,
+        "repack with quantizing rules");
+  char *text = slurp("q.st");
+  CHECK(
+      text &&
+          strstr(text + 8, "\\\"scale\\\":\\\"layer1.conv.weight.scale\\\"") &&
+          strstr(text + 8, "\\\"axis\\\":\\\"N\\\""),
+      "the record names the scales and their axis");
+  free(text);
+  CHECK(cli("repack --restore q.st b.st") == 0 &&
+            said("'layer1.conv.weight' was quantized to I8: restored as F32, "
+                 "its dequantized values") &&
+            said("3 scale tensors taken back"),
+        "restore of quantized tensors, noted");
+  check_quantized("layer1.conv.weight", "FRACTAL_Z", 'N', 0);
+  check_quantized("fc.weight", "FRACTAL_NZ", 0, -1);
+  check_quantized("embed.table", "FRACTAL_NZ", 'M', 0);
+  st_view vm, vb;
+  CHECK(!read_view(&vm, "m.st") && !read_view(&vb, "b.st"), "views");
+  for (int i = 0; i < NMODEL; i++) {
+    if (!strcmp(model[i].name, "layer1.conv.weight") ||
+        !strcmp(model[i].name, "fc.weight") ||
+        !strcmp(model[i].name, "embed.table"))
+      continue;
+    size_t x, y;
+    int r;
+    int64_t sh[RELAYOUT_MAX_AXES];
+    const char *dt;
+    const unsigned char *a = tensor(&vm, model[i].name, &x, &r, sh, &dt),
+                        *b = tensor(&vb, model[i].name, &y, &r, sh, &dt);
+    CHECK(a && b && x == y && !memcmp(a, b, x), "%s restored byte for byte",
+          model[i].name);
+  }
+  free_view(&vm);
+  free_view(&vb);
+  CHECK(cli("repack m.st x.st --rule '*=ND:u8'") == 2 &&
+            said("or quantizes to i8"),
+        "a rule quantizing to u8 is refused");
+  CHECK(cli("repack m.st x.st --rule '*=ND:f16:per-channel=N'") == 2 &&
+            said("per-channel= follows the DTYPE of a quantizing rule"),
+        "per-channel on a float cast is refused");
+  CHECK(cli("repack m.st x.st --rule '*=ND:i8:per-channel=NC'") == 2 &&
+            said("per-channel= takes one logical dim"),
+        "per-channel of two letters is refused");
+  CHECK(
+      cli("repack m.st x.st --rule 'fc.weight=FRACTAL_NZ:i8:per-channel=C'") ==
+              2 &&
+          said("per-channel=C: the tensor's logical dims are MN"),
+      "per-channel along a dim the tensor lacks is refused");
+  CHECK(cli("repack m.st x.st --rule 'q.proj=FRACTAL_NZ:i8'") == 2 &&
+            said("a quantizing rule takes F16, BF16 or F32 tensors, not I8"),
+        "an integer tensor is not quantized");
+  static const char pair[] =
+      "{\"a\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[0,16]},"
+      "\"a.scale\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[16,"
+      "20]}}";
+  float five[5] = {1, 2, 3, 4, 5};
+  put_raw("p.st", sizeof pair - 1, pair, five, sizeof five);
+  CHECK(cli("repack p.st x.st --rule 'a=ND:i8'") != 0 &&
+            said("its scales stored as 'a.scale', but the file has a tensor "
+                 "of that name"),
+        "scales whose name is taken are refused");
+  CHECK(absent("x.st"), "no output after a refusal");
+  forged_scales();
 }
 
 static void test_reports(void) {
@@ -511,6 +725,26 @@ static void test_shards(void) {
         "shards restored byte for byte");
   CHECK(cli("repack sh sh.out " RULES) == 2 && said("exists"),
         "an existing output directory is refused");
+  /* quantized: the index maps each new scale tensor to its weight's shard;
+   * restored, the index is the original's again */
+  CHECK(cli("repack sh sh.q --rule 'fc.weight=FRACTAL_NZ:i8' "
+            "--rule 'layer1.*=FRACTAL_Z:i8:per-channel=N'") == 0 &&
+            cli("repack --restore sh.q sh.qb") == 0,
+        "sharded repack with quantizing rules, and its restore");
+  json_t *q = json_load_file("sh.q/model.safetensors.index.json", 0, NULL),
+         *want = json_deep_copy(map);
+  json_object_set_new(want, "fc.weight.scale",
+                      json_string("model-00001-of-00002.safetensors"));
+  json_object_set_new(want, "layer1.conv.weight.scale",
+                      json_string("model-00001-of-00002.safetensors"));
+  CHECK(json_equal(json_object_get(q, "weight_map"), want),
+        "the index maps the scale tensors to their weights' shard");
+  json_decref(q);
+  q = json_load_file("sh.qb/model.safetensors.index.json", 0, NULL);
+  CHECK(json_equal(json_object_get(q, "weight_map"), map),
+        "restored, the index maps the original tensors only");
+  json_decref(q);
+  json_decref(want);
 
   json_object_set_new(map, "ghost",
                       json_string("model-00001-of-00002.safetensors"));
@@ -773,6 +1007,7 @@ int main(int argc, char **argv) {
   test_round_trip(1);
   test_round_trip(0);
   test_casts();
+  test_quantize();
   test_reports();
   test_shards();
   test_hostile();

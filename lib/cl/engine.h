@@ -72,6 +72,9 @@ struct relayout_plan {
   rl_build *build;   /* its build under way in the background, or NULL */
   cl_kernel generic; /* the generic kernel, while kernel is NULL */
   cl_mem generic_args;
+  cl_mem channels; /* a per-channel cast's table (kernels/cast.cl), or NULL */
+  void *qcopy;     /* the plan's copy of the per-channel arrays dst or src
+                    * point to, or NULL */
   size_t generic_local, generic_global;
   cl_uint work_dims;
   size_t local[3], global[3];

@@ -41,6 +41,15 @@ static int64_t chunk_of(const relayout_engine *e, int64_t units) {
 
 int rl_generic_setup(relayout_plan *p, relayout_error *why) {
   relayout_engine *e = p->engine;
+  int nibbles = relayout_dtype_bits(p->moved.dtype) == 4 ||
+                relayout_dtype_bits(p->moved_src.dtype) == 4;
+  if (p->moved.per_channel || p->moved_src.per_channel ||
+      (nibbles && rl_is_cast(&p->moved, &p->moved_src))) {
+    rl_fail(why, RELAYOUT_ERR_UNSUPPORTED, "%s has no generic kernel",
+            nibbles ? "a cast to or from a 4-bit type"
+                    : "per-channel quantization");
+    return 0;
+  }
   cl_program prog = program(e, &p->moved, &p->moved_src, why);
   if (!prog) return 0;
   int64_t args[RL_GENERIC_LONGS];

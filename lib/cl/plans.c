@@ -130,6 +130,43 @@ static void settle(relayout_plan *p, int wait) {
   if (take_program(p, done > 0 ? prog : NULL, &why)) rl_generic_release(p);
 }
 
+/* The plan's own copy of the per-channel arrays its dst or src points to,
+ * so that the caller's may change after; 0 when out of memory. */
+static int keep_channels(relayout_plan *p) {
+  rl_desc *q = p->dst.per_channel ? &p->dst : &p->src;
+  size_t n = (size_t)q->dims[q->per_channel - 1];
+  float *s = malloc(n * (sizeof *s + sizeof *q->qzps));
+  if (!s) return 0;
+  int32_t *z = (int32_t *)(void *)(s + n);
+  memcpy(s, q->qscales, n * sizeof *s);
+  for (size_t c = 0; c < n; c++) z[c] = q->qzps ? q->qzps[c] : 0;
+  q->qscales = s;
+  q->qzps = z;
+  p->qcopy = s;
+  return 1;
+}
+
+/* A per-channel cast's table on the device: each channel's scale (its f32
+ * bits) and zero point, as kernels/cast.cl reads them; NULL on failure. */
+static cl_mem channel_table(relayout_engine *e, const rl_desc *dst,
+                            const rl_desc *src) {
+  const rl_desc *q = dst->per_channel ? dst : src;
+  int64_t n = q->dims[q->per_channel - 1];
+  cl_long *t = malloc(sizeof *t * 2 * (size_t)n);
+  if (!t) return NULL;
+  for (int64_t c = 0; c < n; c++) {
+    uint32_t bits;
+    memcpy(&bits, &q->qscales[c], sizeof bits);
+    t[2 * c] = bits;
+    t[2 * c + 1] = q->qzps ? q->qzps[c] : 0;
+  }
+  cl_int rc;
+  cl_mem m = clCreateBuffer(e->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                            sizeof *t * 2 * (size_t)n, t, &rc);
+  free(t);
+  return rc == CL_SUCCESS ? m : NULL;
+}
+
 /* A plan for a checked pair; with `widen`, moving the widest units the
  * layouts allow (rl_widen), else element by element. */
 static relayout_status plan_create(relayout_plan **out, relayout_engine *engine,
@@ -140,35 +177,45 @@ static relayout_status plan_create(relayout_plan **out, relayout_engine *engine,
   p->engine = engine;
   p->dst = *dst;
   p->src = *src;
+  if ((dst->per_channel || src->per_channel) && !keep_channels(p)) {
+    free(p);
+    return rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  }
+  dst = &p->dst;
+  src = &p->src;
   rl_desc dst_w, src_w; /* the layouts in the units the kernel moves */
   int cast = rl_is_cast(dst, src);
   if (widen && !cast && rl_widen(&dst_w, &src_w, dst, src))
     dst = &dst_w, src = &src_w;
   p->moved = *dst;
   p->moved_src = *src;
-  if (cast && !engine->reference &&
-      (relayout_dtype_bits(dst->dtype) == 4 ||
-       relayout_dtype_bits(src->dtype) == 4)) {
-    snprintf(p->note, sizeof p->note, "using the scalar reference: %s",
-             "casts to and from 4-bit types have no kernel yet");
-    p->layout.family = RL_FAMILY_REFERENCE;
-    *out = p;
-    return RELAYOUT_OK;
-  }
   /* the device's kind's kernels, unless the options force the other's */
   int for_cpu = engine->families == RELAYOUT_FAMILIES_GPU   ? 0
                 : engine->families == RELAYOUT_FAMILIES_CPU ? 1
                                                             : !engine->is_gpu;
   rl_plan_layouts(&p->layout, dst, src, for_cpu, engine->stream_from);
   if (engine->reference) p->layout.family = RL_FAMILY_REFERENCE;
-  if (p->layout.family == RL_FAMILY_STAGE && engine->max_group < 256)
-    p->layout.family = RL_FAMILY_GATHER; /* a box takes 256 work-items */
+  if (p->layout.family == RL_FAMILY_STAGE &&
+      (engine->max_group < 256 || dst->per_channel || src->per_channel))
+    p->layout.family = RL_FAMILY_GATHER; /* a box takes 256 work-items; a
+                                          * channel's quantization is looked
+                                          * up per element */
+  if (p->layout.family != RL_FAMILY_REFERENCE &&
+      (dst->per_channel || src->per_channel) &&
+      !(p->channels = channel_table(engine, dst, src))) {
+    free(p->qcopy);
+    free(p);
+    return rl_fail(err, RELAYOUT_ERR_NOMEM,
+                   "the per-channel table could not be allocated");
+  }
   if (p->layout.family == RL_FAMILY_REFERENCE ||
       p->layout.family == RL_FAMILY_COPY) {
     *out = p;
     return RELAYOUT_OK;
   }
   if (!(p->source = rl_codegen(&p->layout, dst, src))) {
+    if (p->channels) clReleaseMemObject(p->channels);
+    free(p->qcopy);
     free(p);
     return rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
   }
@@ -202,6 +249,8 @@ void relayout_plan_free(relayout_plan *p) {
   rl_build_release(p->engine, p->build);
   rl_generic_release(p);
   if (p->kernel) clReleaseKernel(p->kernel);
+  if (p->channels) clReleaseMemObject(p->channels);
+  free(p->qcopy);
   free(p->source);
   free(p);
 }
@@ -249,6 +298,7 @@ cl_int rl_enqueue(relayout_plan *p, cl_mem dst, size_t dst_off, cl_mem src,
   rc |= clSetKernelArg(k, 1, sizeof soff, &soff);
   rc |= clSetKernelArg(k, 2, sizeof dst, &dst);
   rc |= clSetKernelArg(k, 3, sizeof doff, &doff);
+  if (p->channels) rc |= clSetKernelArg(k, 4, sizeof p->channels, &p->channels);
   if (rc != CL_SUCCESS) return CL_INVALID_KERNEL_ARGS;
   if (!p->kernel)
     return clEnqueueNDRangeKernel(q, k, 1, NULL, &p->generic_global,

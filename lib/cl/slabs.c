@@ -39,9 +39,16 @@ int rl_split_dim(const rl_desc *dst, const rl_desc *src, uint64_t max_alloc) {
   return a->dim;
 }
 
-/* The descriptor narrowed to `count` positions of its outermost dim d. */
-static void narrow(rl_desc *out, const rl_desc *in, int d, int64_t count) {
+/* The descriptor narrowed to positions at..at+count-1 of its outermost dim
+ * d (the offset is the caller's; a per-channel quantization along d moves
+ * on to channel at). */
+static void narrow(rl_desc *out, const rl_desc *in, int d, int64_t at,
+                   int64_t count) {
   *out = *in;
+  if (out->per_channel == d + 1) {
+    out->qscales += at;
+    if (out->qzps) out->qzps += at;
+  }
   out->dims[d] = out->vdims[d] = out->padded[d] = count;
   for (int i = 0; i < out->naxes; i++)
     if (out->axes[i].dim == d) {
@@ -61,8 +68,8 @@ relayout_status rl_slab_job(relayout_job *j, relayout_plan *p,
                             relayout_error *err) {
   int64_t ss = slab_bytes(&p->src, dim), ds = slab_bytes(&p->dst, dim);
   rl_desc s, d;
-  narrow(&s, &p->src, dim, count);
-  narrow(&d, &p->dst, dim, count);
+  narrow(&s, &p->src, dim, at, count);
+  narrow(&d, &p->dst, dim, at, count);
   *j = (relayout_job){NULL, dst + at * ds, (size_t)(count * ds), src + at * ss,
                       (size_t)(count * ss)};
   return rl_plan_create(&j->plan, p->engine, &d, &s, err);

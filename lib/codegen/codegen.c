@@ -383,7 +383,9 @@ static void src_virtual(text *t, const rl_desc *src) {
   put(t, "  RL_I u%d = gi / %lld;\n", src->ndims, (long long)g->e);
 }
 
-static void map_general(text *t, const rl_desc *dst, const rl_desc *src) {
+/* Destination offset o's logical coordinates x<d>; ok 0 where o is
+ * padding. */
+static void dst_logical(text *t, const rl_desc *dst) {
   put(t, "  RL_I r = o, i;\n  int ok = 1;\n");
   for (int d = 0; d < dst->nvdims; d++) put(t, "  RL_I v%d = 0;\n", d);
   for (int k = 0; k < dst->naxes; k++) {
@@ -403,6 +405,23 @@ static void map_general(text *t, const rl_desc *dst, const rl_desc *src) {
       put(t, "  ok &= v%d < %lld;\n", d, (long long)dst->vdims[d]);
   }
   logical_from_dst(t, dst);
+}
+
+char *rl_codegen_logical(const rl_desc *dst) {
+  text t = {0};
+  put(&t, "static inline int rl_logical(RL_I o, RL_I *out) {\n");
+  dst_logical(&t, dst);
+  for (int d = 0; d < dst->ndims; d++) put(&t, "  out[%d] = x%d;\n", d, d);
+  put(&t, "  return ok;\n}\n");
+  if (t.failed) {
+    free(t.s);
+    return NULL;
+  }
+  return t.s;
+}
+
+static void map_general(text *t, const rl_desc *dst, const rl_desc *src) {
+  dst_logical(t, dst);
   src_virtual(t, src);
   put(t, "  *s = 0");
   for (int b = 0; b < src->naxes; b++) {
@@ -530,7 +549,8 @@ char *rl_codegen(const rl_layout_plan *p, const rl_desc *dst,
   if (rl_is_cast(dst, src)) {
     char defines[640];
     rl_cast_defines(defines, sizeof defines, dst, src, 1);
-    put(&t, "%s%s", defines, rl_kernel_cast_cl);
+    put(&t, "%s%s%s", p->cpu ? "#define RL_CPU 1\n" : "", defines,
+        rl_kernel_cast_cl);
   } else {
     put(&t, "#define RL_TRANSFORM(x) (x)\n#define RL_PAD ((RL_T)0)\n");
   }
@@ -553,12 +573,20 @@ char *rl_codegen(const rl_layout_plan *p, const rl_desc *dst,
                128 / bits);
   if (p->skip) put(&t, "#define RL_SKIP 1\n");
   if (bits == 4) put(&t, "#define RL_NIBBLES 1\n");
+  if (relayout_dtype_bits(src->dtype) == 4)
+    put(&t, "#define RL_SRC_NIBBLES 1\n");
   put(&t, "static inline int rl_map(RL_I o, RL_I *s) {\n");
   if (p->affine)
     map_affine(&t, p, dst);
   else
     map_general(&t, dst, src);
   put(&t, "}\n");
+  if (dst->per_channel || src->per_channel) { /* the channel of o */
+    put(&t, "static inline RL_I rl_chan(RL_I o) {\n");
+    dst_logical(&t, dst);
+    put(&t, "  (void)ok;\n  return x%d;\n}\n",
+        (dst->per_channel ? dst->per_channel : src->per_channel) - 1);
+  }
   if (p->family == RL_FAMILY_STAGE) map_stage(&t, p, dst, src);
   if (p->family == RL_FAMILY_LINES) map_box(&t, p, dst);
   put(&t, "%s", rl_kernel_common_cl);

@@ -50,6 +50,9 @@ int rl_cast_defines(char *out, size_t room, const rl_desc *dst,
   if (!constants) return a;
   int64_t q[5];
   quant(q, dst, src);
+  if (dst->per_channel || src->per_channel)
+    a += snprintf(out + a, room - (size_t)a, "#define RL_QC %d\n",
+                  dst->per_channel ? 1 : 2);
   return a + snprintf(out + a, room - (size_t)a,
                       "#define RL_Q_SS %lldL\n#define RL_Q_SZ %lldL\n"
                       "#define RL_Q_DS %lldL\n#define RL_Q_DZ %lldL\n"

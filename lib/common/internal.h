@@ -33,6 +33,13 @@ typedef struct rl_desc {
    * 1 and 0 for every other tensor (lib/reference/cast.c) */
   float scale;
   int32_t zero_point;
+  /* Per-channel quantization instead, where per_channel is 1 + a logical
+   * dim: channel c (the coordinate along it) has scale qscales[c] and zero
+   * point qzps[c] (qzps NULL: 0), the caller's arrays; scale and zero_point
+   * are then 1 and 0 */
+  int per_channel;
+  const float *qscales;
+  const int32_t *qzps;
 } rl_desc;
 _Static_assert(sizeof(rl_desc) <= sizeof(relayout_desc),
                "relayout_desc has room for a descriptor");
@@ -171,9 +178,17 @@ int rl_is_cast(const rl_desc *dst, const rl_desc *src);
  * meaning; an error naming both where not. */
 relayout_status rl_check_cast(const rl_desc *dst, const rl_desc *src,
                               relayout_error *err);
-/* The element at src offset soff, cast, written at dst offset doff. */
+/* The element at logical coordinate coord, at src offset soff, cast,
+ * written at dst offset doff (coord picks a per-channel quantization's
+ * channel). */
 void rl_cast_element(uint8_t *dst, int64_t doff, const rl_desc *d,
-                     const uint8_t *src, int64_t soff, const rl_desc *s);
+                     const uint8_t *src, int64_t soff, const rl_desc *s,
+                     const int64_t *coord);
+/* A side's quantization at logical coordinate coord: its channel's where it
+ * is per channel. */
+relayout_quant rl_quant_at(const rl_desc *d, const int64_t *coord);
+/* The value of the float element at offset off of buf, of float type t. */
+double rl_float_value(const uint8_t *buf, int64_t off, relayout_dtype t);
 /* The byte every padding byte of dst holds: its zero point's (a nibble
  * twice for 4-bit types), else 0. */
 uint8_t rl_pad_byte(const rl_desc *dst);
@@ -181,6 +196,19 @@ uint8_t rl_pad_byte(const rl_desc *dst);
 int rl_float_bits(relayout_dtype t, int *exponent_bits);
 /* An integer type's smallest and largest values; 0 for other types. */
 int rl_int_range(relayout_dtype t, int64_t *lo, int64_t *hi);
+
+/* ---- preprocessing (lib/preprocess/aipp.c) */
+struct relayout_aipp;
+/* The configuration (relayout_aipp_check) bound to output d: its logical
+ * dims N, C, H, W (at[0..3]: where each is in d) of the extents the
+ * configuration makes, a dtype f32 casts to; *frame: each frame's bytes. */
+relayout_status rl_preprocess_check(const struct relayout_aipp *a,
+                                    const rl_desc *d, int *at, int64_t *frame,
+                                    relayout_error *err);
+/* The buffers hold d's N frames of `frame` bytes and d's layout. */
+relayout_status rl_preprocess_sizes(const rl_desc *d, size_t dst_size,
+                                    int64_t frame, size_t frames_size,
+                                    relayout_error *err);
 
 /* ---- the descriptor functions of relayout.h, on rl_desc (desc_api.c
  * wraps them) */

@@ -179,3 +179,47 @@ relayout_status relayout_desc_retype(relayout_desc *d,
   memcpy(d, &r, sizeof r);
   return RELAYOUT_OK;
 }
+
+relayout_status relayout_desc_quantize_channels(
+    relayout_desc *d, const relayout_quant_channels *q, relayout_error *err) {
+  if (!d || !q || !q->scales)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
+  rl_desc *r = rl_md(d);
+  int64_t lo, hi;
+  const char *name = relayout_dtype_name(r->dtype);
+  if (!rl_int_range(r->dtype, &lo, &hi))
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
+                   "%s takes no quantization: only i8, u8, i4 and u4 do",
+                   name ? name : "this dtype");
+  int dim = 0;
+  while (dim < r->ndims && r->names[dim] != q->dim) dim++;
+  char lab[8];
+  if (dim == r->ndims)
+    return rl_fail(err, RELAYOUT_ERR_DIMS,
+                   "per-channel quantization along %s: the layout has no such "
+                   "logical dim",
+                   relayout_dim_label(lab, q->dim));
+  if (q->count != r->dims[dim])
+    return rl_fail(err, RELAYOUT_ERR_DIMS,
+                   "per-channel quantization along %s: %lld scales for an "
+                   "extent of %lld",
+                   relayout_dim_label(lab, q->dim), (long long)q->count,
+                   (long long)r->dims[dim]);
+  for (int64_t c = 0; c < q->count; c++) {
+    if (!(isfinite(q->scales[c]) && q->scales[c] > 0))
+      return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
+                     "scale %lld is %g: a scale must be positive and finite",
+                     (long long)c, (double)q->scales[c]);
+    if (q->zero_points && (q->zero_points[c] < lo || q->zero_points[c] > hi))
+      return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
+                     "zero point %lld is %d, outside %s's range %lld..%lld",
+                     (long long)c, (int)q->zero_points[c], name, (long long)lo,
+                     (long long)hi);
+  }
+  r->scale = 1;
+  r->zero_point = 0;
+  r->per_channel = 1 + dim;
+  r->qscales = q->scales;
+  r->qzps = q->zero_points;
+  return RELAYOUT_OK;
+}

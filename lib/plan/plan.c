@@ -276,5 +276,6 @@ void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
              p.axes[p.naxes - 1].dstride == 1) {
     rl_plan_nibbles(&p, dst, stream_from);
   }
+  p.cpu = for_cpu;
   *out = p;
 }

@@ -50,6 +50,8 @@ typedef struct rl_layout_plan {
             * a transposing box is moved in (1: element by element), their
             * rows along P with tile */
   rl_box_axis box[3]; /* LINES: P, Q, then K, the innermost axis */
+  int cpu;            /* planned for a CPU device: a cast quantizes in fp64
+                       * where the device has it (kernels/cast.cl) */
 #define RL_VARIANT_FIELD(field, macro, how, meaning) int field;
   RL_LINES_VARIANT(RL_VARIANT_FIELD) /* LINES: variant.h */
 #undef RL_VARIANT_FIELD
@@ -94,11 +96,22 @@ int rl_generic_args(int64_t *out, const rl_desc *dst, const rl_desc *src);
 int rl_widen(rl_desc *dst_w, rl_desc *src_w, const rl_desc *dst,
              const rl_desc *src);
 
+/* The C of rl_logical(o, out): whether destination offset o holds data,
+ * and its logical coordinates into out[0..ndims) (malloc'd; NULL when out
+ * of memory). */
+char *rl_codegen_logical(const rl_desc *dst);
 /* The kernel source for a plan: a generated header, then kernels/common.cl
  * and its family's files.
  * Returns a malloc'ed string, or NULL when out of memory. */
 char *rl_codegen(const rl_layout_plan *p, const rl_desc *dst,
                  const rl_desc *src);
+struct relayout_aipp;
+/* The source of a preprocessing kernel (kernels/preprocess.cl): the
+ * configuration (checked) into dst (logical N, C, H, W; not per channel,
+ * not 4-bit), frames of frame_bytes, chunk elements per work-item
+ * (malloc'd; NULL when out of memory). */
+char *rl_codegen_preprocess(const struct relayout_aipp *a, const rl_desc *dst,
+                            int64_t frame_bytes, int64_t chunk);
 /* The kernel entry point a plan runs. */
 const char *rl_kernel_name(const rl_layout_plan *p, const rl_desc *dst);
 

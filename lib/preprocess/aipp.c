@@ -1,5 +1,6 @@
-/* aipp.c - an AIPP configuration: its defaults, its checks, and CANN's
- * aipp_op file parsed into it (docs/PREPROCESS.md) */
+/* aipp.c - an AIPP configuration: its defaults, its checks (alone and
+ * against an output), and CANN's aipp_op file parsed into it
+ * (docs/PREPROCESS.md) */
 #include "internal.h"
 #include "relayout_preprocess.h"
 
@@ -299,4 +300,49 @@ relayout_status relayout_aipp_parse(relayout_aipp *out, const char *text,
   relayout_status s = relayout_aipp_check(&a, NULL, NULL, NULL, NULL, err);
   if (!s) *out = a;
   return s;
+}
+
+relayout_status rl_preprocess_check(const relayout_aipp *a, const rl_desc *d,
+                                    int *at, int64_t *frame,
+                                    relayout_error *err) {
+  int64_t c, h, w;
+  relayout_status s = relayout_aipp_check(a, &c, &h, &w, frame, err);
+  if (s) return s;
+  at[0] = at[1] = at[2] = at[3] = -1; /* where N, C, H, W are in d */
+  for (int i = 0; i < d->ndims; i++) {
+    const char *k = strchr("NCHW", d->names[i]);
+    if (k && d->names[i]) at[k - "NCHW"] = i;
+  }
+  if (d->ndims != 4 || at[0] < 0 || at[1] < 0 || at[2] < 0 || at[3] < 0)
+    return rl_fail(err, RELAYOUT_ERR_DIMS,
+                   "the output's logical dims must be N, C, H and W");
+  if (d->dims[at[1]] != c || d->dims[at[2]] != h || d->dims[at[3]] != w)
+    return rl_fail(err, RELAYOUT_ERR_DIMS,
+                   "the output has C, H, W = %lld, %lld, %lld; the "
+                   "configuration makes %lld, %lld, %lld",
+                   (long long)d->dims[at[1]], (long long)d->dims[at[2]],
+                   (long long)d->dims[at[3]], (long long)c, (long long)h,
+                   (long long)w);
+  rl_desc f32 = {.dtype = RELAYOUT_F32, .scale = 1};
+  return rl_check_cast(d, &f32, err);
+}
+
+relayout_status rl_preprocess_sizes(const rl_desc *d, size_t dst_size,
+                                    int64_t frame, size_t frames_size,
+                                    relayout_error *err) {
+  int64_t n = d->dims[0], need; /* every logical dim but N is checked */
+  for (int i = 1; i < d->ndims; i++)
+    if (d->names[i] == 'N') n = d->dims[i];
+  if (__builtin_mul_overflow(n, frame, &need) || (uint64_t)need > frames_size)
+    return rl_fail(err, RELAYOUT_ERR_BUFFER,
+                   "the frames hold %zu bytes; %lld frames of %lld bytes "
+                   "need more",
+                   frames_size, (long long)n, (long long)frame);
+  rl_desc_size_bytes(&need, d, NULL);
+  if ((uint64_t)need > dst_size)
+    return rl_fail(err, RELAYOUT_ERR_BUFFER,
+                   "the destination buffer holds %zu bytes; its layout needs "
+                   "%lld",
+                   dst_size, (long long)need);
+  return RELAYOUT_OK;
 }

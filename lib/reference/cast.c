@@ -36,9 +36,23 @@ static int is_quant(relayout_dtype t) {
   return rl_int_range(t, &lo, &hi);
 }
 
+/* Whether both sides have the same per-channel quantization (or none). */
+static int same_channels(const rl_desc *dst, const rl_desc *src) {
+  return dst->per_channel == src->per_channel &&
+         (!dst->per_channel ||
+          (dst->qscales == src->qscales && dst->qzps == src->qzps));
+}
+
 int rl_is_cast(const rl_desc *dst, const rl_desc *src) {
   return dst->dtype != src->dtype || dst->scale != src->scale ||
-         dst->zero_point != src->zero_point || dst->zero_point;
+         dst->zero_point != src->zero_point || dst->zero_point ||
+         !same_channels(dst, src);
+}
+
+relayout_quant rl_quant_at(const rl_desc *d, const int64_t *coord) {
+  if (!d->per_channel) return (relayout_quant){d->scale, d->zero_point};
+  int64_t c = coord[d->per_channel - 1];
+  return (relayout_quant){d->qscales[c], d->qzps ? d->qzps[c] : 0};
 }
 
 relayout_status rl_check_cast(const rl_desc *dst, const rl_desc *src,
@@ -57,6 +71,12 @@ relayout_status rl_check_cast(const rl_desc *dst, const rl_desc *src,
   if (src->dtype == RELAYOUT_F64 && dq)
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
                    "no quantization from f64 (to %s): cast to f32 first", d);
+  if (sq && dq && (src->per_channel || dst->per_channel) &&
+      !(src->dtype == dst->dtype && same_channels(dst, src)))
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
+                   "%s to %s with per-channel quantization: integer casts "
+                   "take per-tensor quantizations only (dequantize first)",
+                   s, d);
   if (sq && dq && src->scale != dst->scale)
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
                    "%s with scale %g to %s with scale %g: integer casts keep "
@@ -95,6 +115,11 @@ static double decode(uint64_t b, int m, int e) {
   return b >> (m + e) & 1 ? -v : v;
 }
 
+double rl_float_value(const uint8_t *buf, int64_t off, relayout_dtype t) {
+  int e, m = rl_float_bits(t, &e);
+  return decode(load(buf, off, relayout_dtype_bits(t)), m, e);
+}
+
 /* A value (not NaN) rounded to nearest, ties to even, in a float type of m
  * fraction and e exponent bits: its bits. */
 static uint64_t encode(double v, int m, int e) {
@@ -129,7 +154,9 @@ static int64_t saturate(double v, relayout_dtype t) {
 }
 
 void rl_cast_element(uint8_t *dst, int64_t doff, const rl_desc *d,
-                     const uint8_t *src, int64_t soff, const rl_desc *s) {
+                     const uint8_t *src, int64_t soff, const rl_desc *s,
+                     const int64_t *coord) {
+  relayout_quant dq = rl_quant_at(d, coord), sq = rl_quant_at(s, coord);
   int sbits = relayout_dtype_bits(s->dtype),
       dbits = relayout_dtype_bits(d->dtype);
   int se, de, sm = rl_float_bits(s->dtype, &se),
@@ -138,20 +165,20 @@ void rl_cast_element(uint8_t *dst, int64_t doff, const rl_desc *d,
   if (sm) { /* from a float */
     double x = decode(b, sm, se);
     if (isnan(x))
-      out = dm ? nan_to(b, sm, se, dm, de) : (uint64_t)d->zero_point;
+      out = dm ? nan_to(b, sm, se, dm, de) : (uint64_t)dq.zero_point;
     else if (dm)
       out = encode(x, dm, de);
     else /* x / scale is exact to the rounding for f32 values and below */
-      out = (uint64_t)saturate(rint(x / (double)d->scale) + d->zero_point,
+      out = (uint64_t)saturate(rint(x / (double)dq.scale) + dq.zero_point,
                                d->dtype);
   } else { /* from an integer: sign-extended */
     int64_t lo, hi, q = (int64_t)b;
     rl_int_range(s->dtype, &lo, &hi);
     if (lo < 0 && q > hi) q -= (int64_t)1 << sbits;
     if (dm) /* (q - zero point) * scale is exact in a double */
-      out = encode((double)(q - s->zero_point) * (double)s->scale, dm, de);
+      out = encode((double)(q - sq.zero_point) * (double)sq.scale, dm, de);
     else
-      out = (uint64_t)saturate((double)(q - s->zero_point + d->zero_point),
+      out = (uint64_t)saturate((double)(q - sq.zero_point + dq.zero_point),
                                d->dtype);
   }
   store(dst, doff, dbits, out);
@@ -159,7 +186,7 @@ void rl_cast_element(uint8_t *dst, int64_t doff, const rl_desc *d,
 
 uint8_t rl_pad_byte(const rl_desc *dst) {
   int64_t lo, hi;
-  if (!rl_int_range(dst->dtype, &lo, &hi)) return 0;
+  if (!rl_int_range(dst->dtype, &lo, &hi) || dst->per_channel) return 0;
   unsigned z = (unsigned)dst->zero_point & 0xFFu;
   return (uint8_t)(relayout_dtype_bits(dst->dtype) == 4 ? (z & 0xF) * 0x11 : z);
 }

@@ -63,39 +63,16 @@ relayout_status relayout_preprocess_ref(const relayout_aipp *a,
                                         relayout_error *err) {
   if (!a || !dst || !dst_buf || !frames)
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
-  int64_t c, h, w, frame, need;
-  relayout_status s = relayout_aipp_check(a, &c, &h, &w, &frame, err);
-  if (s) return s;
   const rl_desc *d = rl_cd(dst);
-  int at[4] = {-1, -1, -1, -1}; /* where N, C, H, W are in d */
-  for (int i = 0; i < d->ndims; i++) {
-    const char *k = strchr("NCHW", d->names[i]);
-    if (k && d->names[i]) at[k - "NCHW"] = i;
-  }
-  if (d->ndims != 4 || at[0] < 0 || at[1] < 0 || at[2] < 0 || at[3] < 0)
-    return rl_fail(err, RELAYOUT_ERR_DIMS,
-                   "the output's logical dims must be N, C, H and W");
-  if (d->dims[at[1]] != c || d->dims[at[2]] != h || d->dims[at[3]] != w)
-    return rl_fail(err, RELAYOUT_ERR_DIMS,
-                   "the output has C, H, W = %lld, %lld, %lld; the "
-                   "configuration makes %lld, %lld, %lld",
-                   (long long)d->dims[at[1]], (long long)d->dims[at[2]],
-                   (long long)d->dims[at[3]], (long long)c, (long long)h,
-                   (long long)w);
-  int64_t n = d->dims[at[0]];
-  if (__builtin_mul_overflow(n, frame, &need) || (uint64_t)need > frames_size)
-    return rl_fail(err, RELAYOUT_ERR_BUFFER,
-                   "the frames hold %zu bytes; %lld frames of %lld bytes "
-                   "need more",
-                   frames_size, (long long)n, (long long)frame);
-  rl_desc f32 = {.dtype = RELAYOUT_F32, .scale = 1};
-  if ((s = rl_check_cast(d, &f32, err))) return s;
+  int at[4];
+  int64_t frame, need;
+  relayout_status s = rl_preprocess_check(a, d, at, &frame, err);
+  if (s) return s;
+  if ((s = rl_preprocess_sizes(d, dst_size, frame, frames_size, err))) return s;
   rl_desc_size_bytes(&need, d, NULL);
-  if ((uint64_t)need > dst_size)
-    return rl_fail(err, RELAYOUT_ERR_BUFFER,
-                   "the destination buffer holds %zu bytes; its layout needs "
-                   "%lld",
-                   dst_size, (long long)need);
+  int64_t n = d->dims[at[0]], c = d->dims[at[1]], h = d->dims[at[2]],
+          w = d->dims[at[3]];
+  rl_desc f32 = {.dtype = RELAYOUT_F32, .scale = 1};
   memset(dst_buf, rl_pad_byte(d), (size_t)need);
   int64_t x0 = a->crop ? a->load_start_pos_w : 0,
           y0 = a->crop ? a->load_start_pos_h : 0, top = a->top_padding_size,
@@ -128,7 +105,7 @@ relayout_status relayout_preprocess_ref(const relayout_aipp *a,
           coord[at[2]] = y;
           coord[at[3]] = x;
           rl_cast_element(dst_buf, rl_offset(d, coord), d, (const uint8_t *)&v,
-                          0, &f32);
+                          0, &f32, coord);
         }
       }
   return RELAYOUT_OK;

@@ -75,7 +75,7 @@ relayout_status rl_convert_ref(const rl_desc *dst, void *dst_buf,
   for (;;) {
     if (cast)
       rl_cast_element(dst_buf, rl_offset(dst, coord), dst, src_buf,
-                      rl_offset(src, coord), src);
+                      rl_offset(src, coord), src, coord);
     else
       move(dst_buf, rl_offset(dst, coord), src_buf, rl_offset(src, coord),
            bits);

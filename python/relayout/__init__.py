@@ -223,22 +223,27 @@ class Engine:
 
     def plan(self, src: str, dst: str, shape: Sequence[int],
              dtype: str = "f32", dims: Optional[Dict[str, int]] = None,
-             to_dtype: Optional[str] = None, scale: Optional[float] = None,
-             zero_point: Optional[int] = None,
-             from_scale: Optional[float] = None,
-             from_zero_point: Optional[int] = None) -> "Plan":
+             to_dtype: Optional[str] = None, scale: Any = None,
+             zero_point: Any = None,
+             from_scale: Any = None,
+             from_zero_point: Any = None,
+             axis: Optional[str] = None) -> "Plan":
         """A conversion of arrays of `shape` (src's physical shape) and
         dtype, made once and run many times; dims gives extents padding
         hides ({"C": 17}); to_dtype, scale and zero_point cast
         (docs/CASTS.md), from_scale and from_zero_point quantize the
-        source."""
+        source. A scale or zero point given as an array is per channel
+        along logical dim `axis` (a letter, or an ND dim's index)."""
+        quant = tuple(_quant_key(v) for v in
+                      (scale, zero_point, from_scale, from_zero_point))
         key = (src, dst, tuple(shape), dtype, tuple(sorted((dims or {})
                                                            .items())),
-               to_dtype, scale, zero_point, from_scale, from_zero_point)
+               to_dtype, quant, axis)
         plan = self._plans.get(key)
         if plan is None:
             plan = Plan(self, src, dst, shape, dtype, dims, to_dtype,
-                        (scale, zero_point), (from_scale, from_zero_point))
+                        (scale, zero_point), (from_scale, from_zero_point),
+                        axis)
             self._plans[key] = plan
             if len(self._plans) > 64:
                 self._plans.popitem(last=False)
@@ -285,7 +290,7 @@ class Plan:
     def __init__(self, engine: Engine, src: str, dst: str,
                  shape: Sequence[int], dtype: str,
                  dims: Optional[Dict[str, int]], to_dtype: Optional[str],
-                 quant: Tuple, from_quant: Tuple):
+                 quant: Tuple, from_quant: Tuple, axis: Optional[str] = None):
         self._engine = engine  # outlives the plan
         a, b = Layout(src), Layout(dst)
         s, d, err = _lib.Desc(), _lib.Desc(), _lib.Error()
@@ -297,17 +302,23 @@ class Plan:
         _check(lib.relayout_bind(C.byref(s), C.byref(d), a._handle, b._handle,
                                  code, len(shape), sh, gv, len(given), err),
                err)
-        if from_quant != (None, None):
-            q = _lib.Quant(1.0 if from_quant[0] is None else from_quant[0],
-                           from_quant[1] or 0)
+        self._channels = []  # per-channel arrays: the descriptors' own
+        has_from = any(v is not None for v in from_quant)
+        has_to = any(v is not None for v in quant)
+        if has_from:
+            q = _lib.Quant(*_scalar_quant(from_quant))
             _check(lib.relayout_desc_retype(C.byref(s), a._handle, code,
                                             C.byref(q), err), err)
-        if to_dtype or quant != (None, None):
-            q = _lib.Quant(1.0 if quant[0] is None else quant[0],
-                           quant[1] or 0)
+            self._per_channel(s, from_quant, axis)
+        if to_dtype or has_to:
+            q = _lib.Quant(*_scalar_quant(quant))
             _check(lib.relayout_desc_retype(
                 C.byref(d), b._handle, _dtype_code(to_dtype or dtype),
-                None if quant == (None, None) else C.byref(q), err), err)
+                C.byref(q) if has_to else None, err), err)
+            self._per_channel(d, quant, axis)
+        if axis is not None and not self._channels:
+            raise Error("EXIT_USAGE", "axis names the dim of per-channel "
+                        "scales or zero points (arrays); none is given")
         self.src_shape = tuple(shape)
         self.dst_shape = _physical_shape(d)
         self.src_dtype = _numpy_dtype(dtype)
@@ -318,6 +329,34 @@ class Plan:
         _check(lib.relayout_plan_create(C.byref(self._handle),
                                         engine._handle, C.byref(d),
                                         C.byref(s), err), err)
+
+    def _per_channel(self, desc: _lib.Desc, quant: Tuple,
+                     axis: Optional[str]) -> None:
+        """The side's per-channel quantization, where its scale or zero
+        point is an array: one value per position of `axis`."""
+        scale, zero = (np.asarray(v) if v is not None else None
+                       for v in quant)
+        if all(v is None or v.ndim == 0 for v in (scale, zero)):
+            return
+        if axis is None:
+            raise Error("EXIT_USAGE", "per-channel scales or zero points "
+                        "need axis, the logical dim they run along")
+        n = max(v.size for v in (scale, zero) if v is not None and v.ndim)
+        sc = np.ascontiguousarray(np.broadcast_to(
+            np.float32(1) if scale is None else scale, (n,)), np.float32)
+        zp = np.ascontiguousarray(np.broadcast_to(
+            0 if zero is None else zero, (n,)), np.int32)
+        if scale is not None and not np.array_equal(sc, scale):
+            raise Error("EXIT_USAGE", "per-channel scales must be f32 values")
+        name = str(axis).upper() if not str(axis).isdigit() else \
+            chr(ord("0") + int(axis))
+        qc = _lib.QuantChannels(name.encode(), n,
+                                sc.ctypes.data_as(C.POINTER(C.c_float)),
+                                zp.ctypes.data_as(C.POINTER(C.c_int32)))
+        err = _lib.Error()
+        _check(lib.relayout_desc_quantize_channels(C.byref(desc),
+                                                   C.byref(qc), err), err)
+        self._channels += [sc, zp]
 
     def __del__(self) -> None:
         if getattr(self, "_handle", None):
@@ -366,6 +405,20 @@ class Plan:
 _engines: Dict[str, Engine] = {}
 
 
+def _quant_key(v: Any) -> Any:
+    """A scale or zero point as a plan's cache key: arrays by value."""
+    a = np.asarray(v) if v is not None else None
+    return v if a is None or a.ndim == 0 else (a.dtype.str, a.tobytes())
+
+
+def _scalar_quant(quant: Tuple) -> Tuple[float, int]:
+    """A side's per-tensor (scale, zero point): where one is an array,
+    the per-channel values replace it after."""
+    scale, zero = quant
+    return (1.0 if scale is None or np.ndim(scale) else float(scale),
+            0 if zero is None or np.ndim(zero) else int(zero))
+
+
 def _engine(device: str) -> Engine:
     if device not in _engines:
         _engines[device] = Engine(device)
@@ -375,19 +428,22 @@ def _engine(device: str) -> Engine:
 def convert(x: Any, src: str, dst: str, device: str = "auto",
             dims: Optional[Dict[str, int]] = None,
             dtype: Optional[str] = None, to_dtype: Optional[str] = None,
-            scale: Optional[float] = None, zero_point: Optional[int] = None,
-            from_scale: Optional[float] = None,
-            from_zero_point: Optional[int] = None) -> np.ndarray:
+            scale: Any = None, zero_point: Any = None,
+            from_scale: Any = None,
+            from_zero_point: Any = None,
+            axis: Optional[str] = None) -> np.ndarray:
     """x, stored in src's physical shape, converted to dst's: a new numpy
     array. dims: extents that src's padding hides ({"C": 17}); dtype: read
     x's elements as this relayout dtype (same width; "bf16" for uint16
     bits); to_dtype, scale, zero_point: cast (docs/CASTS.md);
-    from_scale, from_zero_point: x's quantization. The engine of `device`
-    and the plan are kept for the next call of the same kind."""
+    from_scale, from_zero_point: x's quantization; a scale or zero point
+    given as an array is per channel along logical dim `axis` ("N", or an
+    ND dim's index). The engine of `device` and the plan are kept for the
+    next call of the same kind."""
     return _engine(device).convert(
         x, src, dst, dims, dtype, to_dtype=to_dtype, scale=scale,
         zero_point=zero_point, from_scale=from_scale,
-        from_zero_point=from_zero_point)
+        from_zero_point=from_zero_point, axis=axis)
 
 
 def convert_many(items: Iterable[Tuple[Any, str, str]], device: str = "auto",
@@ -401,7 +457,8 @@ def repack(src: "_command.PathLike", dst: "_command.PathLike",
            max_memory: Optional[str] = None,
            wait_compile: bool = False) -> Dict:
     """The tensors of safetensors file (or sharded directory) src, repacked
-    into dst by rules ("GLOB[:Nd][:FROM]=TO[:DTYPE]", the first match wins,
+    into dst by rules ("GLOB[:Nd][:FROM]=TO[:DTYPE[:per-channel=X]]", the
+    first match wins,
     as `relayout repack --rule` takes them); every converted tensor's
     layouts and dtypes recorded in dst's __metadata__ for restore. Returns
     the command's summary (per tensor: name, shapes, dtypes, layouts).

@@ -38,6 +38,12 @@ class Quant(C.Structure):
     _fields_ = [("scale", C.c_float), ("zero_point", C.c_int32)]
 
 
+class QuantChannels(C.Structure):
+    _fields_ = [("dim", C.c_char), ("count", C.c_int64),
+                ("scales", C.POINTER(C.c_float)),
+                ("zero_points", C.POINTER(C.c_int32))]
+
+
 class EngineOptions(C.Structure):
     _fields_ = [("size", C.c_size_t), ("device", C.c_char_p),
                 ("cache_dir", C.c_char_p), ("cache_bytes", C.c_int64),
@@ -75,6 +81,8 @@ _PROTOTYPES = {
     "relayout_bind": (I, [PD, PD, P, P, I, I, C.POINTER(I64),
                           C.POINTER(DimValue), I, PE]),
     "relayout_desc_retype": (I, [PD, P, I, C.POINTER(Quant), PE]),
+    "relayout_desc_quantize_channels": (I, [PD, C.POINTER(QuantChannels),
+                                            PE]),
     "relayout_desc_size_bytes": (I, [C.POINTER(I64), PD, PE]),
     "relayout_desc_physical_shape": (V, [C.POINTER(I), C.POINTER(I64), PD]),
     "relayout_desc_dtype": (I, [PD]),

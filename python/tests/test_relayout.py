@@ -84,6 +84,29 @@ def test_casts_against_numpy(device):
                           .astype(np.float32))
 
 
+@pytest.mark.parametrize("device", ["ref", "cpu"])
+def test_per_channel_against_numpy(device):
+    x = (rng.standard_normal((2, 19, 3, 5)) * 4).astype(np.float32)
+    scales = (np.abs(x).max(axis=(0, 2, 3)) / 127).astype(np.float32)
+    zps = (np.arange(19) % 5 - 2).astype(np.int32)
+    q = relayout.convert(x, "NCHW", "NC1HWC0", device=device, to_dtype="i8",
+                         scale=scales, zero_point=zps, axis="C")
+    c = (None, slice(None), None, None)
+    want = np.clip(np.rint(x.astype(np.float64) / scales[c]) + zps[c], -128,
+                   127).astype(np.int8)
+    assert np.array_equal(q, nc1hwc0(want, 32))  # padding: the integer 0
+    d = relayout.convert(q, "NC1HWC0", "NCHW", device=device, dims={"C": 19},
+                         to_dtype="f32", from_scale=scales,
+                         from_zero_point=zps, axis="C")
+    assert np.array_equal(d, ((want.astype(np.float64) - zps[c])
+                              * scales[c]).astype(np.float32))
+    with pytest.raises(relayout.Error, match="need axis"):
+        relayout.convert(x, "NCHW", "NCHW", to_dtype="i8", scale=scales)
+    with pytest.raises(relayout.Error, match="3 scales for an extent of 19"):
+        relayout.convert(x, "NCHW", "NCHW", to_dtype="i8", scale=scales[:3],
+                         axis="C")
+
+
 def test_explain():
     e = relayout.Layout("NC1HWC0").explain([2, 17, 5, 3], "f16")
     assert e["shape"] == (2, 2, 5, 3, 16)

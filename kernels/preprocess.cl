@@ -1,0 +1,85 @@
+/* preprocess.cl - AIPP preprocessing (docs/PREPROCESS.md): each destination
+ * element computed from its frame where the frame lies (NV12's two planes
+ * as they are), in the definition's integer steps and its f32 order, then
+ * cast once (kernels/cast.cl) into the destination's type.
+ *
+ * The generator (lib/codegen/preprocess.c) writes before it: RL_T, RL_I,
+ * RL_COUNT, RL_CHUNK (destination elements per work-item), RL_TRANSFORM
+ * and RL_PAD (the f32 bits cast, and the layout padding's value), the
+ * configuration as constants (RL_FMT 0 YUV420SP, 1 RGB888, 2 XRGB8888,
+ * 3 YUV400; RL_SW, RL_SH, RL_FRAME; the crop RL_X0, RL_Y0, RL_CW, RL_CH;
+ * the border RL_TOP, RL_LEFT, RL_PADV; RL_CSC, RL_RBUV, RL_AX; the arrays
+ * rl_matrix, rl_in_bias, rl_out_bias, rl_norm), RL_AT_N..RL_AT_W (where N,
+ * C, H and W are among the logical dims) and rl_logical(o, out).
+ */
+#pragma OPENCL FP_CONTRACT OFF
+
+/* Pixel (x, y) of frame f: its channels as read, swaps applied. */
+static void rl_pixel(__global const uchar *f, long x, long y, int *p) {
+  p[0] = p[1] = p[2] = 0;
+#if RL_FMT == 0 /* U V pairs, one per 2 x 2 pixels, after the Y plane */
+  __global const uchar *q = f + (long)RL_SW * RL_SH + y / 2 * RL_SW + x / 2 * 2;
+  p[0] = f[y * RL_SW + x];
+  p[1] = q[0];
+  p[2] = q[1];
+#elif RL_FMT == 1
+  __global const uchar *q = f + (y * RL_SW + x) * 3;
+  p[0] = q[0];
+  p[1] = q[1];
+  p[2] = q[2];
+#elif RL_FMT == 2
+  __global const uchar *q = f + (y * RL_SW + x) * 4 + (RL_AX ? 0 : 1);
+  p[0] = q[0];
+  p[1] = q[1];
+  p[2] = q[2];
+#else
+  p[0] = f[y * RL_SW + x];
+#endif
+#if RL_RBUV && RL_FMT != 3 /* NV21's V U, or B G R */
+  int t = p[RL_FMT == 0 ? 1 : 0];
+  p[RL_FMT == 0 ? 1 : 0] = p[2];
+  p[2] = t;
+#endif
+}
+
+/* Output channel i of the matrix: from YUV (input biases first), else to
+ * YUV (output biases after); >> 8 towards minus infinity; 0..255. */
+static int rl_csc(const int *p, int i) {
+  int sum = 0;
+  for (int j = 0; j < 3; j++)
+    sum += rl_matrix[3 * i + j] * (RL_FMT == 0 ? p[j] - rl_in_bias[j] : p[j]);
+  int v = (sum >= 0 ? sum / 256 : -((255 - sum) / 256)) +
+          (RL_FMT == 0 ? 0 : rl_out_bias[i]);
+  return clamp(v, 0, 255);
+}
+
+__kernel void rl_preprocess(__global const uchar *restrict frames,
+                            long frames_off, __global RL_T *restrict dst,
+                            long dst_off) {
+  RL_I first = (RL_I)get_global_id(0) * RL_CHUNK;
+  frames += frames_off;
+  dst += dst_off;
+  for (RL_I o = first; o < first + RL_CHUNK && o < RL_COUNT; o++) {
+    RL_I at[4];
+    if (!rl_logical(o, at)) {
+      dst[o] = RL_PAD;
+      continue;
+    }
+    long y = at[RL_AT_H] - RL_TOP, x = at[RL_AT_W] - RL_LEFT;
+    int c = (int)at[RL_AT_C];
+    float v = as_float((uint)RL_PADV);
+    if (y >= 0 && y < RL_CH && x >= 0 && x < RL_CW) {
+      int p[3];
+      rl_pixel(frames + at[RL_AT_N] * (long)RL_FRAME, RL_X0 + x, RL_Y0 + y, p);
+#if RL_CSC
+      int k = rl_csc(p, c);
+#else
+      int k = p[c];
+#endif
+      v = (float)k - as_float(rl_norm[c]); /* one rounding per step */
+      v = v - as_float(rl_norm[3 + c]);
+      v = v * as_float(rl_norm[6 + c]);
+    }
+    dst[o] = RL_TRANSFORM(as_uint(v));
+  }
+}
