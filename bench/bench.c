@@ -28,13 +28,13 @@ static const char usage[] =
     "one to a CPU where 'relayout devices' says so.\n"
     "  --shape  logical extents in SRC's logical order (batch dims first)\n"
     "  --dtype  element type (default f32)\n"
-    "  --to-dtype, --scale, --zero-point, --from-scale, --from-zero-point\n"
-    "           a cast, as relayout convert takes them\n"
+    "  --to-dtype, --scale, --zero-point, --from-scale, --from-zero-point,\n"
+    "  --axis   a cast, as relayout convert takes them\n"
     "  --json   one JSON object on stdout instead of the table\n"
     "  --suite  the real-world rows (bench/README.md), each next to the\n"
     "           device's copy and to the peers found at build time\n"
-    "           (oneDNN, numpy, PyTorch); --rows keeps the rows whose name\n"
-    "           holds TEXT (or any of TEXT,TEXT,...)\n";
+    "           (oneDNN, numpy, PyTorch, OpenCV); --rows keeps the rows\n"
+    "           whose name holds TEXT (or any of TEXT,TEXT,...)\n";
 
 /* A new plan's start: its first run (from its creation to that run's end,
  * and which kernel ran), when its own kernel was ready (from its creation),
@@ -217,7 +217,7 @@ int cmd_bench(int argc, char **argv) {
     rc = cli_error(EXIT_WORK, "bench", "%s", err.message);
     goto done;
   }
-  bench_shape x = {plan, in, ref, sb, db, 1};
+  bench_shape x = {plan, NULL, in, ref, sb, db, 1};
   double t_host = -1;
   int same, host_same = 1;
   if (bench_measure(&r, e, &x, &s, &d, (int)runs, &same) ||

@@ -45,6 +45,7 @@ typedef struct job {
     HOST_EACH /* relayout_plan_run on each of host in turn */
   } kind;
   relayout_plan *plan;
+  relayout_preprocess_plan *pre;
   relayout_engine *engine;
   cl_mem src, dst;
   cl_kernel copy;
@@ -108,8 +109,10 @@ static int run_batch(void *ctx) {
     job *j = &b->jobs[i];
     cl_int rc = CL_SUCCESS;
     if (b->kind == CONVERT)
-      rc = relayout_plan_enqueue(j->plan, j->dst, 0, j->src, 0, 0, NULL, NULL,
-                                 &err)
+      rc = (j->pre ? relayout_preprocess_enqueue(j->pre, j->dst, 0, j->src, 0,
+                                                 0, NULL, NULL, &err)
+                   : relayout_plan_enqueue(j->plan, j->dst, 0, j->src, 0, 0,
+                                           NULL, NULL, &err))
                ? CL_INVALID_OPERATION
                : CL_SUCCESS;
     else if (b->kind == ENQUEUE_COPY)
@@ -265,6 +268,7 @@ int bench_measure_batch(bench_result *r, relayout_engine *e,
   for (int i = 0; jobs && copy && i < n; i++)
     for (int c = 0; c < shapes[i].count; c++, b.n++) {
       jobs[b.n].plan = shapes[i].plan;
+      jobs[b.n].pre = shapes[i].pre;
       if (job_open(&jobs[b.n], e, copy, shapes[i].in, shapes[i].src_bytes,
                    shapes[i].dst_bytes))
         goto done;

@@ -24,10 +24,12 @@ typedef struct bench_result {
   int64_t src_bytes, dst_bytes, copy_bytes;
 } bench_result;
 
-/* One shape of a batch: its plan, source bytes, the reference's result,
- * and how many tensors of it the batch converts. */
+/* One shape of a batch: its plan (or preprocessing plan: pre), source
+ * bytes, the reference's result, and how many tensors of it the batch
+ * converts. */
 typedef struct bench_shape {
   relayout_plan *plan;
+  relayout_preprocess_plan *pre;
   const unsigned char *in, *ref;
   int64_t src_bytes, dst_bytes;
   int count;

@@ -3,6 +3,7 @@
 #define RELAYOUT_BENCH_PEER_H
 
 #include "relayout.h"
+#include "relayout_preprocess.h"
 
 #include <stddef.h>
 
@@ -35,12 +36,13 @@ typedef struct peer_quant {
 
 /* Tensors for a peer: `count` conversions of `in` (s's bytes) to d,
  * quantized with q where d is an integer type, whose results must equal
- * `want`. */
+ * `want`; or, with aipp (s NULL), d's N frames in `in` preprocessed. */
 typedef struct peer_tensors {
   const relayout_desc *s, *d;
   const unsigned char *in, *want;
   int count;
   peer_quant q;
+  const relayout_aipp *aipp;
 } peer_tensors;
 
 /* oneDNN's reorder on the CPU, from the library found at build time: every
@@ -53,7 +55,9 @@ void peer_onednn(peer_result *r, const peer_tensors *t, int n, int runs);
 /* numpy (pad + reshape + transpose) on the CPU, or PyTorch (the same on
  * the GPU): `backend` "numpy" or "torch", run by the interpreter found at
  * build time with bench/peer.py, on t (count 1). Where the dtypes differ,
- * the peer casts too (astype, or quantizing with t->q). */
+ * the peer casts too (astype, or quantizing with t->q). A preprocessing
+ * (t->aipp) runs on numpy, AIPP's steps exactly, or on "opencv", as its
+ * users write it (its note gives how far it is from AIPP's values). */
 void peer_python(peer_result *r, const char *backend, const peer_tensors *t,
                  int runs);
 

@@ -25,6 +25,45 @@ extern const char rl_bench_peer_py[]; /* bench/peer.py, embedded */
 #ifndef RELAYOUT_TORCH_PYTHON
 #define RELAYOUT_TORCH_PYTHON NULL
 #endif
+#ifndef RELAYOUT_OPENCV_PYTHON
+#define RELAYOUT_OPENCV_PYTHON NULL
+#endif
+
+/* A configuration as bench/peer.py reads it. */
+static json_t *aipp_json(const relayout_aipp *a) {
+  static const char *const formats[] = {"YUV420SP_U8", "RGB888_U8",
+                                        "XRGB8888_U8", "YUV400_U8"};
+  json_t *m = json_array(), *norm[3];
+  for (int i = 0; i < 3; i++)
+    json_array_append_new(m, json_pack("[iii]", a->matrix[i][0],
+                                       a->matrix[i][1], a->matrix[i][2]));
+  const float *v[3] = {a->mean_chn, a->min_chn, a->var_reci_chn};
+  for (int k = 0; k < 3; k++)
+    norm[k] =
+        json_pack("[fff]", (double)v[k][0], (double)v[k][1], (double)v[k][2]);
+  int64_t cw = a->crop ? a->crop_size_w : a->src_image_size_w,
+          ch = a->crop ? a->crop_size_h : a->src_image_size_h;
+  json_t *o = json_pack(
+      "{s:s, s:I, s:I, s:b, s:b, s:[IIII], s:b, s:o, s:[iii], s:[iii]}",
+      "format", formats[a->input_format], "w", (json_int_t)a->src_image_size_w,
+      "h", (json_int_t)a->src_image_size_h, "ax_swap", a->ax_swap_switch,
+      "rbuv_swap", a->rbuv_swap_switch, "crop",
+      (json_int_t)(a->crop ? a->load_start_pos_w : 0),
+      (json_int_t)(a->crop ? a->load_start_pos_h : 0), (json_int_t)cw,
+      (json_int_t)ch, "csc", a->csc_switch, "matrix", m, "input_bias",
+      a->input_bias[0], a->input_bias[1], a->input_bias[2], "output_bias",
+      a->output_bias[0], a->output_bias[1], a->output_bias[2]);
+  json_object_set_new(o, "mean", norm[0]);
+  json_object_set_new(o, "min", norm[1]);
+  json_object_set_new(o, "var_reci", norm[2]);
+  json_object_set_new(o, "padding",
+                      json_pack("[IIII]", (json_int_t)a->top_padding_size,
+                                (json_int_t)a->bottom_padding_size,
+                                (json_int_t)a->left_padding_size,
+                                (json_int_t)a->right_padding_size));
+  json_object_set_new(o, "padding_value", json_real(a->padding_value));
+  return o;
+}
 
 static json_t *layout_json(const relayout_desc *d) {
   json_t *dims = json_array(), *padded = json_array(), *axes = json_array();
@@ -159,27 +198,45 @@ void peer_python(peer_result *r, const char *backend, const peer_tensors *t,
                  int runs) {
   const relayout_desc *s = t->s, *d = t->d;
   const unsigned char *in = t->in, *want = t->want;
-  const char *python =
-      !strcmp(backend, "numpy") ? RELAYOUT_NUMPY_PYTHON : RELAYOUT_TORCH_PYTHON;
+  int opencv = !strcmp(backend, "opencv");
+  const char *python = !strcmp(backend, "numpy") ? RELAYOUT_NUMPY_PYTHON
+                       : opencv                  ? RELAYOUT_OPENCV_PYTHON
+                                                 : RELAYOUT_TORCH_PYTHON;
   r->seconds = -1;
   if (!python) {
     snprintf(r->note, sizeof r->note, "no python with %s found at build time",
              backend);
     return;
   }
-  if (!peer_expressible(r, s) || !peer_expressible(r, d)) return;
-  int64_t sb, db;
-  relayout_desc_size_bytes(&sb, s, NULL);
+  if ((s && !peer_expressible(r, s)) || !peer_expressible(r, d)) return;
+  int64_t sb, db, frame = 0, frames = 0;
+  if (t->aipp) {
+    char names[RELAYOUT_MAX_DIMS];
+    int64_t ext[RELAYOUT_MAX_DIMS];
+    int n = relayout_desc_dims(d, names, ext);
+    relayout_aipp_check(t->aipp, NULL, NULL, NULL, &frame, NULL);
+    for (int i = 0; i < n; i++)
+      if (names[i] == 'N') frames = ext[i];
+    sb = frame * frames;
+  } else {
+    relayout_desc_size_bytes(&sb, s, NULL);
+  }
   relayout_desc_size_bytes(&db, d, NULL);
-  relayout_dtype st = relayout_desc_dtype(s), dt = relayout_desc_dtype(d);
+  relayout_dtype dt = relayout_desc_dtype(d),
+                 st = s ? relayout_desc_dtype(s) : RELAYOUT_U8;
   json_t *scales = json_array();
   for (int64_t i = 0; i < t->q.count; i++)
     json_array_append_new(scales, json_real(t->q.scales[i]));
-  json_t *spec = json_pack(
-      "{s:i, s:o, s:o, s:s, s:s, s:o, s:i}", "size",
-      relayout_dtype_bits(st) / 8, "src", layout_json(s), "dst", layout_json(d),
-      "from", relayout_dtype_name(st), "to", relayout_dtype_name(dt), "scales",
-      scales, "axis", t->q.count > 1 ? t->q.dim : -1);
+  json_t *spec =
+      json_pack("{s:i, s:o, s:o, s:s, s:s, s:o, s:i}", "size",
+                relayout_dtype_bits(st) / 8, "src",
+                s ? layout_json(s) : json_null(), "dst", layout_json(d), "from",
+                relayout_dtype_name(st), "to", relayout_dtype_name(dt),
+                "scales", scales, "axis", t->q.count > 1 ? t->q.dim : -1);
+  if (spec && t->aipp) {
+    json_object_set_new(spec, "aipp", aipp_json(t->aipp));
+    json_object_set_new(spec, "frames", json_integer(frames));
+  }
   char *spec_text = spec ? json_dumps(spec, JSON_COMPACT) : NULL;
   json_decref(spec);
   char src_path[4096] = "", out_path[4096] = "";
@@ -188,6 +245,7 @@ void peer_python(peer_result *r, const char *backend, const peer_tensors *t,
                   out_path,        NULL};
   child c = {0};
   json_t *res = NULL;
+  double max_diff = 0;
   /* one run for the output and to choose the run count, then the timing */
   if (!spec_text || temp_file(src_path, sizeof src_path, in, (size_t)sb) ||
       temp_file(out_path, sizeof out_path, "", 0)) {
@@ -196,6 +254,7 @@ void peer_python(peer_result *r, const char *backend, const peer_tensors *t,
     snprintf(r->note, sizeof r->note, "cannot start %s", python);
   } else if ((res = child_reply(r, &c, backend))) {
     r->same = same_bytes(out_path, want, (size_t)db);
+    max_diff = json_number_value(json_object_get(res, "max_diff"));
     r->runs =
         peer_runs(json_number_value(json_object_get(res, "seconds")), runs);
     json_decref(res);
@@ -212,9 +271,15 @@ void peer_python(peer_result *r, const char *backend, const peer_tensors *t,
   }
   if (res) {
     r->seconds = json_number_value(json_object_get(res, "seconds"));
-    snprintf(r->note, sizeof r->note, "%s",
-             !strcmp(backend, "numpy") ? "pad + reshape + transpose"
-                                       : "permute + pad on the GPU");
+    if (opencv)
+      snprintf(r->note, sizeof r->note,
+               "cvtColor + blobFromImages, up to %g from AIPP's values",
+               max_diff);
+    else
+      snprintf(r->note, sizeof r->note, "%s",
+               t->aipp                     ? "AIPP's steps, then pad + reshape"
+               : !strcmp(backend, "numpy") ? "pad + reshape + transpose"
+                                           : "permute + pad on the GPU");
   }
   json_decref(res);
   if (*src_path) unlink(src_path);

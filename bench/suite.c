@@ -8,7 +8,10 @@
  * compared byte for byte with the scalar reference's (the oracle), and so is
  * every peer's: a result that differs is flagged, not ranked.
  * Peers: oneDNN's reorder on CPU devices, numpy on CPU devices for the
- * Ascend rows, PyTorch on GPU devices (peer.h).
+ * Ascend rows, PyTorch on GPU devices (peer.h). The preprocessing rows run
+ * a preprocessing plan (an AIPP configuration) over a batch of frames, next
+ * to numpy (AIPP's steps) and OpenCV (as its users preprocess) on CPU
+ * devices.
  */
 #include "suite.h"
 
@@ -21,8 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { ONEDNN, NUMPY, TORCH, NPEERS };
-static const char *const peer_names[NPEERS] = {"oneDNN", "numpy", "PyTorch"};
+enum { ONEDNN, NUMPY, TORCH, OPENCV, NPEERS };
+static const char *const peer_names[NPEERS] = {"oneDNN", "numpy", "PyTorch",
+                                               "OpenCV"};
 
 typedef struct row {
   const char *name, *from, *to, *dtype;
@@ -32,6 +36,9 @@ typedef struct row {
   float scale;
   char per_channel; /* i8: symmetric scales per channel along this dim,
                      * computed from the data (relayout_symmetric_scales) */
+  const char *aipp; /* a preprocessing row: its configuration, `from` its
+                     * input format, `to` and `to_dtype` its output, shapes
+                     * "1:FRAMES" */
 } row;
 
 #define ACT      "1:64x256x56x56"
@@ -43,44 +50,68 @@ typedef struct row {
   "1:1024x512x1x1 1:512x1024x1x1 2:512x2048x1x1 3:512x512x3x3 "                \
   "3:2048x512x1x1 1:2048x1024x1x1"
 
+/* ImageNet's mean and 1 / std, on 0..255 values */
+#define AIPP_NORM                                                              \
+  " mean_chn_0: 123.675 mean_chn_1: 116.28 mean_chn_2: 103.53"                 \
+  " var_reci_chn_0: 0.0171247538 var_reci_chn_1: 0.0175070028"                 \
+  " var_reci_chn_2: 0.0174291939 }"
+#define AIPP_RGB                                                               \
+  "aipp_op { input_format: RGB888_U8 src_image_size_w: 224"                    \
+  " src_image_size_h: 224" AIPP_NORM
+/* CANN's JPEG YUV -> RGB table */
+#define AIPP_NV12                                                              \
+  "aipp_op { input_format: YUV420SP_U8 src_image_size_w: 1920"                 \
+  " src_image_size_h: 1080 csc_switch: true matrix_r0c0: 256"                  \
+  " matrix_r0c1: 0 matrix_r0c2: 359 matrix_r1c0: 256 matrix_r1c1: -88"         \
+  " matrix_r1c2: -183 matrix_r2c0: 256 matrix_r2c1: 454 matrix_r2c2: 0"        \
+  " input_bias_0: 0 input_bias_1: 128 input_bias_2: 128" AIPP_NORM
+
+/* A row that only moves bits */
+#define ROW(name, from, to, dtype, ascend, shapes)                             \
+  { name, from, to, dtype, ascend, shapes, NULL, 0, 0, NULL }
+
 static const row rows_all[] = {
-    {"act NCHW->NHWC f32", "NCHW", "NHWC", "f32", 0, ACT, NULL, 0, 0},
-    {"act NCHW->NHWC f16", "NCHW", "NHWC", "f16", 0, ACT, NULL, 0, 0},
-    {"act NCHW->NHWC i8", "NCHW", "NHWC", "i8", 0, ACT, NULL, 0, 0},
-    {"act NHWC->NCHW f32", "NHWC", "NCHW", "f32", 0, ACT_NHWC, NULL, 0, 0},
-    {"act NHWC->NCHW f16", "NHWC", "NCHW", "f16", 0, ACT_NHWC, NULL, 0, 0},
-    {"act NHWC->NCHW i8", "NHWC", "NCHW", "i8", 0, ACT_NHWC, NULL, 0, 0},
-    {"act NCHW->NC1HWC0 f32", "NCHW", "NC1HWC0", "f32", 1, ACT, NULL, 0, 0},
-    {"act NCHW->NC1HWC0 f16", "NCHW", "NC1HWC0", "f16", 1, ACT, NULL, 0, 0},
-    {"act NCHW->NC1HWC0 i8", "NCHW", "NC1HWC0", "i8", 1, ACT, NULL, 0, 0},
-    {"act NCHW->nChw16c f32", "NCHW", "nChw16c", "f32", 0, ACT, NULL, 0, 0},
-    {"act NCHW->nChw16c f16", "NCHW", "nChw16c", "f16", 0, ACT, NULL, 0, 0},
-    {"act NCHW->nChw16c i8", "NCHW", "nChw16c", "i8", 0, ACT, NULL, 0, 0},
-    {"act nChw8c->nChw16c f32", "nChw8c", "nChw16c", "f32", 0, ACT, NULL, 0, 0},
-    {"act NCHW->CHWN4 i8", "NCHW", "CHWN4", "i8", 0, ACT, NULL, 0, 0},
-    {"act NCHW->4N i8", "NCHW", "4N", "i8", 0, ACT, NULL, 0, 0},
-    {"resnet50 conv OIHW->FRACTAL_Z f32", "NCHW", "FRACTAL_Z", "f32", 1,
-     RESNET50, NULL, 0, 0},
-    {"resnet50 conv OIHW->FRACTAL_Z f16", "NCHW", "FRACTAL_Z", "f16", 1,
-     RESNET50, NULL, 0, 0},
-    {"linear 4096x11008 ND->FRACTAL_NZ f16", "ND", "FRACTAL_NZ", "f16", 1,
-     "1:4096x11008", NULL, 0, 0},
-    {"linear 4096x11008 ND->FRACTAL_ZN f16", "ND", "FRACTAL_ZN", "f16", 1,
-     "1:4096x11008", NULL, 0, 0},
-    {"odd 8197x8195 ND->FRACTAL_NZ f16", "ND", "FRACTAL_NZ", "f16", 1,
-     "1:8197x8195", NULL, 0, 0},
+    ROW("act NCHW->NHWC f32", "NCHW", "NHWC", "f32", 0, ACT),
+    ROW("act NCHW->NHWC f16", "NCHW", "NHWC", "f16", 0, ACT),
+    ROW("act NCHW->NHWC i8", "NCHW", "NHWC", "i8", 0, ACT),
+    ROW("act NHWC->NCHW f32", "NHWC", "NCHW", "f32", 0, ACT_NHWC),
+    ROW("act NHWC->NCHW f16", "NHWC", "NCHW", "f16", 0, ACT_NHWC),
+    ROW("act NHWC->NCHW i8", "NHWC", "NCHW", "i8", 0, ACT_NHWC),
+    ROW("act NCHW->NC1HWC0 f32", "NCHW", "NC1HWC0", "f32", 1, ACT),
+    ROW("act NCHW->NC1HWC0 f16", "NCHW", "NC1HWC0", "f16", 1, ACT),
+    ROW("act NCHW->NC1HWC0 i8", "NCHW", "NC1HWC0", "i8", 1, ACT),
+    ROW("act NCHW->nChw16c f32", "NCHW", "nChw16c", "f32", 0, ACT),
+    ROW("act NCHW->nChw16c f16", "NCHW", "nChw16c", "f16", 0, ACT),
+    ROW("act NCHW->nChw16c i8", "NCHW", "nChw16c", "i8", 0, ACT),
+    ROW("act nChw8c->nChw16c f32", "nChw8c", "nChw16c", "f32", 0, ACT),
+    ROW("act NCHW->CHWN4 i8", "NCHW", "CHWN4", "i8", 0, ACT),
+    ROW("act NCHW->4N i8", "NCHW", "4N", "i8", 0, ACT),
+    ROW("resnet50 conv OIHW->FRACTAL_Z f32", "NCHW", "FRACTAL_Z", "f32", 1,
+        RESNET50),
+    ROW("resnet50 conv OIHW->FRACTAL_Z f16", "NCHW", "FRACTAL_Z", "f16", 1,
+        RESNET50),
+    ROW("linear 4096x11008 ND->FRACTAL_NZ f16", "ND", "FRACTAL_NZ", "f16", 1,
+        "1:4096x11008"),
+    ROW("linear 4096x11008 ND->FRACTAL_ZN f16", "ND", "FRACTAL_ZN", "f16", 1,
+        "1:4096x11008"),
+    ROW("odd 8197x8195 ND->FRACTAL_NZ f16", "ND", "FRACTAL_NZ", "f16", 1,
+        "1:8197x8195"),
     {"cast NCHW->NC1HWC0 f32->f16", "NCHW", "NC1HWC0", "f32", 1, ACT, "f16", 0,
-     0},
+     0, NULL},
     {"cast NCHW->nChw16c f32->f16", "NCHW", "nChw16c", "f32", 1, ACT, "f16", 0,
-     0},
+     0, NULL},
     {"cast linear 4096x11008 ND->FRACTAL_NZ f32->bf16", "ND", "FRACTAL_NZ",
-     "f32", 1, "1:4096x11008", "bf16", 0, 0},
+     "f32", 1, "1:4096x11008", "bf16", 0, 0, NULL},
     {"cast NCHW->NC1HWC0 f32->i8 scale 0.05", "NCHW", "NC1HWC0", "f32", 1, ACT,
-     "i8", 0.05f, 0},
+     "i8", 0.05f, 0, NULL},
     {"cast resnet50 conv f32->i8 per channel OIHW->FRACTAL_Z", "NCHW",
-     "FRACTAL_Z", "f32", 1, RESNET50, "i8", 0, 'N'},
+     "FRACTAL_Z", "f32", 1, RESNET50, "i8", 0, 'N', NULL},
     {"cast image NHWC->NC1HWC0 u8->f16", "NHWC", "NC1HWC0", "u8", 1,
-     "1:64x224x224x3", "f16", 0, 0},
+     "1:64x224x224x3", "f16", 0, 0, NULL},
+    {"preprocess RGB888 224x224 x64 ->NC1HWC0 f16, mean and var_reci",
+     "RGB888_U8", "NC1HWC0", "u8", 1, "1:64", "f16", 0, 0, AIPP_RGB},
+    {"preprocess NV12 1920x1080 x8 ->NCHW f16, CSC, mean and var_reci",
+     "YUV420SP_U8", "NCHW", "u8", 1, "1:8", "f16", 0, 0, AIPP_NV12},
 };
 
 /* A row's figures: seconds to convert all of its bytes, and whether every
@@ -109,9 +140,10 @@ typedef struct totals {
   int nshapes, tensors;
   figures one_by_one, batch, host;
   relayout_desc s[MAX_SHAPES], d[MAX_SHAPES];
-  bench_shape kept[MAX_SHAPES]; /* plans, inputs, reference results */
-  peer_quant q[MAX_SHAPES];     /* a quantizing row's scales (its own) */
-  json_t *shapes;               /* NULL without --json */
+  bench_shape kept[MAX_SHAPES];   /* plans, inputs, reference results */
+  relayout_aipp aipp[MAX_SHAPES]; /* a preprocessing row's configuration */
+  peer_quant q[MAX_SHAPES];       /* a quantizing row's scales (its own) */
+  json_t *shapes;                 /* NULL without --json */
 } totals;
 
 static void figures_init(figures *f) {
@@ -135,7 +167,11 @@ static void add_peer(figures *f, int k, const peer_result *p, int64_t count) {
 
 /* Whether peer k runs on this device and row. */
 static int peer_on(int k, const row *w, int gpu) {
-  return k == ONEDNN ? !gpu : k == NUMPY ? !gpu && w->ascend : gpu;
+  if (w->aipp) return !gpu && (k == NUMPY || k == OPENCV);
+  return k == ONEDNN  ? !gpu
+         : k == NUMPY ? !gpu && w->ascend
+         : k == TORCH ? gpu
+                      : 0;
 }
 
 /* A per-channel row's destination quantized with symmetric scales from the
@@ -169,26 +205,19 @@ static void add_times(figures *f, const bench_result *r, double bytes,
   f->copy_enqueue += (double)count * r->t_enq * scale;
 }
 
-/* One shape of a row: relayout, the copy, then the peers the device has.
- * The row keeps the shape's plan, input and reference result. */
-static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
-                     relayout_engine *e, int runs, int gpu) {
+/* A conversion row's shape: s and d bound (q: a quantizing row's scales),
+ * *in filled, the plan made and its own kernel waited for, *ref the
+ * reference's result. 0, or -1 with a message printed. */
+static int prepare_conversion(relayout_plan **plan, peer_quant *q,
+                              relayout_desc *s, relayout_desc *d,
+                              unsigned char **in, unsigned char **ref,
+                              int64_t *sb, int64_t *db, const row *w,
+                              const char *shape, relayout_engine *e) {
   relayout_layout *a = NULL, *b = NULL;
-  relayout_plan *plan = NULL;
-  relayout_desc *s = &t->s[t->nshapes], *d = &t->d[t->nshapes];
   relayout_dtype dtype;
   relayout_error err;
-  int64_t ext[RELAYOUT_MAX_DIMS], sb, db;
-  unsigned char *in = NULL, *ref = NULL;
-  int n, rc = EXIT_WORK;
-  bench_result r;
-  json_t *peers = NULL; /* this shape's peers, with --json */
-  if (t->nshapes == MAX_SHAPES) {
-    fprintf(stderr, "relayout bench: row '%s' has over %d shapes\n", w->name,
-            MAX_SHAPES);
-    return EXIT_WORK;
-  }
-  peer_quant *q = &t->q[t->nshapes];
+  int64_t ext[RELAYOUT_MAX_DIMS];
+  int n, rc = -1;
   if (cli_parse_shape(ext, &n, shape) ||
       relayout_dtype_from_name(&dtype, w->dtype, &err) ||
       cli_layouts(&a, &b, w->from, w->to, NULL, "bench") ||
@@ -202,32 +231,116 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
             shape);
     goto done;
   }
-  relayout_desc_size_bytes(&sb, s, NULL);
-  relayout_desc_size_bytes(&db, d, NULL);
-  if (!(in = malloc((size_t)sb)) || !(ref = malloc((size_t)db))) {
+  relayout_desc_size_bytes(sb, s, NULL);
+  relayout_desc_size_bytes(db, d, NULL);
+  if (!(*in = malloc((size_t)*sb)) || !(*ref = malloc((size_t)*db))) {
     fprintf(stderr, "relayout bench: out of memory\n");
     goto done;
   }
-  bench_fill(in, sb);
+  bench_fill(*in, *sb);
   if (w->scale > 0) *q = (peer_quant){&w->scale, 1, 0};
-  if (w->per_channel && !quantize_channels(q, s, d, in, (size_t)sb, w, &err)) {
+  if (w->per_channel &&
+      !quantize_channels(q, s, d, *in, (size_t)*sb, w, &err)) {
     fprintf(stderr, "relayout bench: row '%s' %s: %s\n", w->name, shape,
             err.message);
     goto done;
   }
-  if (relayout_plan_create(&plan, e, d, s, &err) ||
-      relayout_plan_wait(plan, &err)) { /* timed: its own kernel */
+  if (relayout_plan_create(plan, e, d, s, &err) ||
+      relayout_plan_wait(*plan, &err)) { /* timed: its own kernel */
     fprintf(stderr, "relayout bench: row '%s' %s: cannot plan it\n", w->name,
             shape);
     goto done;
   }
-  memset(ref, 0xA5, (size_t)db); /* poisoned: unwritten bytes show */
-  if (relayout_convert_ref(d, ref, (size_t)db, s, in, (size_t)sb, &err)) {
+  memset(*ref, 0xA5, (size_t)*db); /* poisoned: unwritten bytes show */
+  if (relayout_convert_ref(d, *ref, (size_t)*db, s, *in, (size_t)*sb, &err)) {
     fprintf(stderr, "relayout bench: row '%s' %s: %s\n", w->name, shape,
             err.message);
     goto done;
   }
-  bench_shape x = {plan, in, ref, sb, db, (int)count};
+  rc = 0;
+done:
+  relayout_layout_free(a);
+  relayout_layout_free(b);
+  return rc;
+}
+
+/* A preprocessing row's batch: its configuration into d (shape "FRAMES"),
+ * *in the frames (bytes of a fixed pattern), the plan made on a device,
+ * *ref the reference's result. 0, or -1 with a message printed. */
+static int prepare_preprocess(relayout_preprocess_plan **pre,
+                              relayout_aipp *aipp, relayout_desc *d,
+                              unsigned char **in, unsigned char **ref,
+                              int64_t *sb, int64_t *db, const row *w,
+                              const char *shape, relayout_engine *e) {
+  relayout_layout *l = NULL;
+  relayout_dtype t;
+  relayout_error err = {""};
+  int64_t dims[4], frame;
+  int n, rc = -1;
+  if (!relayout_engine_context(e)) {
+    fprintf(stderr, "relayout bench: row '%s' needs a device\n", w->name);
+    return -1;
+  }
+  if (cli_parse_shape(dims, &n, shape) || n != 1 ||
+      relayout_aipp_parse(aipp, w->aipp, strlen(w->aipp), &err) ||
+      relayout_aipp_check(aipp, &dims[1], &dims[2], &dims[3], &frame, &err) ||
+      relayout_dtype_from_name(&t, w->to_dtype, &err) ||
+      relayout_layout_parse(&l, w->to, &err) ||
+      relayout_desc_init(d, l, t, 4, "NCHW", dims, &err) ||
+      relayout_preprocess_plan_create(pre, e, aipp, d, &err)) {
+    fprintf(stderr, "relayout bench: row '%s' %s: %s\n", w->name, shape,
+            err.message);
+    goto done;
+  }
+  *sb = dims[0] * frame;
+  relayout_desc_size_bytes(db, d, NULL);
+  if (!(*in = malloc((size_t)*sb)) || !(*ref = malloc((size_t)*db))) {
+    fprintf(stderr, "relayout bench: out of memory\n");
+    goto done;
+  }
+  for (int64_t i = 0; i < *sb; i++)
+    (*in)[i] = (unsigned char)((uint64_t)i * 2654435761u >> 13);
+  memset(*ref, 0xA5, (size_t)*db); /* poisoned: unwritten bytes show */
+  if (relayout_preprocess_ref(aipp, d, *ref, (size_t)*db, *in, (size_t)*sb,
+                              &err) ||
+      *relayout_preprocess_note(*pre)) {
+    fprintf(stderr, "relayout bench: row '%s': %s%s\n", w->name, err.message,
+            relayout_preprocess_note(*pre));
+    goto done;
+  }
+  rc = 0;
+done:
+  relayout_layout_free(l);
+  return rc;
+}
+
+/* One shape of a row: relayout, the copy, then the peers the device has.
+ * The row keeps the shape's plan, input and reference result. */
+static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
+                     relayout_engine *e, int runs, int gpu) {
+  relayout_plan *plan = NULL;
+  relayout_preprocess_plan *pre = NULL;
+  relayout_desc *s = &t->s[t->nshapes], *d = &t->d[t->nshapes];
+  int64_t sb, db;
+  unsigned char *in = NULL, *ref = NULL;
+  int rc = EXIT_WORK;
+  bench_result r;
+  json_t *peers = NULL; /* this shape's peers, with --json */
+  if (t->nshapes == MAX_SHAPES) {
+    fprintf(stderr, "relayout bench: row '%s' has over %d shapes\n", w->name,
+            MAX_SHAPES);
+    return EXIT_WORK;
+  }
+  peer_quant *q = &t->q[t->nshapes];
+  relayout_aipp *aipp = &t->aipp[t->nshapes];
+  if (w->aipp) {
+    if (prepare_preprocess(&pre, aipp, d, &in, &ref, &sb, &db, w, shape, e))
+      goto done;
+  } else if (prepare_conversion(&plan, q, s, d, &in, &ref, &sb, &db, w, shape,
+                                e)) {
+    goto done;
+  }
+  bench_shape x = {plan, pre, in, ref, sb, db, (int)count};
   int same;
   if (bench_measure(&r, e, &x, s, d, runs, &same)) {
     fprintf(stderr, "relayout bench: row '%s' %s failed on %s\n", w->name,
@@ -251,14 +364,19 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
     peers = json_object_get(one, "peers");
   }
   peer_result p;
-  peer_tensors one = {s, d, in, ref, 1, *q};
+  peer_tensors one = {w->aipp ? NULL : s,   d, in, ref, 1, *q,
+                      w->aipp ? aipp : NULL};
   for (int k = 0; k < NPEERS; k++) {
     if (!peer_on(k, w, gpu)) continue;
     memset(&p, 0, sizeof p);
     if (k == ONEDNN)
       peer_onednn(&p, &one, 1, runs);
     else
-      peer_python(&p, k == NUMPY ? "numpy" : "torch", &one, runs);
+      peer_python(&p,
+                  k == NUMPY    ? "numpy"
+                  : k == OPENCV ? "opencv"
+                                : "torch",
+                  &one, runs);
     add_peer(&t->one_by_one, k, &p, count);
     if (peers && p.seconds > 0 &&
         json_object_set_new(peers, peer_names[k],
@@ -273,6 +391,7 @@ static int run_shape(totals *t, const row *w, const char *shape, int64_t count,
   t->kept[t->nshapes++] = x;
   t->tensors += (int)count;
   plan = NULL; /* the row's now */
+  pre = NULL;
   in = ref = NULL;
   rc = 0;
 done:
@@ -281,8 +400,7 @@ done:
   free(in);
   free(ref);
   relayout_plan_free(plan);
-  relayout_layout_free(a);
-  relayout_layout_free(b);
+  relayout_preprocess_plan_free(pre);
   return rc;
 }
 
@@ -305,8 +423,9 @@ static int run_batch(totals *t, const row *w, relayout_engine *e, int runs,
   add_times(&t->batch, &r, t->bytes, 1);
   peer_tensors all[MAX_SHAPES];
   for (int i = 0; i < t->nshapes; i++)
-    all[i] = (peer_tensors){&t->s[i],       &t->d[i],         t->kept[i].in,
-                            t->kept[i].ref, t->kept[i].count, t->q[i]};
+    all[i] = (peer_tensors){
+        &t->s[i],         &t->d[i], t->kept[i].in, t->kept[i].ref,
+        t->kept[i].count, t->q[i],  NULL};
   for (int k = 0; k < NPEERS; k++) {
     if (!peer_on(k, w, gpu)) continue;
     peer_result p = {.seconds = -1, .note = "one shape at a time only"};
@@ -384,9 +503,11 @@ static void print_row(const row *w, const totals *t, const figures *f, way how,
     else if (f->peer[k] <= 0)
       printf(" - (%s) |", f->peer_note[k]);
     else
-      printf(" %.2f GB/s, %.2fx%s |", t->bytes / f->peer[k] / 1e9,
+      printf(" %.2f GB/s, %.2fx%s%s%s |", t->bytes / f->peer[k] / 1e9,
              f->peer[k] / f->conv,
-             f->peer_same[k] ? "" : ", OUTPUT DIFFERS FROM THE REFERENCE");
+             f->peer_same[k] ? "" : ", OUTPUT DIFFERS FROM THE REFERENCE (",
+             f->peer_same[k] ? "" : f->peer_note[k],
+             f->peer_same[k] ? "" : ")");
   }
   printf("\n");
   fflush(stdout);
@@ -429,6 +550,7 @@ static int run_row(const row *w, relayout_engine *e, int runs, int gpu,
   json_decref(t.shapes);
   for (int k = 0; k < t.nshapes; k++) {
     relayout_plan_free(t.kept[k].plan);
+    relayout_preprocess_plan_free(t.kept[k].pre);
     free((void *)t.kept[k].in);
     free((void *)t.kept[k].ref);
     if (t.q[k].count > 1) free((void *)t.q[k].scales);
@@ -446,8 +568,11 @@ int bench_suite(const char *device, const char *rows, int runs, int json) {
            "read + written; Nx: relayout is N times as fast as the peer\n\n",
            relayout_engine_device(e), runs);
     printf("| row | MB | GB/s | copy kernel GB/s | ratio to copy | = reference "
-           "| %s | %s | %s |\n|---|---|---|---|---|---|---|---|---|\n",
-           peer_names[0], peer_names[1], peer_names[2]);
+           "|");
+    for (int k = 0; k < NPEERS; k++) printf(" %s |", peer_names[k]);
+    printf("\n|---|---|---|---|---|---|");
+    for (int k = 0; k < NPEERS; k++) printf("---|");
+    printf("\n");
   }
   for (size_t i = 0; !rc && i < sizeof rows_all / sizeof rows_all[0]; i++) {
     if (rows && !wanted(rows, rows_all[i].name)) continue;

@@ -8,9 +8,13 @@
  * and RL_PAD (the f32 bits cast, and the layout padding's value), the
  * configuration as constants (RL_FMT 0 YUV420SP, 1 RGB888, 2 XRGB8888,
  * 3 YUV400; RL_SW, RL_SH, RL_FRAME; the crop RL_X0, RL_Y0, RL_CW, RL_CH;
- * the border RL_TOP, RL_LEFT, RL_PADV; RL_CSC, RL_RBUV, RL_AX; the arrays
- * rl_matrix, rl_in_bias, rl_out_bias, rl_norm), RL_AT_N..RL_AT_W (where N,
- * C, H and W are among the logical dims) and rl_logical(o, out).
+ * the border RL_TOP, RL_LEFT, RL_PADV; RL_CSC, RL_RBUV, RL_AX; RL_C, the
+ * channels; the arrays rl_matrix, rl_in_bias, rl_out_bias, rl_norm), and
+ * either RL_PIXELS with RL_UNITS (RL_ROWS: rows, else pixels), RL_OW,
+ * RL_OH, RL_CPAD (C padded) and
+ * rl_at(n, c, y, x), the offset of a logical coordinate, where the layout
+ * pads nothing but C; or RL_AT_N..RL_AT_W (where N, C, H and W are among
+ * the logical dims) and rl_logical(o, out).
  */
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -53,33 +57,65 @@ static int rl_csc(const int *p, int i) {
   return clamp(v, 0, 255);
 }
 
+/* The C channels' values of output pixel (x, y) of frame n, counted from
+ * the crop's corner: AIPP's steps, or the padding value outside the crop. */
+static void rl_values(__global const uchar *frames, long n, long y, long x,
+                      float *v) {
+  for (int c = 0; c < RL_C; c++) v[c] = as_float((uint)RL_PADV);
+  if (y < 0 || y >= RL_CH || x < 0 || x >= RL_CW) return;
+  int p[3], k[3];
+  rl_pixel(frames + n * (long)RL_FRAME, RL_X0 + x, RL_Y0 + y, p);
+  for (int c = 0; c < RL_C; c++) {
+#if RL_CSC
+    k[c] = rl_csc(p, c);
+#else
+    k[c] = p[c];
+#endif
+    float f = (float)k[c] - as_float(rl_norm[c]); /* one rounding per step */
+    f = f - as_float(rl_norm[3 + c]);
+    v[c] = f * as_float(rl_norm[6 + c]);
+  }
+}
+
+/* RL_CHUNK units of work per work-item. With RL_PIXELS a unit is a pixel
+ * (GPUs: neighbours write neighbours) or, with RL_ROWS, a row of pixels
+ * (CPU devices: along a row the offsets step evenly); each pixel's channels
+ * are computed once and written where the layout puts them (rl_at), then
+ * C's padding: each of the output's elements once, as RL_PIXELS layouts
+ * have no other padding. Otherwise a unit is an element, from its logical
+ * coordinates: any layout. */
 __kernel void rl_preprocess(__global const uchar *restrict frames,
                             long frames_off, __global RL_T *restrict dst,
                             long dst_off) {
   RL_I first = (RL_I)get_global_id(0) * RL_CHUNK;
   frames += frames_off;
   dst += dst_off;
+  float v[3];
+#ifdef RL_PIXELS
+  for (RL_I u = first; u < first + RL_CHUNK && u < RL_UNITS; u++) {
+#ifdef RL_ROWS
+    RL_I y = u % RL_OH, n = u / RL_OH;
+    for (RL_I x = 0; x < RL_OW; x++) {
+#else
+    RL_I x = u % RL_OW, y = u / RL_OW % RL_OH, n = u / (RL_OW * RL_OH);
+    {
+#endif
+      rl_values(frames, n, y - RL_TOP, x - RL_LEFT, v);
+      for (int c = 0; c < RL_C; c++)
+        dst[rl_at(n, c, y, x)] = RL_TRANSFORM(as_uint(v[c]));
+      for (int c = RL_C; c < RL_CPAD; c++) dst[rl_at(n, c, y, x)] = RL_PAD;
+    }
+  }
+#else
   for (RL_I o = first; o < first + RL_CHUNK && o < RL_COUNT; o++) {
     RL_I at[4];
     if (!rl_logical(o, at)) {
       dst[o] = RL_PAD;
       continue;
     }
-    long y = at[RL_AT_H] - RL_TOP, x = at[RL_AT_W] - RL_LEFT;
-    int c = (int)at[RL_AT_C];
-    float v = as_float((uint)RL_PADV);
-    if (y >= 0 && y < RL_CH && x >= 0 && x < RL_CW) {
-      int p[3];
-      rl_pixel(frames + at[RL_AT_N] * (long)RL_FRAME, RL_X0 + x, RL_Y0 + y, p);
-#if RL_CSC
-      int k = rl_csc(p, c);
-#else
-      int k = p[c];
-#endif
-      v = (float)k - as_float(rl_norm[c]); /* one rounding per step */
-      v = v - as_float(rl_norm[3 + c]);
-      v = v * as_float(rl_norm[6 + c]);
-    }
-    dst[o] = RL_TRANSFORM(as_uint(v));
+    rl_values(frames, at[RL_AT_N], at[RL_AT_H] - RL_TOP, at[RL_AT_W] - RL_LEFT,
+              v);
+    dst[o] = RL_TRANSFORM(as_uint(v[at[RL_AT_C]]));
   }
+#endif
 }

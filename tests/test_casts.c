@@ -127,9 +127,9 @@ static int one_cast(const char *from, const char *to, cast_pair c,
   ok = ok && !relayout_desc_retype(&d, b, c.d, is_int(c.d) ? &dq : NULL, &err);
   char names[RELAYOUT_MAX_DIMS];
   int64_t extents[RELAYOUT_MAX_DIMS];
-  float scales[64];
+  float scales[64] = {0};
   int32_t zps[64];
-  if (channel != PER_TENSOR) {
+  if (ok && channel != PER_TENSOR) {
     if (channel == ANY_DIM) channel = (int)(rng_next() % 4);
     relayout_desc_dims(&s, names, extents);
     random_channels(scales, zps, extents[channel], is_int(c.d) ? c.d : c.s);

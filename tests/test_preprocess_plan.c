@@ -4,7 +4,9 @@
  * crop and border; RGB; XRGB with ax_swap; gray) into layouts of every
  * family and output types f16, bf16, f32, f64 and i8 with a zero point:
  * the plan's output, written over a poisoned buffer, equals the
- * reference's byte for byte, and its kernel ran (no note). Then the same
+ * reference's byte for byte, and its kernel ran (no note), both the
+ * device's kind's kernel and the other kind's (RELAYOUT_FAMILIES_*: a
+ * pixel per step, or rows of pixels). Then the same
  * on the caller's OpenCL buffers at offsets, nothing outside the output
  * touched; the outputs the device has no kernel for (per-channel, 4-bit),
  * which run on the reference and say so; and the refusals. The device is
@@ -14,7 +16,9 @@
 #include "check.h"
 #include "relayout_cl.h"
 
-static relayout_engine *engine;
+/* The device's own kernels, and the other kind's (a GPU's pixel by pixel
+ * on a CPU device, rows of pixels on a GPU): both must be exact. */
+static relayout_engine *engine, *other;
 
 /* A configuration of format f, w x h frames, with its steps switched on. */
 static relayout_aipp config(relayout_image_format f, int64_t w, int64_t h) {
@@ -63,16 +67,20 @@ static void one(const char *what, const relayout_aipp *a, const char *layout,
           got = guarded_alloc((size_t)bytes, 0x5A);
   CHECK_OK(relayout_preprocess_ref(a, &d, want.data, want.size, frames,
                                    (size_t)(n * frame), &e_));
-  relayout_preprocess_plan *p = NULL;
-  CHECK_OK(relayout_preprocess_plan_create(&p, engine, a, &d, &e_));
-  CHECK_OK(relayout_preprocess_run(p, got.data, got.size, frames,
-                                   (size_t)(n * frame), &e_));
-  CHECK(!*relayout_preprocess_note(p), "%s into %s %s: its kernel ran (%s)",
-        what, layout, relayout_dtype_name(t), relayout_preprocess_note(p));
-  CHECK(!memcmp(got.data, want.data, (size_t)bytes),
-        "%s into %s %s: equals the reference", what, layout,
-        relayout_dtype_name(t));
-  relayout_preprocess_plan_free(p);
+  relayout_engine *on[2] = {engine, other};
+  for (int k = 0; k < 2; k++) {
+    relayout_preprocess_plan *p = NULL;
+    memset(got.data, 0x5A, got.size);
+    CHECK_OK(relayout_preprocess_plan_create(&p, on[k], a, &d, &e_));
+    CHECK_OK(relayout_preprocess_run(p, got.data, got.size, frames,
+                                     (size_t)(n * frame), &e_));
+    CHECK(!*relayout_preprocess_note(p), "%s into %s %s: its kernel ran (%s)",
+          what, layout, relayout_dtype_name(t), relayout_preprocess_note(p));
+    CHECK(!memcmp(got.data, want.data, (size_t)bytes),
+          "%s into %s %s, the %s kind's kernel: equals the reference", what,
+          layout, relayout_dtype_name(t), k ? "other" : "device's");
+    relayout_preprocess_plan_free(p);
+  }
   guarded_free(&want);
   guarded_free(&got);
   free(frames);
@@ -253,9 +261,18 @@ int main(void) {
   relayout_engine_options o = {.size = sizeof o, .device = dev ? dev : "cpu"};
   CHECK_OK(relayout_engine_create(&engine, &o, &e_));
   if (!engine) return check_summary();
+  cl_device_id d;
+  cl_device_type type = 0;
+  clGetContextInfo(relayout_engine_context(engine), CL_CONTEXT_DEVICES,
+                   sizeof d, &d, NULL);
+  clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL);
+  o.families =
+      type & CL_DEVICE_TYPE_GPU ? RELAYOUT_FAMILIES_CPU : RELAYOUT_FAMILIES_GPU;
+  CHECK_OK(relayout_engine_create(&other, &o, &e_));
   every_format();
   buffers();
   fallbacks_and_refusals();
   relayout_engine_free(engine);
+  relayout_engine_free(other);
   return check_summary();
 }

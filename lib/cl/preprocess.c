@@ -34,13 +34,17 @@ static int make_kernel(relayout_preprocess_plan *p) {
     return 0;
   }
   /* a GPU writes neighbours from neighbouring work-items; a CPU device
-   * takes runs, enough of them for every core */
-  int64_t chunk = 1;
-  if (!e->is_gpu) {
-    chunk = d->span / (16 * (int64_t)e->compute_units);
+   * takes runs (rows of pixels), enough of them for every core */
+  /* the device's kind's kernel, unless the options force the other's */
+  int cpu = e->families == RELAYOUT_FAMILIES_GPU   ? 0
+            : e->families == RELAYOUT_FAMILIES_CPU ? 1
+                                                   : !e->is_gpu;
+  int64_t chunk = 1, units = rl_preprocess_units(d, cpu);
+  if (cpu) {
+    chunk = units / (16 * (int64_t)e->compute_units);
     chunk = chunk < 64 ? 64 : chunk > 16384 ? 16384 : chunk;
   }
-  char *source = rl_codegen_preprocess(&p->aipp, d, p->frame, chunk);
+  char *source = rl_codegen_preprocess(&p->aipp, d, p->frame, chunk, cpu);
   cl_program prog = source ? rl_program_get(e, source, 1, &why) : NULL;
   free(source);
   cl_int rc = CL_SUCCESS;
@@ -52,7 +56,7 @@ static int make_kernel(relayout_preprocess_plan *p) {
                      : why.message);
     return 0;
   }
-  size_t items = (size_t)((d->span + chunk - 1) / chunk);
+  size_t items = (size_t)((units + chunk - 1) / chunk);
   p->local = e->is_gpu ? (e->max_group < 256 ? e->max_group : 256) : 1;
   p->global = (items + p->local - 1) / p->local * p->local;
   return 1;

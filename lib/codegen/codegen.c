@@ -549,8 +549,11 @@ char *rl_codegen(const rl_layout_plan *p, const rl_desc *dst,
   if (rl_is_cast(dst, src)) {
     char defines[640];
     rl_cast_defines(defines, sizeof defines, dst, src, 1);
-    put(&t, "%s%s%s", p->cpu ? "#define RL_CPU 1\n" : "", defines,
-        rl_kernel_cast_cl);
+    /* a CPU device's gather quantizes in fp64 (kernels/cast.cl); its
+     * stage box runs faster without */
+    put(&t, "%s%s%s",
+        p->cpu && p->family == RL_FAMILY_GATHER ? "#define RL_CPU 1\n" : "",
+        defines, rl_kernel_cast_cl);
   } else {
     put(&t, "#define RL_TRANSFORM(x) (x)\n#define RL_PAD ((RL_T)0)\n");
   }

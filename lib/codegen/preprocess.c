@@ -16,11 +16,62 @@ static unsigned bits_of(float f) {
   return u;
 }
 
+/* Where N, C, H and W are among d's logical dims. */
+static void nchw(const rl_desc *d, int *at) {
+  at[0] = at[1] = at[2] = at[3] = 0; /* (each is there: rl_preprocess_check) */
+  for (int i = 0; i < d->ndims; i++) {
+    const char *k = strchr("NCHW", d->names[i]);
+    if (k && *k) at[k - "NCHW"] = i;
+  }
+}
+
+/* Whether a work-item per pixel, writing its channels and C's padding,
+ * writes each of d's elements once: compact, ungrouped, nothing padded but
+ * C after its data. */
+static int by_pixel(const rl_desc *d) {
+  int at[4];
+  nchw(d, at);
+  int64_t n = 1;
+  for (int i = 0; i < d->ndims; i++) {
+    if (d->pad_before[i] || (i != at[1] && d->padded[i] != d->dims[i]))
+      return 0;
+    n *= d->padded[i];
+  }
+  return d->compact && !d->groups.groups && n == d->span;
+}
+
+int64_t rl_preprocess_units(const rl_desc *dst, int rows) {
+  int at[4];
+  nchw(dst, at);
+  int64_t n = dst->dims[at[0]] * dst->dims[at[2]];
+  return !by_pixel(dst) ? dst->span : rows ? n : n * dst->dims[at[3]];
+}
+
+/* rl_at(n, c, y, x): the offset of a logical coordinate in d. */
+static void offsets(FILE *f, const rl_desc *d) {
+  static const char *const var[] = {"n", "c", "y", "x"};
+  int at[4];
+  nchw(d, at);
+  fprintf(f, "static inline RL_I rl_at(RL_I n, RL_I c, RL_I y, RL_I x) {\n"
+             "  return 0");
+  for (int k = 0; k < d->naxes; k++) {
+    const relayout_axis *a = &d->axes[k];
+    int which = 0;
+    while (at[which] != a->dim) which++;
+    if (a->extent > 1)
+      fprintf(f, "\n    + %s / %lld %% %lld * %lld", var[which],
+              (long long)a->weight, (long long)a->extent, (long long)a->stride);
+  }
+  fprintf(f, ";\n}\n");
+}
+
 char *rl_codegen_preprocess(const relayout_aipp *a, const rl_desc *dst,
-                            int64_t frame_bytes, int64_t chunk) {
-  char *logical = rl_codegen_logical(dst), *out = NULL;
+                            int64_t frame_bytes, int64_t chunk, int rows) {
+  int pixels = by_pixel(dst), at[4];
+  nchw(dst, at);
+  char *logical = pixels ? NULL : rl_codegen_logical(dst), *out = NULL;
   size_t len = 0;
-  FILE *f = logical ? open_memstream(&out, &len) : NULL;
+  FILE *f = pixels || logical ? open_memstream(&out, &len) : NULL;
   if (!f) {
     free(logical);
     return NULL;
@@ -45,10 +96,17 @@ char *rl_codegen_preprocess(const relayout_aipp *a, const rl_desc *dst,
   } else {
     fprintf(f, "#define RL_TRANSFORM(x) (x)\n#define RL_PAD ((RL_T)0)\n");
   }
-  for (int i = 0; i < dst->ndims; i++) {
-    const char *k = strchr("NCHW", dst->names[i]);
-    if (k && *k) fprintf(f, "#define RL_AT_%c %d\n", *k, i);
-  }
+  for (int i = 0; i < 4; i++)
+    fprintf(f, "#define RL_AT_%c %d\n", "NCHW"[i], at[i]);
+  fprintf(f, "#define RL_C %lld\n", (long long)dst->dims[at[1]]);
+  if (pixels)
+    fprintf(f,
+            "#define RL_PIXELS 1\n%s#define RL_UNITS ((RL_I)%lld)\n"
+            "#define RL_OW %lldL\n#define RL_OH %lldL\n#define RL_CPAD %lld\n",
+            rows ? "#define RL_ROWS 1\n" : "",
+            (long long)rl_preprocess_units(dst, rows),
+            (long long)dst->dims[at[3]], (long long)dst->dims[at[2]],
+            (long long)dst->padded[at[1]]);
   int crop = a->crop;
   fprintf(f,
           "#define RL_FMT %d\n#define RL_SW %lldL\n#define RL_SH %lldL\n"
@@ -80,7 +138,12 @@ char *rl_codegen_preprocess(const relayout_aipp *a, const rl_desc *dst,
   const float *norm[3] = {a->mean_chn, a->min_chn, a->var_reci_chn};
   for (int i = 0; i < 9; i++)
     fprintf(f, "%s0x%08xu", i ? ", " : "", bits_of(norm[i / 3][i % 3]));
-  fprintf(f, "};\n%s%s", logical, rl_kernel_preprocess_cl);
+  fprintf(f, "};\n");
+  if (pixels)
+    offsets(f, dst);
+  else
+    fprintf(f, "%s", logical);
+  fprintf(f, "%s", rl_kernel_preprocess_cl);
   free(logical);
   if (fclose(f)) {
     free(out);

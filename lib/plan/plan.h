@@ -50,8 +50,9 @@ typedef struct rl_layout_plan {
             * a transposing box is moved in (1: element by element), their
             * rows along P with tile */
   rl_box_axis box[3]; /* LINES: P, Q, then K, the innermost axis */
-  int cpu;            /* planned for a CPU device: a cast quantizes in fp64
-                       * where the device has it (kernels/cast.cl) */
+  int cpu;            /* planned for a CPU device: a gather's cast
+                       * quantizes in fp64 where the device has it
+                       * (kernels/cast.cl) */
 #define RL_VARIANT_FIELD(field, macro, how, meaning) int field;
   RL_LINES_VARIANT(RL_VARIANT_FIELD) /* LINES: variant.h */
 #undef RL_VARIANT_FIELD
@@ -108,10 +109,14 @@ char *rl_codegen(const rl_layout_plan *p, const rl_desc *dst,
 struct relayout_aipp;
 /* The source of a preprocessing kernel (kernels/preprocess.cl): the
  * configuration (checked) into dst (logical N, C, H, W; not per channel,
- * not 4-bit), frames of frame_bytes, chunk elements per work-item
- * (malloc'd; NULL when out of memory). */
+ * not 4-bit), frames of frame_bytes, chunk units per work-item, units of
+ * rows of pixels where `rows` (malloc'd; NULL when out of memory). */
 char *rl_codegen_preprocess(const struct relayout_aipp *a, const rl_desc *dst,
-                            int64_t frame_bytes, int64_t chunk);
+                            int64_t frame_bytes, int64_t chunk, int rows);
+/* Its units of work: a pixel (with `rows`, a row of pixels) where a layout
+ * pads nothing but C (a work-item writes the pixels' channels and C's
+ * padding), else an element. */
+int64_t rl_preprocess_units(const rl_desc *dst, int rows);
 /* The kernel entry point a plan runs. */
 const char *rl_kernel_name(const rl_layout_plan *p, const rl_desc *dst);
 
