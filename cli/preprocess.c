@@ -1,6 +1,7 @@
 /* preprocess.c - relayout preprocess: raw frames through an AIPP
  * configuration (a file, or options) into a model's input layout */
 #include "cli.h"
+#include "images.h"
 #include "relayout_preprocess.h"
 
 #include <math.h>
@@ -10,17 +11,21 @@
 
 static const char usage[] =
     "usage: relayout preprocess --aipp FILE --to LAYOUT [--dtype T]\n"
-    "                           [--device D] FRAMES OUT.npy\n"
+    "                           [--device D] [--raw] FRAMES... OUT.npy\n"
     "       relayout preprocess --input-format F --size WxH [--mean M,M,M]\n"
     "                           [--std S,S,S] [--scale X] --to LAYOUT\n"
-    "                           [--dtype T] [--device D] FRAMES OUT.npy\n"
+    "                           [--dtype T] [--device D] [--raw]\n"
+    "                           FRAMES... OUT.npy\n"
     "\n"
     "Runs frames through Ascend AIPP's preprocessing (docs/PREPROCESS.md):\n"
     "crop, colour-space conversion, channel swaps, normalization in f32,\n"
     "padding; writes OUT in LAYOUT (logical dims N, C, H, W: NCHW, NHWC,\n"
     "NC1HWC0, nChw16c, NCHW4, ...), one N per frame, as a .npy array of the\n"
-    "layout's physical shape. FRAMES holds the frames back to back, raw.\n"
-    "Frames are taken at the size the configuration names, never resized.\n"
+    "layout's physical shape. FRAMES: one raw file of frames back to back,\n"
+    "or JPEG and PNG images, each a path, a directory (its .jpg, .jpeg and\n"
+    ".png files in name order) or @LIST (a file of paths, one a line); a\n"
+    "JPEG decodes straight to its Y and CbCr planes for YUV420SP_U8. Frames\n"
+    "are taken at the size the configuration names, never resized.\n"
     "Each output element is computed once, on the device, where its frame\n"
     "lies (NV12's two planes as they are), the same bits as the reference.\n"
     "  --aipp FILE     CANN's aipp_op { key : value ... } (static AIPP)\n"
@@ -30,6 +35,7 @@ static const char usage[] =
     "                  AIPP's min_chn = mean / scale and var_reci_chn =\n"
     "                  scale / std (--scale: a number or 1/N; default 1)\n"
     "  --dtype         f16 (default), bf16, f32, f64\n"
+    "  --raw           OUT holds the output's bytes alone, no .npy header\n"
     "  --device        auto (default: first GPU, else CPU, else the\n"
     "                  reference), gpu, cpu, ref, an index or a name\n";
 
@@ -92,18 +98,10 @@ static int from_options(relayout_aipp *a, const cli_opt *opts) {
   return 0;
 }
 
-int cmd_preprocess(int argc, char **argv) {
-  cli_opt opts[] = {{.name = "aipp"},   {.name = "input-format"},
-                    {.name = "size"},   {.name = "mean"},
-                    {.name = "std"},    {.name = "scale"},
-                    {.name = "to"},     {.name = "dtype"},
-                    {.name = "device"}, {0}};
-  const char *pos[2], *cmd = "preprocess";
-  int npos, rc;
-  if ((rc = cli_parse(argc, argv, opts, pos, 2, &npos, cmd, usage)))
-    return rc < 0 ? 0 : rc;
-  if (!cli_get(opts, "to") || npos != 2)
-    return cli_error(EXIT_USAGE, cmd, "needs --to, FRAMES and OUT\n%s", usage);
+/* The command after its arguments: FRAMES pos[0..npos-1), OUT the last. */
+static int run(const char **pos, int npos, const cli_opt *opts) {
+  const char *cmd = "preprocess";
+  int rc;
   const char *file = cli_get(opts, "aipp");
   if (file &&
       (cli_get(opts, "input-format") || cli_get(opts, "size") ||
@@ -146,28 +144,11 @@ int cmd_preprocess(int argc, char **argv) {
     return cli_error(EXIT_USAGE, cmd, "--dtype %s: f16, bf16, f32 or f64",
                      relayout_dtype_name(t));
   cli_out o;
-  if (cli_out_check(&o, pos[1], 1, &err))
+  if (cli_out_check(&o, pos[npos - 1], 1, &err))
     return cli_error(EXIT_WORK, cmd, "%s", err.message);
-  cli_in in;
-  if (cli_in_open(&in, pos[0], &err))
-    return cli_error(EXIT_WORK, cmd, "%s: %s", pos[0], err.message);
-  if (in.stream) {
-    cli_in_close(&in);
-    return cli_error(EXIT_WORK, cmd,
-                     "%s: FRAMES must be a regular file (its size gives the "
-                     "number of frames)",
-                     pos[0]);
-  }
-  if (in.size == 0 || in.size % (uint64_t)frame) {
-    cli_in_close(&in);
-    return cli_error(EXIT_WORK, cmd,
-                     "%s: %llu bytes, not a whole number of %lld x %lld "
-                     "frames of %lld bytes (frames are never resized)",
-                     pos[0], (unsigned long long)in.size,
-                     (long long)a.src_image_size_w,
-                     (long long)a.src_image_size_h, (long long)frame);
-  }
-  int64_t dims[4] = {(int64_t)(in.size / (uint64_t)frame), c, h, w}, bytes;
+  int64_t n;
+  if ((rc = cli_frames(&frames, &n, pos, npos - 1, &a, frame, cmd))) return rc;
+  int64_t dims[4] = {n, c, h, w}, bytes;
   relayout_desc d;
   int rank;
   int64_t shape[RELAYOUT_MAX_AXES];
@@ -176,17 +157,17 @@ int cmd_preprocess(int argc, char **argv) {
     rc = cli_error(EXIT_USAGE, cmd, "--to %s: %s", cli_get(opts, "to"),
                    err.message);
   } else if (relayout_desc_size_bytes(&bytes, &d, &err) ||
-             cli_in_read(&in, &frames, (size_t)in.size, &err) ||
              !(out = cli_alloc_aligned((size_t)bytes))) {
-    rc = cli_error(EXIT_WORK, cmd, "%s: %s", pos[0],
-                   out || !frames ? err.message : "out of memory");
+    rc = cli_error(EXIT_WORK, cmd, "%s", out ? err.message : "out of memory");
   } else if (!(rc = cli_engine(&engine, cli_get(opts, "device"), cmd)) &&
              (relayout_preprocess_plan_create(&plan, engine, &a, &d, &err) ||
               relayout_preprocess_run(plan, out, (size_t)bytes, frames,
-                                      (size_t)in.size, &err) ||
+                                      (size_t)(n * frame), &err) ||
               (relayout_desc_physical_shape(&rank, shape, &d),
-               cli_write_npy(&o, descr, rank, shape, out, (size_t)bytes,
-                             &err)))) {
+               cli_get(opts, "raw")
+                   ? cli_out_whole(&o, NULL, 0, out, (size_t)bytes, &err)
+                   : cli_write_npy(&o, descr, rank, shape, out, (size_t)bytes,
+                                   &err)))) {
     rc = cli_error(EXIT_WORK, cmd, "%s", err.message);
   } else if (!rc && *relayout_preprocess_note(plan)) {
     fprintf(stderr, "relayout preprocess: %s\n",
@@ -194,9 +175,35 @@ int cmd_preprocess(int argc, char **argv) {
   }
   relayout_preprocess_plan_free(plan);
   relayout_engine_free(engine);
-  cli_in_close(&in);
   relayout_layout_free(layout);
   free(frames);
   free(out);
+  return rc;
+}
+
+int cmd_preprocess(int argc, char **argv) {
+  cli_opt opts[] = {{.name = "aipp"},
+                    {.name = "input-format"},
+                    {.name = "size"},
+                    {.name = "mean"},
+                    {.name = "std"},
+                    {.name = "scale"},
+                    {.name = "to"},
+                    {.name = "dtype"},
+                    {.name = "device"},
+                    {.name = "raw", .is_flag = 1},
+                    {0}};
+  const char *cmd = "preprocess", **pos = malloc(sizeof *pos * (size_t)argc);
+  int npos, rc;
+  if (!pos) return cli_error(EXIT_WORK, cmd, "out of memory");
+  if ((rc = cli_parse(argc, argv, opts, pos, argc, &npos, cmd, usage)) ||
+      ((!cli_get(opts, "to") || npos < 2) &&
+       (rc = cli_error(EXIT_USAGE, cmd, "needs --to, FRAMES and OUT\n%s",
+                       usage)))) {
+    free(pos);
+    return rc < 0 ? 0 : rc;
+  }
+  rc = run(pos, npos, opts);
+  free(pos);
   return rc;
 }

@@ -5,12 +5,12 @@
 # build-fuzz/corpus/NAME; a failing input to build-fuzz/crash-NAME-*.
 # The args target's own output (every rejection's message) is closed; its
 # failures show when build-fuzz/tests/fuzz/replay_args replays the input.
-# Usage: bash scripts/fuzz.sh [SECONDS [NAME...]]  (NAME: layout, files, args, aipp)
+# Usage: bash scripts/fuzz.sh [SECONDS [NAME...]]  (NAME: layout, files, args, aipp, images)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
 names=("${@:2}")
-[ ${#names[@]} -gt 0 ] || names=(layout files args aipp)
+[ ${#names[@]} -gt 0 ] || names=(layout files args aipp images)
 command -v clang >/dev/null ||
   { echo "fuzz.sh: needs clang and libFuzzer:" \
     "apt-get install clang libclang-rt-dev" >&2; exit 1; }

@@ -225,6 +225,20 @@ check(got is not None and np.abs(got - close).max() < 1e-5,
       "--mean --std --scale: within rounding of (x / 255 - mean) / std")
 
 
+# --raw: the same bytes as the .npy's data, no header.
+(TMP / "a.cfg").write_text(config_text(full))
+size = int(full["src_image_size_w"] * full["src_image_size_h"] *
+           FORMATS[full["input_format"]])
+frames = rng.integers(0, 256, 2 * size, dtype=np.uint8)
+r, got = run(["--aipp", str(TMP / "a.cfg"), "--to", "NC1HWC0"], frames)
+r2 = subprocess.run([RELAYOUT, "preprocess", "--aipp", str(TMP / "a.cfg"),
+                     "--to", "NC1HWC0", "--raw", str(TMP / "frames"),
+                     str(TMP / "out.raw")], capture_output=True, text=True)
+check(r2.returncode == 0 and got is not None and
+      (TMP / "out.raw").read_bytes() == got.tobytes(),
+      f"--raw: the output's bytes alone ({r2.stderr.strip()})")
+
+
 # Refusals, each naming what is wrong.
 def refused(what, text, args=None, frames_len=4 * 4 * 3, needle=""):
     (TMP / "bad.cfg").write_text(text)

@@ -4,6 +4,7 @@
  * refused with a clear error and no output.
  * usage: test_repack PATH/TO/relayout */
 #include "check.h"
+#include "run_cli.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -11,8 +12,6 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
-
-static char relayout_bin[4096];
 
 /* One tensor of a generated checkpoint and what the rules below should make
  * of it (to == NULL: copied unchanged). */
@@ -168,35 +167,6 @@ static const unsigned char *tensor(const st_view *v, const char *name,
   *dtype = json_string_value(json_object_get(t, "dtype"));
   *size = (size_t)(e - b);
   return v->data + b;
-}
-
-/* Runs relayout with args (printf-style) in the current directory; stdout
- * goes to out.txt, stderr to err.txt. Returns the exit code. */
-__attribute__((format(printf, 1, 2))) static int cli(const char *fmt, ...) {
-  char args[2048], cmd[8192];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(args, sizeof args, fmt, ap);
-  va_end(ap);
-  snprintf(cmd, sizeof cmd, "'%s' %s >out.txt 2>err.txt", relayout_bin, args);
-  int rc = system(cmd);
-  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-static char *slurp(const char *path) {
-  st_view v;
-  read_view(&v, path);
-  json_decref(v.header);
-  if (v.file) v.file[v.size] = 0;
-  return (char *)v.file;
-}
-
-static int said(const char *part) {
-  char *err = slurp("err.txt");
-  int ok = err && strstr(err, part);
-  if (!ok) fprintf(stderr, "stderr was: %s\n", err ? err : "(none)");
-  free(err);
-  return ok;
 }
 
 /* No file and no temp file at path. */
@@ -998,12 +968,7 @@ static void test_usage(void) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2 || !realpath(argv[1], relayout_bin)) {
-    fprintf(stderr, "usage: test_repack PATH/TO/relayout\n");
-    return 2;
-  }
-  char dir[] = "/tmp/relayout-repack-XXXXXX";
-  if (!mkdtemp(dir) || chdir(dir)) return 2;
+  if (cli_setup(argc, argv, "repack")) return 2;
   test_round_trip(1);
   test_round_trip(0);
   test_casts();
@@ -1014,8 +979,6 @@ int main(int argc, char **argv) {
   test_outputs();
   test_legacy_zn();
   test_usage();
-  char cmd[64];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  if (system(cmd)) fprintf(stderr, "could not remove %s\n", dir);
+  cli_teardown();
   return check_summary();
 }

@@ -1,0 +1,239 @@
+/* test_images.c - relayout preprocess on JPEG and PNG files
+ *
+ * The test writes JPEGs (4:2:0 and 4:4:4, with libjpeg) and PNGs (RGB,
+ * gray, RGBA, with libpng) of smooth patterns, runs the command on them
+ * (several files, a directory, an @LIST file), and checks its output
+ * against frames the test decodes itself through other paths of the same
+ * libraries: RGB against libjpeg's own RGB output; the YUV420SP frame read
+ * without colour conversion (channels Y, U, V as they lie) against
+ * libjpeg's YCbCr output with its chroma replicated, not interpolated;
+ * gray against its grayscale output; PNGs against the pixels written.
+ * Then the refusals, each naming the file: a size other than the
+ * configuration's (never resized), 4:4:4 chroma for YUV420SP, a PNG for
+ * YUV420SP, a damaged JPEG, a file of neither kind among images.
+ * usage: test_images PATH/TO/relayout
+ */
+#include "check.h"
+#include "relayout_npy.h"
+#include "run_cli.h"
+
+#include <jpeglib.h>
+#include <png.h>
+#include <sys/stat.h>
+
+enum { W = 38, H = 22 };
+
+/* A smooth pattern, different per image k: RGB, w x h. */
+static void pattern(unsigned char *rgb, int w, int h, int k) {
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      for (int c = 0; c < 3; c++)
+        rgb[(y * w + x) * 3 + c] =
+            (unsigned char)(40 + 3 * x * (c + 1) + 5 * y + 60 * k + 30 * c);
+}
+
+static void write_jpeg(const char *path, int w, int h, int k, int subsample) {
+  struct jpeg_compress_struct c;
+  struct jpeg_error_mgr e;
+  unsigned char *rgb = malloc((size_t)(w * h * 3));
+  pattern(rgb, w, h, k);
+  FILE *f = fopen(path, "wb");
+  c.err = jpeg_std_error(&e);
+  jpeg_create_compress(&c);
+  jpeg_stdio_dest(&c, f);
+  c.image_width = (JDIMENSION)w;
+  c.image_height = (JDIMENSION)h;
+  c.input_components = 3;
+  c.in_color_space = JCS_RGB;
+  jpeg_set_defaults(&c);
+  jpeg_set_quality(&c, 90, TRUE);
+  c.comp_info[0].h_samp_factor = c.comp_info[0].v_samp_factor = subsample;
+  jpeg_start_compress(&c, TRUE);
+  while (c.next_scanline < c.image_height) {
+    JSAMPROW row = rgb + c.next_scanline * (size_t)w * 3;
+    jpeg_write_scanlines(&c, &row, 1);
+  }
+  jpeg_finish_compress(&c);
+  jpeg_destroy_compress(&c);
+  fclose(f);
+  free(rgb);
+}
+
+/* The test's own decode of a JPEG, w x h, into `space`'s components,
+ * chroma replicated (no fancy upsampling) where asked. */
+static void read_jpeg(unsigned char *out, const char *path, J_COLOR_SPACE space,
+                      int replicate) {
+  struct jpeg_decompress_struct c;
+  struct jpeg_error_mgr e;
+  FILE *f = fopen(path, "rb");
+  c.err = jpeg_std_error(&e);
+  jpeg_create_decompress(&c);
+  jpeg_stdio_src(&c, f);
+  jpeg_read_header(&c, TRUE);
+  c.out_color_space = space;
+  if (replicate) c.do_fancy_upsampling = FALSE;
+  jpeg_start_decompress(&c);
+  size_t stride = (size_t)c.output_width * (size_t)c.output_components;
+  while (c.output_scanline < c.output_height) {
+    JSAMPROW row = out + c.output_scanline * stride;
+    jpeg_read_scanlines(&c, &row, 1);
+  }
+  jpeg_finish_decompress(&c);
+  jpeg_destroy_decompress(&c);
+  fclose(f);
+}
+
+static void write_png(const char *path, const unsigned char *px, int w, int h,
+                      png_uint_32 format) {
+  png_image im;
+  memset(&im, 0, sizeof im);
+  im.version = PNG_IMAGE_VERSION;
+  im.width = (png_uint_32)w;
+  im.height = (png_uint_32)h;
+  im.format = format;
+  CHECK(png_image_write_to_file(&im, path, 0, px, 0, NULL), "%s written", path);
+}
+
+static const char *config(const char *path, const char *format) {
+  FILE *f = fopen(path, "w");
+  fprintf(f,
+          "aipp_op {\n input_format: %s\n src_image_size_w: %d\n"
+          " src_image_size_h: %d\n}\n",
+          format, W, H);
+  fclose(f);
+  return path;
+}
+
+/* OUT.npy of `frames` f32 NCHW frames of c channels: its data, or NULL. */
+static float *output(const char *path, int frames, int c) {
+  FILE *f = fopen(path, "rb");
+  static unsigned char file[1 << 20];
+  size_t n = f ? fread(file, 1, sizeof file, f) : 0;
+  if (f) fclose(f);
+  relayout_npy_info info;
+  relayout_error err;
+  if (!n || relayout_npy_parse(&info, file, n, &err) || info.rank != 4 ||
+      info.shape[0] != frames || info.shape[1] != c || info.shape[2] != H ||
+      info.shape[3] != W || strcmp(info.descr, "<f4")) {
+    CHECK(0, "%s: %d frames of %d channels, f32 NCHW", path, frames, c);
+    return NULL;
+  }
+  return (float *)(void *)(file + info.data_offset);
+}
+
+/* Channel ch of pixel (x, y) of frame k in out, against want (bytes of
+ * stride `per` per pixel): the number that differ. */
+static int differ(const float *out, int k, int c, const unsigned char *want,
+                  int per, int ch_from) {
+  int bad = 0;
+  for (int ch = 0; ch < c; ch++)
+    for (int i = 0; i < W * H; i++)
+      bad += out[((k * c + ch) * H * W) + i] !=
+             (float)want[i * per + ch_from + ch];
+  return bad;
+}
+
+/* The command on two JPEGs with configuration cfg, into f32 NCHW: each
+ * frame equals the test's own decode of its file (libjpeg into `space`,
+ * the chroma replicated where asked). */
+static void against_libjpeg(const char *what, const char *cfg,
+                            const char *const *files, int c,
+                            J_COLOR_SPACE space, int replicate) {
+  unsigned char want[W * H * 3];
+  CHECK(cli("preprocess --aipp %s --to NCHW --dtype f32 %s %s o.npy", cfg,
+            files[0], files[1]) == 0,
+        "%s", what);
+  const float *o = output("o.npy", 2, c);
+  for (int k = 0; o && k < 2; k++) {
+    read_jpeg(want, files[k], space, replicate);
+    CHECK(!differ(o, k, c, want, c, 0), "%s: %s as libjpeg decodes it", what,
+          files[k]);
+  }
+}
+
+static void jpegs(void) {
+  write_jpeg("a.jpg", W, H, 0, 2);
+  write_jpeg("b.jpg", W, H, 1, 2);
+  write_jpeg("full.jpg", W, H, 2, 1);
+  write_jpeg("big.jpg", W + 2, H, 0, 2);
+  static const char *const ab[] = {"a.jpg", "b.jpg"};
+  static const char *const af[] = {"a.jpg", "full.jpg"};
+  against_libjpeg("two JPEGs as RGB888_U8", config("rgb.cfg", "RGB888_U8"), ab,
+                  3, JCS_RGB, 0);
+  against_libjpeg("JPEGs as YUV400_U8", config("gray.cfg", "YUV400_U8"), af, 1,
+                  JCS_GRAYSCALE, 0);
+  /* no colour conversion: the channels are Y, U and V as they lie, which
+   * libjpeg's YCbCr with the chroma replicated must match */
+  against_libjpeg("4:2:0 JPEGs as YUV420SP_U8",
+                  config("nv12.cfg", "YUV420SP_U8"), ab, 3, JCS_YCbCr, 1);
+  CHECK(cli("preprocess --aipp nv12.cfg --to NCHW a.jpg full.jpg o2.npy") ==
+                1 &&
+            said("full.jpg: its colour is not YCbCr 4:2:0"),
+        "4:4:4 chroma is refused for YUV420SP_U8");
+  CHECK(cli("preprocess --aipp rgb.cfg --to NCHW a.jpg big.jpg o2.npy") == 1 &&
+            said("big.jpg: it is 40x22; the configuration takes 38x22 "
+                 "frames (relayout never resizes)"),
+        "a JPEG of another size is refused");
+  FILE *f = fopen("a.jpg", "rb"), *g = fopen("cut.jpg", "wb");
+  unsigned char buf[4096];
+  size_t n = fread(buf, 1, sizeof buf, f);
+  fwrite(buf, 1, n / 2, g);
+  fclose(f);
+  fclose(g);
+  CHECK(cli("preprocess --aipp rgb.cfg --to NCHW a.jpg cut.jpg o2.npy") == 1 &&
+            said("cut.jpg: "),
+        "a damaged JPEG is refused, naming it");
+  CHECK(cli("preprocess --aipp rgb.cfg --to NCHW a.jpg rgb.cfg o2.npy") == 1 &&
+            said("rgb.cfg: not a JPEG or PNG file"),
+        "a file of neither kind among images is refused");
+  struct stat st;
+  CHECK(stat("o2.npy", &st) != 0, "no output after a refusal");
+}
+
+static void pngs(void) {
+  unsigned char rgb[W * H * 3], rgba[W * H * 4], gray[W * H];
+  pattern(rgb, W, H, 3);
+  for (int i = 0; i < W * H; i++) {
+    gray[i] = (unsigned char)(rgb[3 * i] ^ rgb[3 * i + 2]);
+    for (int c = 0; c < 3; c++) rgba[4 * i + c] = rgb[3 * i + c];
+    rgba[4 * i + 3] = (unsigned char)(i * 7);
+  }
+  mkdir("dir", 0777);
+  write_png("dir/2-gray.png", gray, W, H, PNG_FORMAT_GRAY);
+  write_png("dir/1-rgb.png", rgb, W, H, PNG_FORMAT_RGB);
+  write_png("dir/3-rgba.PNG", rgba, W, H, PNG_FORMAT_RGBA);
+  CHECK(cli("preprocess --aipp rgb.cfg --to NCHW --dtype f32 dir o.npy") == 0,
+        "a directory of PNGs as RGB888_U8");
+  const float *o = output("o.npy", 3, 3);
+  if (o) {
+    unsigned char g3[W * H * 3];
+    for (int i = 0; i < W * H * 3; i++) g3[i] = gray[i / 3];
+    CHECK(!differ(o, 0, 3, rgb, 3, 0) && !differ(o, 1, 3, g3, 3, 0) &&
+              !differ(o, 2, 3, rgba, 4, 0),
+          "PNGs in name order: the pixels written (gray as R = G = B, alpha "
+          "dropped)");
+  }
+  FILE *f = fopen("list.txt", "w");
+  fprintf(f, "dir/3-rgba.PNG\n\ndir/1-rgb.png\n");
+  fclose(f);
+  CHECK(cli("preprocess --aipp %s --to NCHW --dtype f32 @list.txt o.npy",
+            config("xrgb.cfg", "XRGB8888_U8")) == 0,
+        "a list of PNGs as XRGB8888_U8");
+  o = output("o.npy", 2, 3);
+  CHECK(o && !differ(o, 0, 3, rgba, 4, 0) && !differ(o, 1, 3, rgb, 3, 0),
+        "the list's PNGs in its order, their RGB after the unused byte");
+  CHECK(cli("preprocess --aipp nv12.cfg --to NCHW dir/1-rgb.png o3.npy") == 1 &&
+            said("1-rgb.png: a PNG holds RGB or gray, not YUV420SP_U8"),
+        "a PNG is refused for YUV420SP_U8");
+  CHECK(cli("preprocess --aipp rgb.cfg --to NCHW @none.txt o3.npy") == 1 &&
+            said("@none.txt: cannot open the list"),
+        "a missing list is refused");
+}
+
+int main(int argc, char **argv) {
+  if (cli_setup(argc, argv, "images")) return 2;
+  jpegs();
+  pngs();
+  cli_teardown();
+  return check_summary();
+}
