@@ -5,11 +5,13 @@
 #include "images.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* A growing list of paths, each malloc'd. */
 typedef struct paths {
@@ -116,6 +118,53 @@ static int raw_frames(unsigned char **frames, int64_t *n, const char *path,
   return rc;
 }
 
+/* The images decoded on a thread per core, each taking the next; the
+ * first failure, in the list's order, is reported. */
+typedef struct decoding {
+  const paths *l;
+  unsigned char *frames;
+  const relayout_aipp *a;
+  int64_t frame;
+  pthread_mutex_t lock;
+  int next, failed; /* failed: the first failing index, or l->n */
+  char why[CLI_IMAGE_MSG];
+} decoding;
+
+static void *decoder(void *arg) {
+  decoding *d = arg;
+  char msg[CLI_IMAGE_MSG];
+  for (;;) {
+    pthread_mutex_lock(&d->lock);
+    int i = d->next < d->failed ? d->next++ : -1;
+    pthread_mutex_unlock(&d->lock);
+    if (i < 0) return NULL;
+    const char *why =
+        cli_image_load(d->frames + i * d->frame, d->l->p[i], d->a, msg);
+    pthread_mutex_lock(&d->lock);
+    if (why && i < d->failed) {
+      d->failed = i;
+      snprintf(d->why, sizeof d->why, "%s", why);
+    }
+    pthread_mutex_unlock(&d->lock);
+  }
+}
+
+static int decode_all(unsigned char *frames, const paths *l,
+                      const relayout_aipp *a, int64_t frame, const char *cmd) {
+  decoding d = {l, frames, a, frame, PTHREAD_MUTEX_INITIALIZER, 0, l->n, ""};
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  int n = (int)(cores < 1 ? 1 : cores > 64 ? 64 : cores), started = 0;
+  if (n > l->n) n = l->n;
+  pthread_t t[64];
+  while (started < n - 1 && !pthread_create(&t[started], NULL, decoder, &d))
+    started++;
+  decoder(&d); /* and this thread too */
+  for (int i = 0; i < started; i++) pthread_join(t[i], NULL);
+  return d.failed < l->n
+             ? cli_error(EXIT_WORK, cmd, "%s: %s", l->p[d.failed], d.why)
+             : 0;
+}
+
 /* Whether path is a regular file that starts as a JPEG or PNG does. */
 static int is_image(const char *path) {
   unsigned char head[8];
@@ -151,8 +200,7 @@ int cli_frames(unsigned char **frames, int64_t *n, const char *const *inputs,
                    (long long)frame);
   if (!rc && !(*frames = cli_alloc_aligned((size_t)(l.n * frame))))
     rc = cli_error(EXIT_WORK, cmd, "out of memory");
-  for (int i = 0; i < l.n && !rc; i++)
-    rc = cli_image_frame(*frames + i * frame, l.p[i], a, cmd);
+  if (!rc) rc = decode_all(*frames, &l, a, frame, cmd);
   if (rc) {
     free(*frames);
     *frames = NULL;

@@ -196,8 +196,8 @@ const char *cli_image_decode(unsigned char *out, const unsigned char *file,
                                  : "not a JPEG or PNG file";
 }
 
-int cli_image_frame(unsigned char *out, const char *path,
-                    const relayout_aipp *a, const char *cmd) {
+const char *cli_image_load(unsigned char *out, const char *path,
+                           const relayout_aipp *a, char *msg) {
   relayout_error err;
   cli_in in;
   unsigned char *file = NULL;
@@ -208,11 +208,11 @@ int cli_image_frame(unsigned char *out, const char *path,
        cli_fail(&err, RELAYOUT_ERR_FILE, "over 1 GiB: not an image")) ||
       cli_in_read(&in, &file, (size_t)in.size, &err)) {
     cli_in_close(&in);
-    return cli_error(EXIT_WORK, cmd, "%s: %s", path, err.message);
+    snprintf(msg, CLI_IMAGE_MSG, "%s", err.message);
+    return msg;
   }
   cli_in_close(&in);
-  char msg[CLI_IMAGE_MSG];
   const char *why = cli_image_decode(out, file, (size_t)in.size, a, msg);
   free(file);
-  return why ? cli_error(EXIT_WORK, cmd, "%s: %s", path, why) : 0;
+  return why;
 }

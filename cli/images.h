@@ -17,12 +17,10 @@ int cli_image_kind(const unsigned char *head, size_t n);
  * format and size at out: NULL, or why not (in msg, or a constant). */
 const char *cli_image_decode(unsigned char *out, const unsigned char *file,
                              size_t size, const relayout_aipp *a, char *msg);
-/* Decodes the JPEG or PNG file `path` into one frame of a's input format
- * and size at out (the configuration's frame bytes): refused, naming the
- * file, where its size or kind does not fit. 0, or the exit code with the
- * message printed. */
-int cli_image_frame(unsigned char *out, const char *path,
-                    const relayout_aipp *a, const char *cmd);
+/* Reads and decodes the JPEG or PNG file `path` the same way: NULL, or
+ * why not. Safe from any thread. */
+const char *cli_image_load(unsigned char *out, const char *path,
+                           const relayout_aipp *a, char *msg);
 
 /* relayout preprocess's FRAMES: one raw file of whole frames, or JPEG and
  * PNG images (paths, directories of them in name order, @LIST files of

@@ -11,10 +11,12 @@
 
 static const char usage[] =
     "usage: relayout preprocess --aipp FILE --to LAYOUT [--dtype T]\n"
+    "                           [--quant-scale S] [--quant-zero-point Z]\n"
     "                           [--device D] [--raw] FRAMES... OUT.npy\n"
     "       relayout preprocess --input-format F --size WxH [--mean M,M,M]\n"
     "                           [--std S,S,S] [--scale X] --to LAYOUT\n"
-    "                           [--dtype T] [--device D] [--raw]\n"
+    "                           [--dtype T [--quant-scale S]\n"
+    "                           [--quant-zero-point Z]] [--device D] [--raw]\n"
     "                           FRAMES... OUT.npy\n"
     "\n"
     "Runs frames through Ascend AIPP's preprocessing (docs/PREPROCESS.md):\n"
@@ -34,7 +36,10 @@ static const char usage[] =
     "  --mean, --std, --scale  (x * scale - mean) / std per channel, as\n"
     "                  AIPP's min_chn = mean / scale and var_reci_chn =\n"
     "                  scale / std (--scale: a number or 1/N; default 1)\n"
-    "  --dtype         f16 (default), bf16, f32, f64\n"
+    "  --dtype         f16 (default), bf16, f32, f64; i8 or u8 quantized as\n"
+    "                  docs/CASTS.md says, with --quant-scale S (default 1)\n"
+    "                  and --quant-zero-point Z (default 0; C's padding\n"
+    "                  holds it)\n"
     "  --raw           OUT holds the output's bytes alone, no .npy header\n"
     "  --device        auto (default: first GPU, else CPU, else the\n"
     "                  reference), gpu, cpu, ref, an index or a name\n";
@@ -139,10 +144,23 @@ static int run(const char **pos, int npos, const cli_opt *opts) {
   if (cli_get(opts, "dtype") &&
       relayout_dtype_from_name(&t, cli_get(opts, "dtype"), &err))
     return cli_error(EXIT_USAGE, cmd, "--dtype: %s", err.message);
-  const char *descr;
-  if (!cli_float_dtype(t) || relayout_npy_descr(&descr, t, &err))
-    return cli_error(EXIT_USAGE, cmd, "--dtype %s: f16, bf16, f32 or f64",
+  const char *descr, *qs = cli_get(opts, "quant-scale"),
+                     *qz = cli_get(opts, "quant-zero-point");
+  int integer = t == RELAYOUT_I8 || t == RELAYOUT_U8;
+  relayout_quant q = {1, 0};
+  if ((!cli_float_dtype(t) && !integer) || relayout_npy_descr(&descr, t, &err))
+    return cli_error(EXIT_USAGE, cmd,
+                     "--dtype %s: f16, bf16, f32, f64, or i8 or u8 with "
+                     "--quant-scale and --quant-zero-point",
                      relayout_dtype_name(t));
+  if ((qs || qz) && !integer)
+    return cli_error(EXIT_USAGE, cmd,
+                     "--quant-scale and --quant-zero-point quantize an i8 or "
+                     "u8 --dtype");
+  if ((qs && cli_parse_scale(&q.scale, qs, "--quant-scale", cmd)) ||
+      (qz &&
+       cli_parse_zero_point(&q.zero_point, qz, "--quant-zero-point", cmd)))
+    return EXIT_USAGE;
   cli_out o;
   if (cli_out_check(&o, pos[npos - 1], 1, &err))
     return cli_error(EXIT_WORK, cmd, "%s", err.message);
@@ -153,9 +171,10 @@ static int run(const char **pos, int npos, const cli_opt *opts) {
   int rank;
   int64_t shape[RELAYOUT_MAX_AXES];
   if (relayout_layout_parse(&layout, cli_get(opts, "to"), &err) ||
-      relayout_desc_init(&d, layout, t, 4, "NCHW", dims, &err)) {
-    rc = cli_error(EXIT_USAGE, cmd, "--to %s: %s", cli_get(opts, "to"),
-                   err.message);
+      relayout_desc_init(&d, layout, t, 4, "NCHW", dims, &err) ||
+      (integer && relayout_desc_retype(&d, layout, t, &q, &err))) {
+    rc = cli_error(EXIT_USAGE, cmd, "--to %s --dtype %s: %s",
+                   cli_get(opts, "to"), relayout_dtype_name(t), err.message);
   } else if (relayout_desc_size_bytes(&bytes, &d, &err) ||
              !(out = cli_alloc_aligned((size_t)bytes))) {
     rc = cli_error(EXIT_WORK, cmd, "%s", out ? err.message : "out of memory");
@@ -192,6 +211,8 @@ int cmd_preprocess(int argc, char **argv) {
                     {.name = "dtype"},
                     {.name = "device"},
                     {.name = "raw", .is_flag = 1},
+                    {.name = "quant-scale"},
+                    {.name = "quant-zero-point"},
                     {0}};
   const char *cmd = "preprocess", **pos = malloc(sizeof *pos * (size_t)argc);
   int npos, rc;

@@ -239,6 +239,21 @@ check(r2.returncode == 0 and got is not None and
       f"--raw: the output's bytes alone ({r2.stderr.strip()})")
 
 
+# An integer output: v quantized as docs/CASTS.md says (round half even
+# of v / scale, plus the zero point, saturated).
+for dtype, zp, lo, hi in (("i8", -3, -128, 127), ("u8", 128, 0, 255)):
+    r, got = run(["--aipp", str(TMP / "a.cfg"), "--to", "NCHW", "--dtype",
+                  dtype, "--quant-scale", "0.05", "--quant-zero-point",
+                  str(zp)], frames)
+    v = expected(full, frames, 2).astype(np.float64)
+    want = np.clip(np.rint(v / np.float64(np.float32(0.05))) + zp, lo, hi)
+    check(got is not None and got.dtype == np.dtype(dtype.replace("i8", "int8")
+                                                    .replace("u8", "uint8"))
+          and np.array_equal(got, want),
+          f"--dtype {dtype} --quant-scale 0.05 --quant-zero-point {zp}: "
+          f"{r.stderr.strip()}")
+
+
 # Refusals, each naming what is wrong.
 def refused(what, text, args=None, frames_len=4 * 4 * 3, needle=""):
     (TMP / "bad.cfg").write_text(text)
@@ -283,4 +298,16 @@ refused("a layout without N, C, H and W", ok + "}\n",
 refused("--aipp and options at once", ok + "}\n",
         args=["--aipp", str(TMP / "bad.cfg"), "--size", "4x4", "--to", "NCHW"],
         needle="not both")
+refused("a quantization of a float output", ok + "}\n",
+        args=["--aipp", str(TMP / "bad.cfg"), "--to", "NCHW",
+              "--quant-scale", "0.5"], needle="quantize an i8 or u8")
+refused("a zero scale", ok + "}\n",
+        args=["--aipp", str(TMP / "bad.cfg"), "--to", "NCHW", "--dtype", "i8",
+              "--quant-scale", "0"], needle="--quant-scale: '0'")
+refused("a zero point out of range", ok + "}\n",
+        args=["--aipp", str(TMP / "bad.cfg"), "--to", "NCHW", "--dtype", "u8",
+              "--quant-zero-point", "300"], needle="outside u8's range")
+refused("a dtype without a meaning here", ok + "}\n",
+        args=["--aipp", str(TMP / "bad.cfg"), "--to", "NCHW", "--dtype",
+              "i32"], needle="--dtype i32")
 finish()

@@ -4,6 +4,7 @@
 #include "engine.h"
 #include "relayout_cl.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,23 +20,24 @@ struct relayout_preprocess_plan {
   char run_note[RELAYOUT_ERROR_LEN];
 };
 
-/* The kernel, built or from the caches; 0 with p->note when it cannot. */
+/* The kernel, built or from the caches; 0 (with p->note, but on the
+ * reference engine, which was asked for) when it cannot. */
 static int make_kernel(relayout_preprocess_plan *p) {
   relayout_engine *e = p->engine;
   const rl_desc *d = &p->dst;
   relayout_error why = {""};
-  const char *no = e->reference                         ? "the reference engine"
-                   : relayout_dtype_bits(d->dtype) == 4 ? "a 4-bit output"
+  const char *no = relayout_dtype_bits(d->dtype) == 4 ? "a 4-bit output"
                    : d->per_channel ? "an output quantized per channel"
                                     : NULL;
+  if (e->reference) return 0;
   if (no) {
     snprintf(p->note, sizeof p->note,
              "using the scalar reference: %s has no preprocessing kernel", no);
     return 0;
   }
-  /* a GPU writes neighbours from neighbouring work-items; a CPU device
-   * takes runs (rows of pixels), enough of them for every core */
-  /* the device's kind's kernel, unless the options force the other's */
+  /* the device's kind's kernel, unless the options force the other's: a GPU
+   * writes neighbours from neighbouring work-items, a CPU device takes
+   * runs (rows of pixels), enough of them for every core */
   int cpu = e->families == RELAYOUT_FAMILIES_GPU   ? 0
             : e->families == RELAYOUT_FAMILIES_CPU ? 1
                                                    : !e->is_gpu;
@@ -127,17 +129,31 @@ relayout_status relayout_preprocess_run(relayout_preprocess_plan *p,
     if (p->dst.names[i] == 'N') n = p->dst.dims[i];
   rl_desc_size_bytes(&db, &p->dst, NULL);
   relayout_engine *e = p->engine;
+  /* a device in host memory works on the caller's arrays in place (the
+   * output aligned to its element), as relayout_plan_run does */
+  int here = e->host_memory && (uintptr_t)dst_buf % rl_unit(p->dst.dtype) == 0;
   cl_int rc = CL_SUCCESS;
-  cl_mem in =
-      clCreateBuffer(e->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                     (size_t)(n * p->frame), (void *)frames, &rc);
-  cl_mem out = rc == CL_SUCCESS ? clCreateBuffer(e->context, CL_MEM_WRITE_ONLY,
-                                                 (size_t)db, NULL, &rc)
-                                : NULL;
+  cl_mem in = clCreateBuffer(
+      e->context,
+      CL_MEM_READ_ONLY | (here ? CL_MEM_USE_HOST_PTR : CL_MEM_COPY_HOST_PTR),
+      (size_t)(n * p->frame), (void *)frames, &rc);
+  cl_mem out =
+      rc == CL_SUCCESS
+          ? clCreateBuffer(e->context,
+                           CL_MEM_WRITE_ONLY | (here ? CL_MEM_USE_HOST_PTR : 0),
+                           (size_t)db, here ? dst_buf : NULL, &rc)
+          : NULL;
   if (rc == CL_SUCCESS) rc = enqueue(p, out, 0, in, 0, 0, NULL, NULL);
-  if (rc == CL_SUCCESS)
+  if (rc == CL_SUCCESS && !here)
     rc = clEnqueueReadBuffer(e->queue, out, CL_TRUE, 0, (size_t)db, dst_buf, 0,
                              NULL, NULL);
+  if (rc == CL_SUCCESS && here) { /* the kernel's writes, seen in dst_buf */
+    void *m = clEnqueueMapBuffer(e->queue, out, CL_TRUE, CL_MAP_READ, 0,
+                                 (size_t)db, 0, NULL, NULL, &rc);
+    if (rc == CL_SUCCESS)
+      rc = clEnqueueUnmapMemObject(e->queue, out, m, 0, NULL, NULL);
+    if (rc == CL_SUCCESS) rc = clFinish(e->queue);
+  }
   if (out) clReleaseMemObject(out);
   if (in) clReleaseMemObject(in);
   if (rc == CL_SUCCESS) return RELAYOUT_OK;
