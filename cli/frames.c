@@ -127,8 +127,19 @@ typedef struct decoding {
   int64_t frame;
   pthread_mutex_t lock;
   int next, failed; /* failed: the first failing index, or l->n */
+  int done, tty;    /* images decoded; progress goes to a terminal */
+  double start, shown;
   char why[CLI_IMAGE_MSG];
 } decoding;
+
+/* The progress line, on a terminal, at most five times a second. */
+static void progress(decoding *d, int last) {
+  double t = cli_now();
+  if (!d->tty || (!last && t - d->shown < 0.2)) return;
+  fprintf(stderr, "\rpreprocess: %d/%d images decoded, %.0f a second%s",
+          d->done, d->l->n, d->done / (t - d->start + 1e-9), last ? "\n" : "");
+  d->shown = t;
+}
 
 static void *decoder(void *arg) {
   decoding *d = arg;
@@ -145,13 +156,22 @@ static void *decoder(void *arg) {
       d->failed = i;
       snprintf(d->why, sizeof d->why, "%s", why);
     }
+    d->done += !why;
+    progress(d, 0);
     pthread_mutex_unlock(&d->lock);
   }
 }
 
 static int decode_all(unsigned char *frames, const paths *l,
                       const relayout_aipp *a, int64_t frame, const char *cmd) {
-  decoding d = {l, frames, a, frame, PTHREAD_MUTEX_INITIALIZER, 0, l->n, ""};
+  decoding d = {.l = l,
+                .frames = frames,
+                .a = a,
+                .frame = frame,
+                .lock = PTHREAD_MUTEX_INITIALIZER,
+                .failed = l->n,
+                .tty = isatty(2),
+                .start = cli_now()};
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   int n = (int)(cores < 1 ? 1 : cores > 64 ? 64 : cores), started = 0;
   if (n > l->n) n = l->n;
@@ -160,6 +180,7 @@ static int decode_all(unsigned char *frames, const paths *l,
     started++;
   decoder(&d); /* and this thread too */
   for (int i = 0; i < started; i++) pthread_join(t[i], NULL);
+  progress(&d, 1);
   return d.failed < l->n
              ? cli_error(EXIT_WORK, cmd, "%s: %s", l->p[d.failed], d.why)
              : 0;

@@ -135,7 +135,7 @@ static void settle(relayout_plan *p, int wait) {
 static int keep_channels(relayout_plan *p) {
   rl_desc *q = p->dst.per_channel ? &p->dst : &p->src;
   size_t n = (size_t)q->dims[q->per_channel - 1];
-  float *s = malloc(n * (sizeof *s + sizeof *q->qzps));
+  float *s = malloc(n * (sizeof *s + sizeof *q->qzps) + 1); /* n may be 0 */
   if (!s) return 0;
   int32_t *z = (int32_t *)(void *)(s + n);
   memcpy(s, q->qscales, n * sizeof *s);
@@ -152,7 +152,8 @@ static cl_mem channel_table(relayout_engine *e, const rl_desc *dst,
                             const rl_desc *src) {
   const rl_desc *q = dst->per_channel ? dst : src;
   int64_t n = q->dims[q->per_channel - 1];
-  cl_long *t = malloc(sizeof *t * 2 * (size_t)n);
+  size_t bytes = sizeof(cl_long) * 2 * (size_t)(n ? n : 1); /* none empty */
+  cl_long *t = calloc(1, bytes);
   if (!t) return NULL;
   for (int64_t c = 0; c < n; c++) {
     uint32_t bits;
@@ -162,7 +163,7 @@ static cl_mem channel_table(relayout_engine *e, const rl_desc *dst,
   }
   cl_int rc;
   cl_mem m = clCreateBuffer(e->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                            sizeof *t * 2 * (size_t)n, t, &rc);
+                            bytes, t, &rc);
   free(t);
   return rc == CL_SUCCESS ? m : NULL;
 }
