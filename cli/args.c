@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -135,6 +136,18 @@ int cli_parse_bytes(int64_t *out, const char *text, const char *what) {
       return cli_error(EXIT_USAGE, "", "%s: %s is too large", what, text);
     *out <<= 10;
   }
+  return 0;
+}
+
+int cli_parse_dim_name(char *out, const char *text) {
+  if (isalpha((unsigned char)text[0]) && !text[1]) {
+    *out = (char)toupper((unsigned char)text[0]);
+    return 0;
+  }
+  char *end;
+  long i = isdigit((unsigned char)text[0]) ? strtol(text, &end, 10) : -1;
+  if (i < 0 || *end || i >= RELAYOUT_MAX_DIMS) return -1;
+  *out = (char)('0' + i);
   return 0;
 }
 

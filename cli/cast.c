@@ -126,11 +126,9 @@ static int quant_of(relayout_quant *q, relayout_quant_channels *qc, int *has,
   char names[RELAYOUT_MAX_DIMS];
   int64_t ext[RELAYOUT_MAX_DIMS];
   int n = relayout_desc_dims(d, names, ext), at = 0;
-  char want = !axis                              ? 0
-              : axis[0] >= '0' && axis[0] <= '9' ? (char)('0' + atoi(axis))
-              : axis[0] >= 'a' && axis[0] <= 'z' ? (char)(axis[0] - 32)
-                                                 : axis[0];
-  while (at < n && !(axis && (int)strlen(axis) <= 2 && names[at] == want)) at++;
+  char want = 0; /* no dim is named 0 */
+  if (axis && cli_parse_dim_name(&want, axis)) want = 0;
+  while (at < n && names[at] != want) at++;
   if (at == n)
     return cli_error(EXIT_USAGE, cmd,
                      "%s/%s per channel need --axis, a logical dim of the "

@@ -31,6 +31,10 @@ int cli_parse_int(int64_t *out, const char *text, const char *what);
 /* A byte count with an optional K, M, G or T suffix (powers of 1024). */
 int cli_parse_bytes(int64_t *out, const char *text, const char *what);
 int cli_parse_dims(relayout_dim_value *out, int *n, const char *text);
+/* A logical dim named on the command line: a letter (any case), or an ND
+ * dim's index; *out its name as descriptors give it ('A'..'Z', '0'+i).
+ * 0, or -1 when text is neither. */
+int cli_parse_dim_name(char *out, const char *text);
 int cli_parse_shape(int64_t *out, int *rank, const char *text);
 /* Parses the two sides of a conversion and applies --c0 (if given) to
  * whichever side has a c0 parameter; prints on failure. */

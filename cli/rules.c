@@ -79,11 +79,9 @@ int rp_rule_parse(rp_rule *r, const char *text) {
   char *colon = strrchr(to, ':');
   static const char per[] = "per-channel=";
   if (colon && !strncmp(colon + 1, per, sizeof per - 1)) {
-    const char *x = colon + sizeof per; /* past ":per-channel=" */
-    if (!x[0] || x[1] || !isalnum((unsigned char)x[0]))
+    if (cli_parse_dim_name(&r->axis, colon + sizeof per)) /* past '=' */
       return bad(text, "per-channel= takes one logical dim: a letter, or an "
                        "ND dim's index");
-    r->axis = (char)toupper((unsigned char)x[0]);
     *colon = 0;
     colon = strrchr(to, ':');
   }

@@ -124,9 +124,7 @@ relayout_status relayout_preprocess_run(relayout_preprocess_plan *p,
   if (!p->kernel)
     return relayout_preprocess_ref(&p->aipp, (const relayout_desc *)&p->dst,
                                    dst_buf, dst_size, frames, frames_size, err);
-  int64_t db, n = p->dst.dims[0];
-  for (int i = 1; i < p->dst.ndims; i++)
-    if (p->dst.names[i] == 'N') n = p->dst.dims[i];
+  int64_t db, n = rl_preprocess_frames(&p->dst);
   rl_desc_size_bytes(&db, &p->dst, NULL);
   relayout_engine *e = p->engine;
   /* a device in host memory works on the caller's arrays in place (the

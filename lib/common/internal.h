@@ -166,6 +166,8 @@ relayout_status rl_build_tpu(rl_desc *d, const relayout_layout *l,
 relayout_status rl_check_pair(const rl_desc *dst, const rl_desc *src,
                               relayout_error *err);
 /* Both buffers are large enough. */
+relayout_status rl_check_size(const rl_desc *d, size_t size, const char *which,
+                              relayout_error *err);
 relayout_status rl_check_sizes(const rl_desc *dst, size_t dst_size,
                                const rl_desc *src, size_t src_size,
                                relayout_error *err);
@@ -205,6 +207,8 @@ struct relayout_aipp;
 relayout_status rl_preprocess_check(const struct relayout_aipp *a,
                                     const rl_desc *d, int *at, int64_t *frame,
                                     relayout_error *err);
+/* d's frames: its N extent. */
+int64_t rl_preprocess_frames(const rl_desc *d);
 /* The buffers hold d's N frames of `frame` bytes and d's layout. */
 relayout_status rl_preprocess_sizes(const rl_desc *d, size_t dst_size,
                                     int64_t frame, size_t frames_size,

@@ -327,22 +327,20 @@ relayout_status rl_preprocess_check(const relayout_aipp *a, const rl_desc *d,
   return rl_check_cast(d, &f32, err);
 }
 
+int64_t rl_preprocess_frames(const rl_desc *d) {
+  for (int i = 0; i < d->ndims; i++)
+    if (d->names[i] == 'N') return d->dims[i];
+  return 0; /* (rl_preprocess_check refuses such a d) */
+}
+
 relayout_status rl_preprocess_sizes(const rl_desc *d, size_t dst_size,
                                     int64_t frame, size_t frames_size,
                                     relayout_error *err) {
-  int64_t n = d->dims[0], need; /* every logical dim but N is checked */
-  for (int i = 1; i < d->ndims; i++)
-    if (d->names[i] == 'N') n = d->dims[i];
+  int64_t n = rl_preprocess_frames(d), need;
   if (__builtin_mul_overflow(n, frame, &need) || (uint64_t)need > frames_size)
     return rl_fail(err, RELAYOUT_ERR_BUFFER,
                    "the frames hold %zu bytes; %lld frames of %lld bytes "
                    "need more",
                    frames_size, (long long)n, (long long)frame);
-  rl_desc_size_bytes(&need, d, NULL);
-  if ((uint64_t)need > dst_size)
-    return rl_fail(err, RELAYOUT_ERR_BUFFER,
-                   "the destination buffer holds %zu bytes; its layout needs "
-                   "%lld",
-                   dst_size, (long long)need);
-  return RELAYOUT_OK;
+  return rl_check_size(d, dst_size, "destination", err);
 }

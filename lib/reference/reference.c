@@ -39,22 +39,22 @@ relayout_status rl_check_pair(const rl_desc *dst, const rl_desc *src,
   return RELAYOUT_OK;
 }
 
+relayout_status rl_check_size(const rl_desc *d, size_t size, const char *which,
+                              relayout_error *err) {
+  int64_t need;
+  rl_desc_size_bytes(&need, d, NULL);
+  return (uint64_t)need > size
+             ? rl_fail(err, RELAYOUT_ERR_BUFFER,
+                       "the %s buffer holds %zu bytes; its layout needs %lld",
+                       which, size, (long long)need)
+             : RELAYOUT_OK;
+}
+
 relayout_status rl_check_sizes(const rl_desc *dst, size_t dst_size,
                                const rl_desc *src, size_t src_size,
                                relayout_error *err) {
-  int64_t need_src, need_dst;
-  rl_desc_size_bytes(&need_src, src, NULL);
-  rl_desc_size_bytes(&need_dst, dst, NULL);
-  if ((uint64_t)need_src > src_size)
-    return rl_fail(err, RELAYOUT_ERR_BUFFER,
-                   "the source buffer holds %zu bytes; its layout needs %lld",
-                   src_size, (long long)need_src);
-  if ((uint64_t)need_dst > dst_size)
-    return rl_fail(err, RELAYOUT_ERR_BUFFER,
-                   "the destination buffer holds %zu bytes; its layout needs "
-                   "%lld",
-                   dst_size, (long long)need_dst);
-  return RELAYOUT_OK;
+  relayout_status s = rl_check_size(src, src_size, "source", err);
+  return s ? s : rl_check_size(dst, dst_size, "destination", err);
 }
 
 relayout_status rl_convert_ref(const rl_desc *dst, void *dst_buf,

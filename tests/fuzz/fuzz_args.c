@@ -11,8 +11,8 @@
  *   written back as N=2,C=3 parse to the same;
  * - a byte count: in [1, 2^62];
  * - a rule: both layouts parsed, the glob a non-empty prefix of the text,
- *   the rank 0 to 12, a per-channel dim (an upper-case letter or a digit)
- *   only on a rule quantizing to i8;
+ *   the rank 0 to 12, a per-channel dim (an upper-case letter or '0' plus
+ *   an ND index) only on a rule quantizing to i8;
  * - a scale: positive and finite; a zero point: within a million of 0,
  *   written back the same.
  */
@@ -87,7 +87,7 @@ static void rule(const char *text) {
       r.rank < 0 || r.rank > RELAYOUT_MAX_DIMS ||
       (r.axis && !(r.cast && r.dtype == RELAYOUT_I8 &&
                    ((r.axis >= 'A' && r.axis <= 'Z') ||
-                    (r.axis >= '0' && r.axis <= '9')))))
+                    (r.axis >= '0' && r.axis < '0' + RELAYOUT_MAX_DIMS)))))
     fail("rule parsed into something else", text);
   rp_rule_free(&r);
 }
