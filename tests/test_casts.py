@@ -353,6 +353,17 @@ def per_channel():
                            capture_output=True, text=True)
         check(r.returncode == 2 and message in r.stderr and not out.exists(),
               f"refused: {' '.join(extra)}: {r.stderr.strip()}")
+    # an ND dim by its index, and nothing but an index
+    np.save(TMP / "nd.npy", x.reshape(n, -1))
+    for axis, ok in (("0", True), ("0x", False), ("00", True)):
+        r = subprocess.run([RELAYOUT, "convert", "--from", "ND", "--to", "ND",
+                            "--to-dtype", "i8", "--scale",
+                            str(TMP / "scales.npy"), "--axis", axis,
+                            str(TMP / "nd.npy"), str(TMP / "nd-q.npy")],
+                           capture_output=True, text=True)
+        check((r.returncode == 0) == ok,
+              f"ND --axis {axis}: {'taken' if ok else 'refused'} "
+              f"({r.stderr.strip()})")
 
 
 for s in FLOAT:

@@ -586,8 +586,11 @@ static void test_quantize(void) {
             said("per-channel= follows the DTYPE of a quantizing rule"),
         "per-channel on a float cast is refused");
   CHECK(cli("repack m.st x.st --rule '*=ND:i8:per-channel=NC'") == 2 &&
+            said("per-channel= takes one logical dim") &&
+            cli("repack m.st x.st --rule '*=ND:i8:per-channel=1x'") == 2 &&
             said("per-channel= takes one logical dim"),
-        "per-channel of two letters is refused");
+        "per-channel of two letters, or of a number and a letter, is "
+        "refused");
   CHECK(
       cli("repack m.st x.st --rule 'fc.weight=FRACTAL_NZ:i8:per-channel=C'") ==
               2 &&
