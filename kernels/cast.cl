@@ -82,10 +82,11 @@ static uint rl_f32_of_bf16(uint u) {
   return (u & 0x7FFF) > 0x7F80 ? (u << 16) | 0x400000 : u << 16;
 }
 
-static uint rl_bf16_of_f32(uint u) {
-  return (u & 0x7FFFFFFF) > 0x7F800000 ? (u >> 16) | 0x40
-                                       : (u + 0x7FFF + ((u >> 16) & 1)) >> 16;
-}
+/* (a macro, for uint vectors too: selects only) */
+#define RL_BF16_OF_F32(u)                                                      \
+  (((u) & 0x7FFFFFFF) > 0x7F800000 ? ((u) >> 16) | 0x40                        \
+                                   : ((u) + 0x7FFF + (((u) >> 16) & 1)) >> 16)
+static uint rl_bf16_of_f32(uint u) { return RL_BF16_OF_F32(u); }
 
 static uint rl_f32_of_f16(uint h) {
   uint s = (h & 0x8000) << 16, e = (h >> 10) & 0x1F, m = h & 0x3FF;

@@ -14,7 +14,9 @@
  * RL_OH, RL_CPAD (C padded) and
  * rl_at(n, c, y, x), the offset of a logical coordinate, where the layout
  * pads nothing but C; or RL_AT_N..RL_AT_W (where N, C, H and W are among
- * the logical dims) and rl_logical(o, out).
+ * the logical dims) and rl_logical(o, out). With RL_ROWS, RL_SX (W is one
+ * axis: a pixel's stride) has rows run RL_VW pixels at a time in vectors,
+ * RL_INTERLEAVED saying a pixel's padded channels lie together at 0..C-1.
  */
 #pragma OPENCL FP_CONTRACT OFF
 
@@ -46,15 +48,42 @@ static void rl_pixel(__global const uchar *f, long x, long y, int *p) {
 #endif
 }
 
-/* Output channel i of the matrix: from YUV (input biases first), else to
- * YUV (output biases after); >> 8 towards minus infinity; 0..255. */
-static int rl_csc(const int *p, int i) {
-  int sum = 0;
-  for (int j = 0; j < 3; j++)
-    sum += rl_matrix[3 * i + j] * (RL_FMT == 0 ? p[j] - rl_in_bias[j] : p[j]);
-  int v = (sum >= 0 ? sum / 256 : -((255 - sum) / 256)) +
-          (RL_FMT == 0 ? 0 : rl_out_bias[i]);
-  return clamp(v, 0, 255);
+/* floor(s / 256) for |s| < 2^27, which a sum of three products of the
+ * matrix (16 bits) and a channel (9 bits) is: a shift of a non-negative */
+#define RL_SHR8(s) ((((s) + (1 << 27)) >> 8) - (1 << 19))
+#if RL_FMT == 0 /* from YUV: input biases first */
+#define RL_IN(p, j) ((p)[j] - rl_in_bias[j])
+#define RL_OUT(i) 0
+#else /* to YUV: output biases after */
+#define RL_IN(p, j) (p)[j]
+#define RL_OUT(i) rl_out_bias[i]
+#endif
+/* Output channel i of the matrix on channels p (ints, or int vectors):
+ * >> 8 towards minus infinity, then 0..255. */
+#define RL_CONVERT(p, i)                                                       \
+  clamp(RL_SHR8(rl_matrix[3 * (i)] * RL_IN(p, 0) +                             \
+                rl_matrix[3 * (i) + 1] * RL_IN(p, 1) +                         \
+                rl_matrix[3 * (i) + 2] * RL_IN(p, 2)) +                        \
+            RL_OUT(i),                                                         \
+        0, 255)
+#if RL_CSC
+#define RL_CHANNEL(p, c) RL_CONVERT(p, c)
+#else
+#define RL_CHANNEL(p, c) (p)[c]
+#endif
+/* Channel c's normalization of x (a float or a float vector), in f32, one
+ * rounding per operation. */
+#define RL_NORM(x, c)                                                          \
+  (((x) - as_float(rl_norm[c]) - as_float(rl_norm[3 + (c)])) *                 \
+   as_float(rl_norm[6 + (c)]))
+
+/* The C channels' values of source pixel (sx, sy) of frame f: AIPP's steps
+ * from the colour conversion on. */
+static void rl_steps(__global const uchar *f, long sx, long sy, float *v) {
+  int p[3];
+  rl_pixel(f, sx, sy, p);
+  for (int c = 0; c < RL_C; c++)
+    v[c] = RL_NORM((float)RL_CHANNEL(p, c), c);
 }
 
 /* The C channels' values of output pixel (x, y) of frame n, counted from
@@ -63,19 +92,14 @@ static void rl_values(__global const uchar *frames, long n, long y, long x,
                       float *v) {
   for (int c = 0; c < RL_C; c++) v[c] = as_float((uint)RL_PADV);
   if (y < 0 || y >= RL_CH || x < 0 || x >= RL_CW) return;
-  int p[3], k[3];
-  rl_pixel(frames + n * (long)RL_FRAME, RL_X0 + x, RL_Y0 + y, p);
-  for (int c = 0; c < RL_C; c++) {
-#if RL_CSC
-    k[c] = rl_csc(p, c);
-#else
-    k[c] = p[c];
-#endif
-    float f = (float)k[c] - as_float(rl_norm[c]); /* one rounding per step */
-    f = f - as_float(rl_norm[3 + c]);
-    v[c] = f * as_float(rl_norm[6 + c]);
-  }
+  rl_steps(frames + n * (long)RL_FRAME, RL_X0 + x, RL_Y0 + y, v);
 }
+
+#ifdef RL_SX /* kernels/preprocess_rows.cl, after this file */
+#define RL_VW 16
+static void rl_run(__global const uchar *frames, __global RL_T *dst, RL_I n,
+                   RL_I y, RL_I x);
+#endif
 
 /* RL_CHUNK units of work per work-item. With RL_PIXELS a unit is a pixel
  * (GPUs: neighbours write neighbours) or, with RL_ROWS, a row of pixels
@@ -96,6 +120,14 @@ __kernel void rl_preprocess(__global const uchar *restrict frames,
 #ifdef RL_ROWS
     RL_I y = u % RL_OH, n = u / RL_OH;
     for (RL_I x = 0; x < RL_OW; x++) {
+#ifdef RL_SX /* the crop's part of the row, RL_VW pixels at a time */
+      if (y >= RL_TOP && y < RL_TOP + RL_CH && x >= RL_LEFT &&
+          x + RL_VW <= RL_LEFT + RL_CW) {
+        rl_run(frames, dst, n, y, x);
+        x += RL_VW - 1;
+        continue;
+      }
+#endif
 #else
     RL_I x = u % RL_OW, y = u / RL_OW % RL_OH, n = u / (RL_OW * RL_OH);
     {

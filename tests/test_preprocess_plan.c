@@ -114,10 +114,14 @@ static void every_format(void) {
   yuv.csc_switch = 1;
   yuv.output_bias[0] = 16;
   yuv.output_bias[1] = yuv.output_bias[2] = 128;
-  relayout_aipp rgbx = config(RELAYOUT_XRGB8888_U8, 9, 5);
+  relayout_aipp rgbx = config(RELAYOUT_XRGB8888_U8, 21, 5);
   rgbx.ax_swap_switch = 1;
   rgbx.rbuv_swap_switch = 1;
   relayout_aipp gray = config(RELAYOUT_YUV400_U8, 31, 3);
+  relayout_aipp extremes = rgb; /* f16's subnormals, and past its range */
+  extremes.var_reci_chn[0] = 1e-6f;
+  extremes.var_reci_chn[1] = 1000.0f;
+  extremes.var_reci_chn[2] = 3e-7f;
   relayout_quant q = {0.125f, -3};
   one("NV12, CSC, crop, border", &nv12, "NC1HWC0", RELAYOUT_F16, NULL);
   one("NV12, CSC, crop, border", &nv12, "NCHW", RELAYOUT_F32, NULL);
@@ -125,6 +129,9 @@ static void every_format(void) {
   one("NV21, CSC, crop, border", &nv21, "NCHW4", RELAYOUT_I8, &q);
   one("RGB", &rgb, "NHWC", RELAYOUT_F32, NULL);
   one("RGB", &rgb, "NCHW", RELAYOUT_F64, NULL);
+  one("RGB", &rgb, "NCHW", RELAYOUT_F16, NULL);
+  one("RGB, tiny and huge values", &extremes, "NC1HWC0", RELAYOUT_F16, NULL);
+  one("RGB, tiny and huge values", &extremes, "NCHW", RELAYOUT_BF16, NULL);
   one("RGB to YUV", &yuv, "NC1HWC0", RELAYOUT_F16, NULL);
   one("XRGB, ax and rbuv swaps", &rgbx, "NHWC", RELAYOUT_F16, NULL);
   relayout_quant u = {0.5f, 128};

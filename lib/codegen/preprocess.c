@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern const char rl_kernel_cast_cl[], rl_kernel_preprocess_cl[];
+extern const char rl_kernel_cast_cl[], rl_kernel_preprocess_cl[],
+    rl_kernel_preprocess_rows_cl[];
 
 static unsigned bits_of(float f) {
   unsigned u;
@@ -45,6 +46,34 @@ int64_t rl_preprocess_units(const rl_desc *dst, int rows) {
   nchw(dst, at);
   int64_t n = dst->dims[at[0]] * dst->dims[at[2]];
   return !by_pixel(dst) ? dst->span : rows ? n : n * dst->dims[at[3]];
+}
+
+/* The offset of value v of logical dim `dim` in d, alone. */
+static int64_t offset(const rl_desc *d, int dim, int64_t v) {
+  int64_t o = 0;
+  for (int k = 0; k < d->naxes; k++)
+    if (d->axes[k].dim == dim)
+      o += v / d->axes[k].weight % d->axes[k].extent * d->axes[k].stride;
+  return o;
+}
+
+/* For rows in vectors (kernels/preprocess_rows.cl): W's stride where W is
+ * one axis, else 0; *interleaved, whether a pixel's padded channels lie
+ * together at 0.. C-1, right before the next pixel's. */
+static int64_t w_stride(const rl_desc *d, int *interleaved) {
+  int at[4], axes = 0;
+  int64_t sx = 0;
+  nchw(d, at);
+  for (int k = 0; k < d->naxes; k++)
+    if (d->axes[k].dim == at[3] && d->axes[k].extent > 1) {
+      axes++;
+      sx = d->axes[k].stride;
+    }
+  if (axes != 1 || offset(d, at[3], 1) != sx) sx = 0;
+  *interleaved = sx == d->padded[at[1]];
+  for (int64_t c = 0; *interleaved && c < d->padded[at[1]]; c++)
+    *interleaved = offset(d, at[1], c) == c;
+  return sx;
 }
 
 /* rl_at(n, c, y, x): the offset of a logical coordinate in d. */
@@ -139,11 +168,17 @@ char *rl_codegen_preprocess(const relayout_aipp *a, const rl_desc *dst,
   for (int i = 0; i < 9; i++)
     fprintf(f, "%s0x%08xu", i ? ", " : "", bits_of(norm[i / 3][i % 3]));
   fprintf(f, "};\n");
+  int interleaved;
+  int64_t sx = pixels && rows ? w_stride(dst, &interleaved) : 0;
+  if (sx)
+    fprintf(f, "#define RL_SX %lld\n#define RL_INTERLEAVED %d\n", (long long)sx,
+            interleaved);
   if (pixels)
     offsets(f, dst);
   else
     fprintf(f, "%s", logical);
-  fprintf(f, "%s", rl_kernel_preprocess_cl);
+  fprintf(f, "%s%s", rl_kernel_preprocess_cl,
+          sx ? rl_kernel_preprocess_rows_cl : "");
   free(logical);
   if (fclose(f)) {
     free(out);
