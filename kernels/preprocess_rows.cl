@@ -47,9 +47,9 @@ static void rl_pixels(__global const uchar *f, long sx, long sy, int16 *p) {
 #endif
 }
 
-/* The destination's elements of a float16, where the type has a vector
- * form (f32, f16, bf16: the bits rl_cast gives); other types go element by
- * element. */
+/* The destination's elements of a float16 (RL_TRANSFORM_V), and a float16
+ * stored as them (RL_STORE_V), where the type has a vector form (f32, f16,
+ * bf16: the bits rl_cast gives); other types go element by element. */
 #if !defined(RL_CD_M)
 #define RL_TV uint16
 #define RL_TRANSFORM_V(v) as_uint16(v)
@@ -61,9 +61,14 @@ static ushort16 rl_f16_of_f32x16(float16 v) { /* rounded to nearest even */
   vstore_half16_rte(v, 0, (__private half *)&h);
   return h;
 }
+/* f16 stored rounded: cheaper than a round trip through private memory */
+#define RL_STORE_V(v, q) vstore_half16_rte(v, 0, (__global half *)(q))
 #elif RL_CD_M == 7 && RL_CD_E == 8
 #define RL_TV ushort16
 #define RL_TRANSFORM_V(v) convert_ushort16(RL_BF16_OF_F32(as_uint16(v)))
+#endif
+#ifndef RL_STORE_V
+#define RL_STORE_V(v, q) vstore16(RL_TRANSFORM_V(v), 0, q)
 #endif
 
 static void rl_run(__global const uchar *frames, __global RL_T *dst, RL_I n,
@@ -76,29 +81,27 @@ static void rl_run(__global const uchar *frames, __global RL_T *dst, RL_I n,
   for (int c = 0; c < RL_C; c++)
     v[c] = RL_NORM(convert_float16(RL_CHANNEL(p, c)), c);
   RL_I at = rl_at(n, 0, y, x);
-#ifdef RL_TRANSFORM_V
+#if RL_SX == 1 && defined(RL_TRANSFORM_V) /* planar: a vector a channel */
+  for (int c = 0; c < RL_C; c++)
+    RL_STORE_V(v[c], dst + at + rl_at(0, c, 0, 0));
+  for (int c = RL_C; c < RL_CPAD; c++)
+    vstore16((RL_TV)RL_PAD, 0, dst + at + rl_at(0, c, 0, 0));
+#elif RL_INTERLEAVED && defined(RL_TRANSFORM_V) /* padding, then channels */
   RL_TV t[RL_C];
 #pragma unroll
   for (int c = 0; c < RL_C; c++) t[c] = RL_TRANSFORM_V(v[c]);
-#if RL_SX == 1 /* planar */
-  for (int c = 0; c < RL_C; c++) vstore16(t[c], 0, dst + at + rl_at(0, c, 0, 0));
-  for (int c = RL_C; c < RL_CPAD; c++)
-    vstore16((RL_TV)RL_PAD, 0, dst + at + rl_at(0, c, 0, 0));
-  return;
-#elif RL_INTERLEAVED
   if (RL_CPAD > RL_C)
     for (int k = 0; k < RL_CPAD; k++) vstore16((RL_TV)RL_PAD, k, dst + at);
 #pragma unroll
   for (int i = 0; i < RL_VW; i++)
 #pragma unroll
     for (int c = 0; c < RL_C; c++) dst[at + i * RL_SX + c] = t[c][i];
-  return;
-#endif
-#endif
+#else
   for (int i = 0; i < RL_VW; i++) {
     for (int c = 0; c < RL_C; c++)
       dst[at + i * RL_SX + rl_at(0, c, 0, 0)] = RL_TRANSFORM(as_uint(v[c][i]));
     for (int c = RL_C; c < RL_CPAD; c++)
       dst[at + i * RL_SX + rl_at(0, c, 0, 0)] = RL_PAD;
   }
+#endif
 }
