@@ -1,11 +1,11 @@
-/* frames.c - the FRAMES of relayout preprocess: one raw file of whole
- * frames, or JPEG and PNG images (paths, directories of them, @LIST files
- * of paths), each decoded into one frame (images.c) */
+/* frames.c - the FRAMES of relayout preprocess, in batches: one raw file
+ * of whole frames, or JPEG and PNG images (paths, directories of them,
+ * @LIST files of paths), each decoded into one frame (images.c) ahead of
+ * the batch in use (decode.c) */
 #include "cli.h"
 #include "images.h"
 
 #include <dirent.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,9 +90,17 @@ static int add_list(paths *l, const char *list, relayout_error *err) {
   return bad ? -1 : 0;
 }
 
+struct cli_frames {
+  const relayout_aipp *a;
+  int64_t frame, count, batch;
+  unsigned char *raw;  /* a raw file's frames */
+  unsigned char *tail; /* its last batch, made whole, where it is short */
+  paths images;
+  cli_decoder *decoder;
+};
+
 /* One raw file of whole frames. */
-static int raw_frames(unsigned char **frames, int64_t *n, const char *path,
-                      const relayout_aipp *a, int64_t frame, const char *cmd) {
+static int raw_frames(cli_frames *f, const char *path, const char *cmd) {
   relayout_error err;
   cli_in in;
   if (cli_in_open(&in, path, &err))
@@ -103,87 +111,19 @@ static int raw_frames(unsigned char **frames, int64_t *n, const char *path,
                    "%s: FRAMES must be a regular file (its size gives the "
                    "number of frames)",
                    path);
-  else if (in.size == 0 || in.size % (uint64_t)frame)
+  else if (in.size == 0 || in.size % (uint64_t)f->frame)
     rc = cli_error(EXIT_WORK, cmd,
                    "%s: %llu bytes, not a whole number of %lld x %lld frames "
                    "of %lld bytes (frames are never resized)",
                    path, (unsigned long long)in.size,
-                   (long long)a->src_image_size_w,
-                   (long long)a->src_image_size_h, (long long)frame);
-  else if (cli_in_read(&in, frames, (size_t)in.size, &err))
+                   (long long)f->a->src_image_size_w,
+                   (long long)f->a->src_image_size_h, (long long)f->frame);
+  else if (cli_in_read(&in, &f->raw, (size_t)in.size, &err))
     rc = cli_error(EXIT_WORK, cmd, "%s: %s", path, err.message);
   else
-    *n = (int64_t)(in.size / (uint64_t)frame);
+    f->count = (int64_t)(in.size / (uint64_t)f->frame);
   cli_in_close(&in);
   return rc;
-}
-
-/* The images decoded on a thread per core, each taking the next; the
- * first failure, in the list's order, is reported. */
-typedef struct decoding {
-  const paths *l;
-  unsigned char *frames;
-  const relayout_aipp *a;
-  int64_t frame;
-  pthread_mutex_t lock;
-  int next, failed; /* failed: the first failing index, or l->n */
-  int done, tty;    /* images decoded; progress goes to a terminal */
-  double start, shown;
-  char why[CLI_IMAGE_MSG];
-} decoding;
-
-/* The progress line, on a terminal, at most five times a second. */
-static void progress(decoding *d, int last) {
-  double t = cli_now();
-  if (!d->tty || (!last && t - d->shown < 0.2)) return;
-  fprintf(stderr, "\rpreprocess: %d/%d images decoded, %.0f a second%s",
-          d->done, d->l->n, d->done / (t - d->start + 1e-9), last ? "\n" : "");
-  d->shown = t;
-}
-
-static void *decoder(void *arg) {
-  decoding *d = arg;
-  char msg[CLI_IMAGE_MSG];
-  for (;;) {
-    pthread_mutex_lock(&d->lock);
-    int i = d->next < d->failed ? d->next++ : -1;
-    pthread_mutex_unlock(&d->lock);
-    if (i < 0) return NULL;
-    const char *why =
-        cli_image_load(d->frames + i * d->frame, d->l->p[i], d->a, msg);
-    pthread_mutex_lock(&d->lock);
-    if (why && i < d->failed) {
-      d->failed = i;
-      snprintf(d->why, sizeof d->why, "%s", why);
-    }
-    d->done += !why;
-    progress(d, 0);
-    pthread_mutex_unlock(&d->lock);
-  }
-}
-
-static int decode_all(unsigned char *frames, const paths *l,
-                      const relayout_aipp *a, int64_t frame, const char *cmd) {
-  decoding d = {.l = l,
-                .frames = frames,
-                .a = a,
-                .frame = frame,
-                .lock = PTHREAD_MUTEX_INITIALIZER,
-                .failed = l->n,
-                .tty = isatty(2),
-                .start = cli_now()};
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  int n = (int)(cores < 1 ? 1 : cores > 64 ? 64 : cores), started = 0;
-  if (n > l->n) n = l->n;
-  pthread_t t[64];
-  while (started < n - 1 && !pthread_create(&t[started], NULL, decoder, &d))
-    started++;
-  decoder(&d); /* and this thread too */
-  for (int i = 0; i < started; i++) pthread_join(t[i], NULL);
-  progress(&d, 1);
-  return d.failed < l->n
-             ? cli_error(EXIT_WORK, cmd, "%s: %s", l->p[d.failed], d.why)
-             : 0;
 }
 
 /* Whether path is a regular file that starts as a JPEG or PNG does. */
@@ -195,39 +135,85 @@ static int is_image(const char *path) {
   return cli_image_kind(head, got) != CLI_IMAGE_NONE;
 }
 
-int cli_frames(unsigned char **frames, int64_t *n, const char *const *inputs,
-               int ninputs, const relayout_aipp *a, int64_t frame,
-               const char *cmd) {
+int cli_frames_open(cli_frames **out, int64_t *count, const char *const *inputs,
+                    int ninputs, const relayout_aipp *a, int64_t frame,
+                    const char *cmd) {
   struct stat st;
-  *frames = NULL;
-  *n = 0;
-  if (ninputs == 1 && inputs[0][0] != '@' &&
-      (stat(inputs[0], &st) || !S_ISDIR(st.st_mode)) && !is_image(inputs[0]))
-    return raw_frames(frames, n, inputs[0], a, frame, cmd);
-  paths l = {0};
-  relayout_error err;
+  cli_frames *f = *out = calloc(1, sizeof *f);
+  if (!f) return cli_error(EXIT_WORK, cmd, "out of memory");
+  f->a = a;
+  f->frame = frame;
   int rc = 0;
-  for (int i = 0; i < ninputs && !rc; i++) {
-    const char *in = inputs[i];
-    int s = in[0] == '@' ? add_list(&l, in + 1, &err)
-            : !stat(in, &st) && S_ISDIR(st.st_mode)
-                ? add_directory(&l, in, &err)
-            : add(&l, in) ? (int)cli_fail(&err, RELAYOUT_ERR_NOMEM, "no memory")
-                          : 0;
-    if (s) rc = cli_error(EXIT_WORK, cmd, "%s: %s", in, err.message);
-  }
-  if (!rc && (uint64_t)l.n * (uint64_t)frame > SIZE_MAX / 2)
-    rc = cli_error(EXIT_WORK, cmd, "%d frames of %lld bytes: too large", l.n,
-                   (long long)frame);
-  if (!rc && !(*frames = cli_alloc_aligned((size_t)(l.n * frame))))
-    rc = cli_error(EXIT_WORK, cmd, "out of memory");
-  if (!rc) rc = decode_all(*frames, &l, a, frame, cmd);
-  if (rc) {
-    free(*frames);
-    *frames = NULL;
+  if (ninputs == 1 && inputs[0][0] != '@' &&
+      (stat(inputs[0], &st) || !S_ISDIR(st.st_mode)) && !is_image(inputs[0])) {
+    rc = raw_frames(f, inputs[0], cmd);
   } else {
-    *n = l.n;
+    relayout_error err;
+    paths *l = &f->images;
+    for (int i = 0; i < ninputs && !rc; i++) {
+      const char *in = inputs[i];
+      int s =
+          in[0] == '@'                            ? add_list(l, in + 1, &err)
+          : !stat(in, &st) && S_ISDIR(st.st_mode) ? add_directory(l, in, &err)
+          : add(l, in) ? (int)cli_fail(&err, RELAYOUT_ERR_NOMEM, "no memory")
+                       : 0;
+      if (s) rc = cli_error(EXIT_WORK, cmd, "%s: %s", in, err.message);
+    }
+    f->count = l->n;
   }
-  paths_free(&l);
+  if (rc) {
+    cli_frames_close(f);
+    *out = NULL;
+  }
+  *count = rc ? 0 : f->count;
   return rc;
+}
+
+int cli_frames_start(cli_frames *f, int64_t batch, const char *cmd) {
+  f->batch = batch;
+  int64_t whole = (f->count + batch - 1) / batch * batch;
+  if ((uint64_t)whole > SIZE_MAX / 2 / (uint64_t)f->frame)
+    return cli_error(EXIT_WORK, cmd, "%lld frames of %lld bytes: too large",
+                     (long long)f->count, (long long)f->frame);
+  if (f->raw && whole > f->count) { /* the last batch whole: zeros after */
+    int64_t first = whole - batch;
+    if (!(f->tail = cli_alloc_aligned((size_t)(batch * f->frame))))
+      return cli_error(EXIT_WORK, cmd, "out of memory");
+    memset(f->tail, 0, (size_t)(batch * f->frame));
+    memcpy(f->tail, f->raw + first * f->frame,
+           (size_t)((f->count - first) * f->frame));
+  }
+  /* two slots: one batch decoding while the device has the other */
+  if (!f->raw && !(f->decoder = cli_decoder_start(f->images.p, f->images.n,
+                                                  f->a, f->frame, batch, 2)))
+    return cli_error(EXIT_WORK, cmd, "out of memory, or no thread to decode");
+  return 0;
+}
+
+int cli_frames_batch(cli_frames *f, int64_t k, const unsigned char **frames,
+                     const char *cmd) {
+  if (f->raw) {
+    int last = (k + 1) * f->batch > f->count;
+    *frames = last && f->tail ? f->tail : f->raw + k * f->batch * f->frame;
+    return 0;
+  }
+  int failed;
+  unsigned char *at;
+  const char *why = cli_decoder_wait(f->decoder, k, &at, &failed);
+  *frames = at;
+  return why ? cli_error(EXIT_WORK, cmd, "%s: %s", f->images.p[failed], why)
+             : 0;
+}
+
+void cli_frames_release(cli_frames *f, int64_t k) {
+  if (f->decoder) cli_decoder_release(f->decoder, k);
+}
+
+void cli_frames_close(cli_frames *f) {
+  if (!f) return;
+  cli_decoder_stop(f->decoder);
+  paths_free(&f->images);
+  free(f->raw);
+  free(f->tail);
+  free(f);
 }

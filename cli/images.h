@@ -22,13 +22,42 @@ const char *cli_image_decode(unsigned char *out, const unsigned char *file,
 const char *cli_image_load(unsigned char *out, const char *path,
                            const relayout_aipp *a, char *msg);
 
+/* Images decoded on a thread per core into `slots` slots of `batch`
+ * frames (zeroed at first) ahead of their use: image i into slot
+ * (i / batch) % slots, once the batch before in that slot is released.
+ * NULL: out of memory, or no thread. */
+typedef struct cli_decoder cli_decoder;
+cli_decoder *cli_decoder_start(char *const *paths, int n,
+                               const relayout_aipp *a, int64_t frame,
+                               int64_t batch, int slots);
+/* Waits for batch k: its slot's frames, and NULL, or why the first image
+ * that failed (*failed, its index) did, once every image before it is
+ * done. */
+const char *cli_decoder_wait(cli_decoder *d, int64_t k, unsigned char **frames,
+                             int *failed);
+/* Batch k is used: its slot takes the batch `slots` on. */
+void cli_decoder_release(cli_decoder *d, int64_t k);
+/* Stops the threads (a running decode finishes) and frees d. */
+void cli_decoder_stop(cli_decoder *d);
+
 /* relayout preprocess's FRAMES: one raw file of whole frames, or JPEG and
  * PNG images (paths, directories of them in name order, @LIST files of
  * paths, a line each) decoded into frames of a's format and size (frame
- * bytes each). *frames (cli_alloc_aligned) holds *n frames. Prints on
- * failure and returns the exit code. */
-int cli_frames(unsigned char **frames, int64_t *n, const char *const *inputs,
-               int ninputs, const relayout_aipp *a, int64_t frame,
-               const char *cmd);
+ * bytes each), handed out in batches. The cli_frames_* calls that fail
+ * print why and return the exit code. */
+typedef struct cli_frames cli_frames;
+/* Reads a raw file whole, or lists the images; *count: the frames. */
+int cli_frames_open(cli_frames **f, int64_t *count, const char *const *inputs,
+                    int ninputs, const relayout_aipp *a, int64_t frame,
+                    const char *cmd);
+/* Hands out batches of `batch` frames from now on, images decoding ahead. */
+int cli_frames_start(cli_frames *f, int64_t batch, const char *cmd);
+/* Batch k's frames, `batch` whole ones (past the last frame, frames that
+ * are not the input's), once they are there. */
+int cli_frames_batch(cli_frames *f, int64_t k, const unsigned char **frames,
+                     const char *cmd);
+/* Batch k is used. */
+void cli_frames_release(cli_frames *f, int64_t k);
+void cli_frames_close(cli_frames *f);
 
 #endif /* RELAYOUT_CLI_IMAGES_H */

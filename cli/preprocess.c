@@ -12,12 +12,13 @@
 static const char usage[] =
     "usage: relayout preprocess --aipp FILE --to LAYOUT [--dtype T]\n"
     "                           [--quant-scale S] [--quant-zero-point Z]\n"
-    "                           [--device D] [--raw] FRAMES... OUT.npy\n"
+    "                           [--device D] [--raw] [--batch N]\n"
+    "                           FRAMES... OUT.npy\n"
     "       relayout preprocess --input-format F --size WxH [--mean M,M,M]\n"
     "                           [--std S,S,S] [--scale X] --to LAYOUT\n"
     "                           [--dtype T [--quant-scale S]\n"
     "                           [--quant-zero-point Z]] [--device D] [--raw]\n"
-    "                           FRAMES... OUT.npy\n"
+    "                           [--batch N] FRAMES... OUT.npy\n"
     "\n"
     "Runs frames through Ascend AIPP's preprocessing (docs/PREPROCESS.md):\n"
     "crop, colour-space conversion, channel swaps, normalization in f32,\n"
@@ -41,6 +42,11 @@ static const char usage[] =
     "                  and --quant-zero-point Z (default 0; C's padding\n"
     "                  holds it)\n"
     "  --raw           OUT holds the output's bytes alone, no .npy header\n"
+    "  --batch N       frames a batch (default: about 32 MiB of output): the\n"
+    "                  device works on one while the next decodes and only\n"
+    "                  a batch's output is held; where LAYOUT does not keep\n"
+    "                  each frame's output whole and in order (N blocked or\n"
+    "                  inside), all frames are one batch\n"
     "  --device        auto (default: first GPU, else CPU, else the\n"
     "                  reference), gpu, cpu, ref, an index or a name\n";
 
@@ -103,6 +109,75 @@ static int from_options(relayout_aipp *a, const cli_opt *opts) {
   return 0;
 }
 
+/* A batch's frames: about this many bytes of output, while the next
+ * batch decodes. */
+#define BATCH_BYTES ((int64_t)32 << 20)
+
+/* The output of n frames: desc d (layout l, type t, quantized by q where
+ * the type is an integer), *bytes, *s its bytes a frame where frames lie
+ * one after the other (N outermost and alone), else 0. */
+static int output_desc(relayout_desc *d, int64_t *bytes, int64_t *s,
+                       const relayout_layout *l, relayout_dtype t,
+                       const relayout_quant *q, const int64_t *chw, int64_t n,
+                       relayout_error *err) {
+  int64_t dims[4] = {n, chw[0], chw[1], chw[2]}, one_bytes;
+  relayout_desc one;
+  int rank, rank1;
+  int64_t shape[RELAYOUT_MAX_AXES], shape1[RELAYOUT_MAX_AXES];
+  int integer = t == RELAYOUT_I8 || t == RELAYOUT_U8;
+  dims[0] = 1;
+  if (relayout_desc_init(&one, l, t, 4, "NCHW", dims, err) ||
+      (integer && relayout_desc_retype(&one, l, t, q, err)))
+    return -1;
+  dims[0] = n;
+  if (relayout_desc_init(d, l, t, 4, "NCHW", dims, err) ||
+      (integer && relayout_desc_retype(d, l, t, q, err)) ||
+      relayout_desc_size_bytes(bytes, d, err) ||
+      relayout_desc_size_bytes(&one_bytes, &one, err))
+    return -1;
+  relayout_desc_physical_shape(&rank, shape, d);
+  relayout_desc_physical_shape(&rank1, shape1, &one);
+  *s =
+      one_bytes * n == *bytes && rank == rank1 && shape[0] == n &&
+              shape1[0] == 1 &&
+              !memcmp(shape + 1, shape1 + 1, sizeof *shape * (size_t)(rank - 1))
+          ? one_bytes
+          : 0;
+  return 0;
+}
+
+/* The frames through plan p in batches of `batch` (frames f), each batch's
+ * output written at its place in o after `head` bytes (the .npy header)
+ * while the next batch decodes. */
+static int run_batches(cli_out *o, const char *head, size_t head_len,
+                       relayout_preprocess_plan *p, cli_frames *f, int64_t n,
+                       int64_t batch, int64_t frame, int64_t out_bytes,
+                       int64_t frame_out, const char *cmd) {
+  relayout_error err;
+  int64_t batch_out = batch == n ? out_bytes : batch * frame_out;
+  unsigned char *out = cli_alloc_aligned((size_t)batch_out);
+  if (!out) return cli_error(EXIT_WORK, cmd, "out of memory");
+  int rc = 0;
+  relayout_status s = cli_out_open(o, &err);
+  if (!s) s = cli_out_write(o, head, head_len, 0, 0, &err);
+  for (int64_t k = 0; !s && !rc && k * batch < n; k++) {
+    const unsigned char *frames;
+    int64_t count = n - k * batch < batch ? n - k * batch : batch;
+    if ((rc = cli_frames_batch(f, k, &frames, cmd))) break;
+    s = relayout_preprocess_run(p, out, (size_t)batch_out, frames,
+                                (size_t)(batch * frame), &err);
+    cli_frames_release(f, k);
+    if (!s)
+      s = cli_out_write(o, out,
+                        (size_t)(batch == n ? out_bytes : count * frame_out),
+                        head_len + (uint64_t)(k * batch * frame_out), 0, &err);
+  }
+  if (!s && !rc) s = cli_out_commit(o, &err);
+  if (s || rc) cli_out_discard(o);
+  free(out);
+  return rc ? rc : s ? cli_error(EXIT_WORK, cmd, "%s", err.message) : 0;
+}
+
 /* The command after its arguments: FRAMES pos[0..npos-1), OUT the last. */
 static int run(const char **pos, int npos, const cli_opt *opts) {
   const char *cmd = "preprocess";
@@ -115,7 +190,7 @@ static int run(const char **pos, int npos, const cli_opt *opts) {
                      "--aipp, or the options that stand for one: not both");
   relayout_aipp a;
   relayout_error err;
-  unsigned char *text = NULL, *frames = NULL, *out = NULL;
+  unsigned char *text = NULL;
   relayout_layout *layout = NULL;
   relayout_engine *engine = NULL;
   relayout_preprocess_plan *plan = NULL;
@@ -164,39 +239,53 @@ static int run(const char **pos, int npos, const cli_opt *opts) {
   cli_out o;
   if (cli_out_check(&o, pos[npos - 1], 1, &err))
     return cli_error(EXIT_WORK, cmd, "%s", err.message);
-  int64_t n;
-  if ((rc = cli_frames(&frames, &n, pos, npos - 1, &a, frame, cmd))) return rc;
-  int64_t dims[4] = {n, c, h, w}, bytes;
+  int64_t n, bytes, frame_out, batch, chw[3] = {c, h, w};
+  cli_frames *f = NULL;
   relayout_desc d;
-  int rank;
-  int64_t shape[RELAYOUT_MAX_AXES];
+  if ((rc = cli_frames_open(&f, &n, pos, npos - 1, &a, frame, cmd))) return rc;
   if (relayout_layout_parse(&layout, cli_get(opts, "to"), &err) ||
-      relayout_desc_init(&d, layout, t, 4, "NCHW", dims, &err) ||
-      (integer && relayout_desc_retype(&d, layout, t, &q, &err))) {
+      output_desc(&d, &bytes, &frame_out, layout, t, &q, chw, n, &err)) {
     rc = cli_error(EXIT_USAGE, cmd, "--to %s --dtype %s: %s",
                    cli_get(opts, "to"), relayout_dtype_name(t), err.message);
-  } else if (relayout_desc_size_bytes(&bytes, &d, &err) ||
-             !(out = cli_alloc_aligned((size_t)bytes))) {
-    rc = cli_error(EXIT_WORK, cmd, "%s", out ? err.message : "out of memory");
-  } else if (!(rc = cli_engine(&engine, cli_get(opts, "device"), cmd)) &&
-             (relayout_preprocess_plan_create(&plan, engine, &a, &d, &err) ||
-              relayout_preprocess_run(plan, out, (size_t)bytes, frames,
-                                      (size_t)(n * frame), &err) ||
-              (relayout_desc_physical_shape(&rank, shape, &d),
-               cli_get(opts, "raw")
-                   ? cli_out_whole(&o, NULL, 0, out, (size_t)bytes, &err)
-                   : cli_write_npy(&o, descr, rank, shape, out, (size_t)bytes,
-                                   &err)))) {
+    goto done;
+  }
+  /* batches where frames' outputs follow each other, else all at once */
+  batch = frame_out ? (BATCH_BYTES + frame_out - 1) / frame_out : n;
+  if (frame_out && cli_get(opts, "batch") &&
+      cli_parse_int(&batch, cli_get(opts, "batch"), "--batch")) {
+    rc = EXIT_USAGE;
+    goto done;
+  }
+  batch = batch > n ? n : batch;
+  char head[1024];
+  size_t head_len = 0;
+  int rank;
+  int64_t shape[RELAYOUT_MAX_AXES];
+  relayout_desc_physical_shape(&rank, shape, &d);
+  relayout_desc per_batch;
+  if (!cli_get(opts, "raw") &&
+      (head_len = sizeof head,
+       relayout_npy_header(head, &head_len, descr, rank, shape, &err))) {
     rc = cli_error(EXIT_WORK, cmd, "%s", err.message);
-  } else if (!rc && *relayout_preprocess_note(plan)) {
+  } else if (!(rc = cli_frames_start(f, batch, cmd)) &&
+             !(rc = cli_engine(&engine, cli_get(opts, "device"), cmd))) {
+    int64_t ignored, unused;
+    if (output_desc(&per_batch, &ignored, &unused, layout, t, &q, chw, batch,
+                    &err) ||
+        relayout_preprocess_plan_create(&plan, engine, &a, &per_batch, &err))
+      rc = cli_error(EXIT_WORK, cmd, "%s", err.message);
+    else
+      rc = run_batches(&o, head, head_len, plan, f, n, batch, frame, bytes,
+                       frame_out, cmd);
+  }
+  if (!rc && *relayout_preprocess_note(plan))
     fprintf(stderr, "relayout preprocess: %s\n",
             relayout_preprocess_note(plan));
-  }
+done:
   relayout_preprocess_plan_free(plan);
   relayout_engine_free(engine);
   relayout_layout_free(layout);
-  free(frames);
-  free(out);
+  cli_frames_close(f);
   return rc;
 }
 
@@ -211,6 +300,7 @@ int cmd_preprocess(int argc, char **argv) {
                     {.name = "dtype"},
                     {.name = "device"},
                     {.name = "raw", .is_flag = 1},
+                    {.name = "batch"},
                     {.name = "quant-scale"},
                     {.name = "quant-zero-point"},
                     {0}};

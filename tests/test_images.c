@@ -10,7 +10,8 @@
  * gray against its grayscale output; PNGs against the pixels written.
  * Then the refusals, each naming the file: a size other than the
  * configuration's (never resized), 4:4:4 chroma for YUV420SP, a PNG for
- * YUV420SP, a damaged JPEG, a file of neither kind among images.
+ * YUV420SP, a damaged JPEG, a file of neither kind among images. Then
+ * batches (--batch): decoding ahead, output in place, failures in order.
  * usage: test_images PATH/TO/relayout
  */
 #include "check.h"
@@ -230,10 +231,79 @@ static void pngs(void) {
         "a missing list is refused");
 }
 
+/* Whether files a and b hold the same bytes, and some. */
+static int same_files(const char *a, const char *b) {
+  FILE *f = fopen(a, "rb"), *g = fopen(b, "rb");
+  int same = f && g, any = 0;
+  for (int x = 0, y = 0; same && x != EOF; any = 1) {
+    x = getc(f);
+    y = getc(g);
+    same = x == y;
+  }
+  if (f) fclose(f);
+  if (g) fclose(g);
+  return same && any;
+}
+
+/* Seven JPEGs in batches of 3, 3 and 1, decoding while the device works:
+ * every frame as libjpeg decodes it; a blocked layout the same bytes in
+ * batches as in one, and one with N inside (CHWN4) in one batch whatever
+ * --batch says; the first failure in the inputs' order reported though a
+ * later batch fails too; raw frames in batches, into a stream. */
+static void batches(void) {
+  char path[32], list[256] = "";
+  unsigned char want[W * H * 3];
+  mkdir("many", 0777);
+  for (int k = 0; k < 7; k++) {
+    snprintf(path, sizeof path, "many/%d.jpg", k);
+    write_jpeg(path, W, H, k, 2);
+  }
+  CHECK(cli("preprocess --aipp rgb.cfg --to NCHW --dtype f32 --batch 3 many "
+            "o.npy") == 0,
+        "seven JPEGs in batches of three");
+  const float *o = output("o.npy", 7, 3);
+  for (int k = 0; o && k < 7; k++) {
+    snprintf(path, sizeof path, "many/%d.jpg", k);
+    read_jpeg(want, path, JCS_RGB, 0);
+    CHECK(!differ(o, k, 3, want, 3, 0), "batches: %s where it belongs", path);
+  }
+  static const char *const layouts[] = {"NC1HWC0", "CHWN4"};
+  for (int i = 0; i < 2; i++) {
+    CHECK(cli("preprocess --aipp rgb.cfg --to %s many one.npy", layouts[i]) ==
+                  0 &&
+              cli("preprocess --aipp rgb.cfg --to %s --batch 2 many two.npy",
+                  layouts[i]) == 0 &&
+              same_files("one.npy", "two.npy"),
+          "%s: the same output in batches of two as in one", layouts[i]);
+  }
+  static const char *const order[] = {"a.jpg",   "a.jpg", "a.jpg",
+                                      "cut.jpg", "a.jpg", "big.jpg"};
+  for (int i = 0; i < 6; i++)
+    snprintf(list + strlen(list), sizeof list - strlen(list), "%s ", order[i]);
+  CHECK(cli("preprocess --aipp rgb.cfg --to NCHW --batch 2 %s o4.npy", list) ==
+                1 &&
+            said("cut.jpg: "),
+        "a damaged JPEG in the second batch is reported, not a later one");
+  struct stat st;
+  CHECK(stat("o4.npy", &st) != 0, "no output after a failing batch");
+  CHECK(cli("preprocess --aipp rgb.cfg --to NCHW --batch 0 many o4.npy") == 2 &&
+            said("--batch: 0 must be at least 1"),
+        "--batch 0 is refused");
+  FILE *f = fopen("frames.raw", "wb");
+  for (int i = 0; i < 5 * W * H * 3; i++) putc((i * 7919) >> 3 & 255, f);
+  fclose(f);
+  CHECK(cli("preprocess --aipp rgb.cfg --to NC1HWC0 frames.raw one.npy") == 0 &&
+            cli("preprocess --aipp rgb.cfg --to NC1HWC0 --batch 2 frames.raw "
+                "-") == 0 &&
+            same_files("one.npy", "out.txt"),
+        "raw frames in batches of two, into a stream: the same output");
+}
+
 int main(int argc, char **argv) {
   if (cli_setup(argc, argv, "images")) return 2;
   jpegs();
   pngs();
+  batches();
   cli_teardown();
   return check_summary();
 }
