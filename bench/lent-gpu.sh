@@ -8,12 +8,16 @@
 #   there, with .carry sent along:     bash bench/lent-gpu.sh tests [SECONDS]
 #                                      bash bench/lent-gpu.sh suites [SECONDS]
 #                                      bash bench/lent-gpu.sh conform [SECONDS]
+#                                      bash bench/lent-gpu.sh preprocess [SECONDS]
 # tests: registers NVIDIA's OpenCL driver, unpacks .carry, builds (build/,
 # kept between calls on a warm machine), lists the devices, runs ctest on the
 # GPU, then issue 3's conversions on the GPU and on the CPU (PoCL).
 # suites: the suite on the GPU (PyTorch as the peer), then on the CPU (oneDNN,
 # numpy). conform: the quick conformance matrix on the GPU (its JUnit file
-# under $OUT), the cast tests on it, and the quantizing cast's speed. SECONDS: the part's own deadline (default 570). Each step's output
+# under $OUT), the cast tests on it, and the quantizing cast's speed.
+# preprocess: the preprocessing tests on the GPU, the suite's preprocessing
+# and cast rows on it, and JPEG files end to end (where python3 has cv2).
+# SECONDS: the part's own deadline (default 570). Each step's output
 # goes to its own file under $OUT (else build/lent-gpu-out/, ignored by git)
 # and, whole, to stdout.
 # LENT_GPU (default gpu) names the device the GPU steps use: LENT_GPU=cpu
@@ -21,10 +25,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 part=${1:-}
-if [ "$part" != tests ] && [ "$part" != suites ] && [ "$part" != conform ]; then
-  echo "usage: bench/lent-gpu.sh tests|suites|conform [SECONDS]" >&2
+case $part in
+tests | suites | conform | preprocess) ;;
+*)
+  echo "usage: bench/lent-gpu.sh tests|suites|conform|preprocess [SECONDS]" >&2
   exit 2
-fi
+  ;;
+esac
 deadline=$((SECONDS + ${2:-570}))
 out=${OUT:-build/lent-gpu-out}
 gpu=${LENT_GPU:-gpu}
@@ -110,6 +117,17 @@ conform)
   step conform-gpu 90 build/relayout conform --device "$gpu" --quick --junit "$out/conform-gpu.xml"
   step quantize-gpu 20 build/relayout bench --device "$gpu" --from NCHW --to NC1HWC0 --shape 64x256x56x56 --to-dtype i8 --scale 0.05 --runs 10
   step casts-ctest-gpu 90 env RELAYOUT_TEST_DEVICE="$gpu" ctest --test-dir build -j "$(nproc)" -R '^(casts|cast_values)$' --output-on-failure
+  ;;
+preprocess)
+  [ -x build/relayout ] || step build 120 build
+  step preprocess-ctest-gpu 60 env RELAYOUT_TEST_DEVICE="$gpu" ctest --test-dir build -R '^(preprocess_plan|images)$' --output-on-failure
+  step suite-gpu-preprocess 90 build/relayout bench --suite --device "$gpu" --runs 10 --rows preprocess
+  step suite-gpu-cast 150 build/relayout bench --suite --device "$gpu" --runs 10 --rows cast
+  if python3 -c 'import cv2' 2>/dev/null; then
+    step images-gpu 150 python3 bench/images.py build/relayout 256 224 224 "$gpu" 3 NC1HWC0
+  else
+    echo "== images-gpu: skipped (python3 has no cv2)"
+  fi
   ;;
 esac
 ((failed)) && exit 1

@@ -157,7 +157,7 @@ static int run_batches(cli_out *o, const char *head, size_t head_len,
   int64_t batch_out = batch == n ? out_bytes : batch * frame_out;
   unsigned char *out = cli_alloc_aligned((size_t)batch_out);
   if (!out) return cli_error(EXIT_WORK, cmd, "out of memory");
-  int rc = 0;
+  int rc = 0, noted = 0;
   relayout_status s = cli_out_open(o, &err);
   if (!s) s = cli_out_write(o, head, head_len, 0, 0, &err);
   for (int64_t k = 0; !s && !rc && k * batch < n; k++) {
@@ -167,6 +167,9 @@ static int run_batches(cli_out *o, const char *head, size_t head_len,
     s = relayout_preprocess_run(p, out, (size_t)batch_out, frames,
                                 (size_t)(batch * frame), &err);
     cli_frames_release(f, k);
+    if (!s && !noted && *relayout_preprocess_note(p)) /* once, not a batch */
+      noted = fprintf(stderr, "relayout preprocess: %s\n",
+                      relayout_preprocess_note(p));
     if (!s)
       s = cli_out_write(o, out,
                         (size_t)(batch == n ? out_bytes : count * frame_out),
@@ -239,7 +242,10 @@ static int run(const char **pos, int npos, const cli_opt *opts) {
   cli_out o;
   if (cli_out_check(&o, pos[npos - 1], 1, &err))
     return cli_error(EXIT_WORK, cmd, "%s", err.message);
-  int64_t n, bytes, frame_out, batch, chw[3] = {c, h, w};
+  int64_t n, bytes, frame_out, batch = 0, chw[3] = {c, h, w};
+  if (cli_get(opts, "batch") &&
+      cli_parse_int(&batch, cli_get(opts, "batch"), "--batch"))
+    return EXIT_USAGE;
   cli_frames *f = NULL;
   relayout_desc d;
   if ((rc = cli_frames_open(&f, &n, pos, npos - 1, &a, frame, cmd))) return rc;
@@ -250,12 +256,10 @@ static int run(const char **pos, int npos, const cli_opt *opts) {
     goto done;
   }
   /* batches where frames' outputs follow each other, else all at once */
-  batch = frame_out ? (BATCH_BYTES + frame_out - 1) / frame_out : n;
-  if (frame_out && cli_get(opts, "batch") &&
-      cli_parse_int(&batch, cli_get(opts, "batch"), "--batch")) {
-    rc = EXIT_USAGE;
-    goto done;
-  }
+  if (!frame_out)
+    batch = n;
+  else if (!batch)
+    batch = (BATCH_BYTES + frame_out - 1) / frame_out;
   batch = batch > n ? n : batch;
   char head[1024];
   size_t head_len = 0;
@@ -269,18 +273,15 @@ static int run(const char **pos, int npos, const cli_opt *opts) {
     rc = cli_error(EXIT_WORK, cmd, "%s", err.message);
   } else if (!(rc = cli_frames_start(f, batch, cmd)) &&
              !(rc = cli_engine(&engine, cli_get(opts, "device"), cmd))) {
-    int64_t ignored, unused;
-    if (output_desc(&per_batch, &ignored, &unused, layout, t, &q, chw, batch,
-                    &err) ||
+    int64_t batch_bytes, batch_frame_out; /* known: bytes and frame_out */
+    if (output_desc(&per_batch, &batch_bytes, &batch_frame_out, layout, t, &q,
+                    chw, batch, &err) ||
         relayout_preprocess_plan_create(&plan, engine, &a, &per_batch, &err))
       rc = cli_error(EXIT_WORK, cmd, "%s", err.message);
     else
       rc = run_batches(&o, head, head_len, plan, f, n, batch, frame, bytes,
                        frame_out, cmd);
   }
-  if (!rc && *relayout_preprocess_note(plan))
-    fprintf(stderr, "relayout preprocess: %s\n",
-            relayout_preprocess_note(plan));
 done:
   relayout_preprocess_plan_free(plan);
   relayout_engine_free(engine);

@@ -16,7 +16,7 @@
  * pads nothing but C; or RL_AT_N..RL_AT_W (where N, C, H and W are among
  * the logical dims) and rl_logical(o, out). With RL_ROWS, RL_SX (W is one
  * axis: a pixel's stride) has rows run RL_VW pixels at a time in vectors,
- * RL_INTERLEAVED saying a pixel's padded channels lie together at 0..C-1.
+ * RL_INTERLEAVED saying a pixel's padded channels lie together, 0..CPAD-1.
  */
 #pragma OPENCL FP_CONTRACT OFF
 

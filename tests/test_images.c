@@ -289,6 +289,10 @@ static void batches(void) {
   CHECK(cli("preprocess --aipp rgb.cfg --to NCHW --batch 0 many o4.npy") == 2 &&
             said("--batch: 0 must be at least 1"),
         "--batch 0 is refused");
+  CHECK(cli("preprocess --aipp rgb.cfg --to CHWN4 --batch 2x many o4.npy") ==
+                2 &&
+            said("--batch: '2x' is not a whole number"),
+        "--batch is checked where the layout runs in one batch too");
   FILE *f = fopen("frames.raw", "wb");
   for (int i = 0; i < 5 * W * H * 3; i++) putc((i * 7919) >> 3 & 255, f);
   fclose(f);

@@ -59,7 +59,7 @@ static int64_t offset(const rl_desc *d, int dim, int64_t v) {
 
 /* For rows in vectors (kernels/preprocess_rows.cl): W's stride where W is
  * one axis, else 0; *interleaved, whether a pixel's padded channels lie
- * together at 0.. C-1, right before the next pixel's. */
+ * together at 0..CPAD-1, right before the next pixel's. */
 static int64_t w_stride(const rl_desc *d, int *interleaved) {
   int at[4], axes = 0;
   int64_t sx = 0;
