@@ -170,6 +170,9 @@ void cli_in_close(cli_in *in);
  * memory. */
 relayout_status cli_in_read(cli_in *in, unsigned char **data, size_t n,
                             relayout_error *err);
+/* The next n bytes, into data: the input must hold them. */
+relayout_status cli_in_read_next(cli_in *in, void *data, size_t n,
+                                 relayout_error *err);
 /* A whole .npy file: from a stream its header says how much follows. */
 relayout_status cli_in_read_npy(cli_in *in, unsigned char **data, size_t *size,
                                 relayout_error *err);

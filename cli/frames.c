@@ -1,7 +1,7 @@
 /* frames.c - the FRAMES of relayout preprocess, in batches: one raw file
  * of whole frames, or JPEG and PNG images (paths, directories of them,
  * @LIST files of paths), each decoded into one frame (images.c) ahead of
- * the batch in use (decode.c) */
+ * the batch in use (decode.c); a raw file is read a batch at a time */
 #include "cli.h"
 #include "images.h"
 
@@ -93,8 +93,10 @@ static int add_list(paths *l, const char *list, relayout_error *err) {
 struct cli_frames {
   const relayout_aipp *a;
   int64_t frame, count, batch;
-  unsigned char *raw;  /* a raw file's frames */
-  unsigned char *tail; /* its last batch, made whole, where it is short */
+  int raw;             /* from a raw file, read a batch at a time */
+  cli_in in;           /* the raw file */
+  unsigned char *slot; /* its batch */
+  const char *path;
   paths images;
   cli_decoder *decoder;
 };
@@ -118,12 +120,15 @@ static int raw_frames(cli_frames *f, const char *path, const char *cmd) {
                    path, (unsigned long long)in.size,
                    (long long)f->a->src_image_size_w,
                    (long long)f->a->src_image_size_h, (long long)f->frame);
-  else if (cli_in_read(&in, &f->raw, (size_t)in.size, &err))
-    rc = cli_error(EXIT_WORK, cmd, "%s: %s", path, err.message);
-  else
-    f->count = (int64_t)(in.size / (uint64_t)f->frame);
-  cli_in_close(&in);
-  return rc;
+  if (rc) {
+    cli_in_close(&in);
+    return rc;
+  }
+  f->raw = 1;
+  f->in = in;
+  f->path = path;
+  f->count = (int64_t)(in.size / (uint64_t)f->frame);
+  return 0;
 }
 
 /* Whether path is a regular file that starts as a JPEG or PNG does. */
@@ -175,13 +180,10 @@ int cli_frames_start(cli_frames *f, int64_t batch, const char *cmd) {
   if ((uint64_t)whole > SIZE_MAX / 2 / (uint64_t)f->frame)
     return cli_error(EXIT_WORK, cmd, "%lld frames of %lld bytes: too large",
                      (long long)f->count, (long long)f->frame);
-  if (f->raw && whole > f->count) { /* the last batch whole: zeros after */
-    int64_t first = whole - batch;
-    if (!(f->tail = cli_alloc_aligned((size_t)(batch * f->frame))))
+  if (f->raw) { /* zeroed: a last, short batch reads whole frames after it */
+    if (!(f->slot = cli_alloc_aligned((size_t)(batch * f->frame))))
       return cli_error(EXIT_WORK, cmd, "out of memory");
-    memset(f->tail, 0, (size_t)(batch * f->frame));
-    memcpy(f->tail, f->raw + first * f->frame,
-           (size_t)((f->count - first) * f->frame));
+    memset(f->slot, 0, (size_t)(batch * f->frame));
   }
   /* two slots: one batch decoding while the device has the other */
   if (!f->raw && !(f->decoder = cli_decoder_start(f->images.p, f->images.n,
@@ -192,10 +194,14 @@ int cli_frames_start(cli_frames *f, int64_t batch, const char *cmd) {
 
 int cli_frames_batch(cli_frames *f, int64_t k, const unsigned char **frames,
                      const char *cmd) {
-  if (f->raw) {
-    int last = (k + 1) * f->batch > f->count;
-    *frames = last && f->tail ? f->tail : f->raw + k * f->batch * f->frame;
-    return 0;
+  if (f->raw) { /* batches come in order: the file's next frames */
+    relayout_error err;
+    int64_t n =
+        f->count - k * f->batch < f->batch ? f->count - k * f->batch : f->batch;
+    *frames = f->slot;
+    return cli_in_read_next(&f->in, f->slot, (size_t)(n * f->frame), &err)
+               ? cli_error(EXIT_WORK, cmd, "%s: %s", f->path, err.message)
+               : 0;
   }
   int failed;
   unsigned char *at;
@@ -213,7 +219,7 @@ void cli_frames_close(cli_frames *f) {
   if (!f) return;
   cli_decoder_stop(f->decoder);
   paths_free(&f->images);
-  free(f->raw);
-  free(f->tail);
+  if (f->raw) cli_in_close(&f->in);
+  free(f->slot);
   free(f);
 }
