@@ -11,6 +11,11 @@ the destination layout's physical shape. Layouts are the text the command
 takes: named formats, grammar, CuTe layouts (docs/LAYOUTS.md). Errors raise
 relayout.Error with the library's message. repack and restore convert
 safetensors files through the relayout command built into the package.
+preprocess runs frames (uint8 arrays) through an Ascend AIPP configuration
+into a model's input layout (docs/PREPROCESS.md):
+
+    cfg = open("model_aipp.cfg").read()   # aipp_op { input_format: ... }
+    x = relayout.preprocess(nv12_frames, cfg, to="NC1HWC0", dtype="f16")
 """
 from collections import OrderedDict
 import ctypes as C
@@ -22,8 +27,8 @@ import numpy as np
 from . import _command, _lib
 from ._lib import lib
 
-__all__ = ["Error", "Layout", "Engine", "Plan", "convert", "convert_many",
-           "repack", "restore", "__version__"]
+__all__ = ["Error", "Layout", "Engine", "Plan", "Preprocessing", "convert",
+           "convert_many", "preprocess", "repack", "restore", "__version__"]
 __version__: str = lib.relayout_version_string().decode()
 
 
@@ -283,6 +288,121 @@ class Engine:
         return outs
 
 
+    def preprocessing(self, config: str, frames: int, to: str = "NCHW",
+                      dtype: str = "f16", quant_scale: float = 1.0,
+                      quant_zero_point: int = 0) -> "Preprocessing":
+        """config's preprocessing of `frames` frames a batch, made once
+        and kept (see Preprocessing)."""
+        key = ("preprocess", config, frames, to, dtype, quant_scale,
+               quant_zero_point)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = Preprocessing(self, config, frames, to, dtype,
+                                 quant_scale, quant_zero_point)
+            self._plans[key] = plan
+            if len(self._plans) > 64:
+                self._plans.popitem(last=False)
+        else:
+            self._plans.move_to_end(key)
+        return plan
+
+    def preprocess(self, frames: Any, config: str, to: str = "NCHW",
+                   dtype: str = "f16", **quant: Any) -> np.ndarray:
+        """frames through config into `to`: see relayout.preprocess."""
+        a = _frames_array(frames)
+        frame = _aipp(config)[1][3]
+        if a.nbytes == 0 or a.nbytes % frame:
+            raise Error("RELAYOUT_ERR_ARGUMENT",
+                        f"{a.nbytes} bytes of frames: not a whole number of "
+                        f"the configuration's {frame}-byte frames")
+        return self.preprocessing(config, a.nbytes // frame, to, dtype,
+                                  **quant).run(a)
+
+
+def _aipp(config: str) -> Tuple[_lib.Aipp, Tuple[int, int, int, int]]:
+    """An AIPP configuration's text parsed, and its output's channels,
+    height and width and a frame's bytes."""
+    a, err = _lib.Aipp(), _lib.Error()
+    text = config.encode()
+    _check(lib.relayout_aipp_parse(C.byref(a), text, len(text), err), err)
+    out = [C.c_int64() for _ in range(4)]
+    _check(lib.relayout_aipp_check(C.byref(a), *[C.byref(v) for v in out],
+                                   err), err)
+    return a, tuple(v.value for v in out)
+
+
+def _frames_array(frames: Any) -> np.ndarray:
+    a, _ = _as_array(frames)
+    if a.dtype != np.uint8:
+        raise Error("RELAYOUT_ERR_ARGUMENT",
+                    f"frames are uint8 arrays, not {a.dtype}")
+    return a
+
+
+class Preprocessing:
+    """An AIPP configuration (CANN's `aipp_op { key : value ... }` text,
+    docs/PREPROCESS.md) compiled on an engine for `frames` frames at a
+    time into layout `to` (logical dims N, C, H, W: NCHW, NHWC, NC1HWC0,
+    nChw16c, NCHW4, ...) and dtype (f16, bf16, f32, f64; i8 or u8 with
+    quant_scale and quant_zero_point); run takes the frames back to back
+    as a uint8 array (any shape) and gives the output in its physical
+    shape, the same bits as the reference. note: why it runs on the
+    reference, if it does."""
+
+    def __init__(self, engine: Engine, config: str, frames: int,
+                 to: str = "NCHW", dtype: str = "f16",
+                 quant_scale: float = 1.0, quant_zero_point: int = 0):
+        self._engine = engine  # outlives the plan
+        self._aipp, (c, h, w, frame) = _aipp(config)
+        layout, d, err = Layout(to), _lib.Desc(), _lib.Error()
+        code = _dtype_code(dtype)
+        dims = (C.c_int64 * 4)(frames, c, h, w)
+        _check(lib.relayout_desc_init(C.byref(d), layout._handle, code, 4,
+                                      b"NCHW", dims, err), err)
+        if dtype in ("i8", "u8"):
+            q = _lib.Quant(quant_scale, quant_zero_point)
+            _check(lib.relayout_desc_retype(C.byref(d), layout._handle, code,
+                                            C.byref(q), err), err)
+        self.frames, self.frame_bytes = frames, frame
+        self.dst_shape = _physical_shape(d)
+        self.dst_dtype = _numpy_dtype(dtype)
+        self._dst = d
+        self._handle = C.c_void_p()
+        _check(lib.relayout_preprocess_plan_create(
+            C.byref(self._handle), engine._handle, C.byref(self._aipp),
+            C.byref(d), err), err)
+
+    def __del__(self) -> None:
+        if getattr(self, "_handle", None):
+            lib.relayout_preprocess_plan_free(self._handle)
+            self._handle = None
+
+    note = property(lambda self: lib.relayout_preprocess_note(
+        self._handle).decode())
+
+    def run(self, frames: Any, out: Optional[np.ndarray] = None) -> np.ndarray:
+        """The frames (uint8, `frames` x frame_bytes bytes) preprocessed,
+        into out (C-contiguous, dst_shape and dst_dtype) or a new array."""
+        a = _frames_array(frames)
+        if a.nbytes != self.frames * self.frame_bytes:
+            raise Error("RELAYOUT_ERR_ARGUMENT",
+                        f"the plan takes {self.frames} frames of "
+                        f"{self.frame_bytes} bytes; this array holds "
+                        f"{a.nbytes} bytes")
+        if out is None:
+            out = _empty(self.dst_shape, self.dst_dtype)
+        elif (out.shape != self.dst_shape or out.dtype != self.dst_dtype or
+              not out.flags.c_contiguous):
+            raise Error("RELAYOUT_ERR_ARGUMENT",
+                        f"out must be a C-contiguous {self.dst_shape} "
+                        f"array of {self.dst_dtype}")
+        err = _lib.Error()
+        _check(lib.relayout_preprocess_run(self._handle, out.ctypes.data,
+                                           out.nbytes, a.ctypes.data,
+                                           a.nbytes, err), err)
+        return out
+
+
 class Plan:
     """One conversion on one engine (Engine.plan): src_shape, src_dtype
     -> dst_shape, dst_dtype; family, kernel and note as the library says."""
@@ -450,6 +570,23 @@ def convert_many(items: Iterable[Tuple[Any, str, str]], device: str = "auto",
                  **options: Any) -> List[np.ndarray]:
     """Each (x, src, dst) converted as convert would, in one batch."""
     return _engine(device).convert_many(items, **options)
+
+
+def preprocess(frames: Any, config: str, to: str = "NCHW",
+               dtype: str = "f16", device: str = "auto",
+               quant_scale: float = 1.0,
+               quant_zero_point: int = 0) -> np.ndarray:
+    """frames (a uint8 array holding whole frames back to back: NV12's Y
+    then UV plane, RGB888, XRGB8888 or gray, at the configuration's size)
+    through AIPP configuration text config (docs/PREPROCESS.md: crop,
+    colour-space conversion, swaps, normalization in f32, padding) into
+    layout `to`, one N per frame: a new array of its physical shape. dtype
+    f16, bf16, f32, f64, or i8/u8 quantized by quant_scale and
+    quant_zero_point. The engine and the plan are kept for the next call of
+    the same kind."""
+    return _engine(device).preprocess(
+        frames, config, to, dtype, quant_scale=quant_scale,
+        quant_zero_point=quant_zero_point)
 
 
 def repack(src: "_command.PathLike", dst: "_command.PathLike",

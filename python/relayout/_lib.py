@@ -58,6 +58,27 @@ class Job(C.Structure):
                 ("src_size", C.c_size_t)]
 
 
+class Aipp(C.Structure):
+    """relayout_aipp (relayout_preprocess.h), field for field."""
+    _fields_ = [("input_format", C.c_int),
+                ("src_image_size_w", C.c_int64),
+                ("src_image_size_h", C.c_int64), ("crop", C.c_int),
+                ("load_start_pos_w", C.c_int64),
+                ("load_start_pos_h", C.c_int64), ("crop_size_w", C.c_int64),
+                ("crop_size_h", C.c_int64), ("csc_switch", C.c_int),
+                ("matrix", (C.c_int32 * 3) * 3),
+                ("input_bias", C.c_int32 * 3),
+                ("output_bias", C.c_int32 * 3),
+                ("rbuv_swap_switch", C.c_int), ("ax_swap_switch", C.c_int),
+                ("mean_chn", C.c_float * 3), ("min_chn", C.c_float * 3),
+                ("var_reci_chn", C.c_float * 3), ("padding", C.c_int),
+                ("left_padding_size", C.c_int64),
+                ("right_padding_size", C.c_int64),
+                ("top_padding_size", C.c_int64),
+                ("bottom_padding_size", C.c_int64),
+                ("padding_value", C.c_float)]
+
+
 def _load():
     path = os.environ.get("RELAYOUT_LIBRARY") or \
         str(Path(__file__).with_name("librelayout.so"))
@@ -100,6 +121,15 @@ _PROTOTYPES = {
     "relayout_plan_note": (S, [P]),
     "relayout_plan_wait": (I, [P, PE]),
     "relayout_plans_run": (I, [C.POINTER(Job), I, PE]),
+    "relayout_aipp_parse": (I, [C.POINTER(Aipp), S, C.c_size_t, PE]),
+    "relayout_aipp_check": (I, [C.POINTER(Aipp), C.POINTER(I64),
+                                C.POINTER(I64), C.POINTER(I64),
+                                C.POINTER(I64), PE]),
+    "relayout_preprocess_plan_create": (I, [C.POINTER(P), P,
+                                            C.POINTER(Aipp), PD, PE]),
+    "relayout_preprocess_plan_free": (V, [P]),
+    "relayout_preprocess_run": (I, [P, P, C.c_size_t, P, C.c_size_t, PE]),
+    "relayout_preprocess_note": (S, [P]),
 }
 for _name, (_res, _args) in _PROTOTYPES.items():
     _f = getattr(lib, _name)

@@ -238,3 +238,81 @@ def test_repack_errors(tmp_path):
         relayout.restore(tmp_path / "none.safetensors", tmp_path / "o")
     assert e.value.status == "EXIT_WORK" and "none.safetensors" in str(e.value)
     assert not (tmp_path / "o").exists()
+
+
+NV12_JPEG = """aipp_op {
+  input_format : YUV420SP_U8
+  src_image_size_w : 40
+  src_image_size_h : 6
+  csc_switch : true
+  matrix_r0c0 : 256
+  matrix_r0c1 : 0
+  matrix_r0c2 : 359
+  matrix_r1c0 : 256
+  matrix_r1c1 : -88
+  matrix_r1c2 : -183
+  matrix_r2c0 : 256
+  matrix_r2c1 : 454
+  matrix_r2c2 : 0
+  input_bias_1 : 128
+  input_bias_2 : 128
+  mean_chn_0 : 123
+  mean_chn_1 : 117
+  mean_chn_2 : 104
+  var_reci_chn_0 : 0.0171
+  var_reci_chn_1 : 0.0175
+  var_reci_chn_2 : 0.0174
+}
+"""
+
+
+def aipp_nv12(frames, n, w, h):
+    """AIPP's steps on n NV12 frames, written out here in numpy from
+    docs/PREPROCESS.md: the JPEG matrix above in integers (>> 8 towards
+    minus infinity, clamped), then (x - mean) * var_reci in f32."""
+    f = frames.reshape(n, h * 3 // 2, w).astype(np.int64)
+    y = f[:, :h]
+    uv = f[:, h:].reshape(n, h // 2, w // 2, 2)
+    u = uv[..., 0].repeat(2, 1).repeat(2, 2) - 128
+    v = uv[..., 1].repeat(2, 1).repeat(2, 2) - 128
+    m = [[256, 0, 359], [256, -88, -183], [256, 454, 0]]
+    rgb = [np.clip((m[i][0] * y + m[i][1] * u + m[i][2] * v) >> 8, 0, 255)
+           for i in range(3)]
+    mean = np.float32([123, 117, 104])
+    var = np.float32([0.0171, 0.0175, 0.0174])
+    return np.stack([(c.astype(np.float32) - mean[i]) * var[i]
+                     for i, c in enumerate(rgb)], 1)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_preprocess_nv12_to_nc1hwc0(device):
+    n, w, h = 3, 40, 6
+    frames = rng.integers(0, 256, n * w * h * 3 // 2, dtype=np.uint8)
+    want = aipp_nv12(frames, n, w, h)
+    got = relayout.preprocess(frames, NV12_JPEG, to="NC1HWC0", dtype="f16",
+                              device=device)
+    assert got.shape == (n, 1, h, w, 16) and got.dtype == np.float16
+    assert np.array_equal(got, nc1hwc0(want.astype(np.float16), 16))
+    got32 = relayout.preprocess(frames.reshape(n, -1), NV12_JPEG, to="NCHW",
+                                dtype="f32", device=device)
+    assert np.array_equal(got32, want)
+
+
+def test_preprocessing_plan_and_errors():
+    plan = relayout.Engine("cpu").preprocessing(NV12_JPEG, 2, to="NHWC",
+                                                dtype="u8", quant_scale=0.25,
+                                                quant_zero_point=3)
+    frames = rng.integers(0, 256, 2 * 40 * 9, dtype=np.uint8)
+    want = np.clip(np.round(aipp_nv12(frames, 2, 40, 6).astype(np.float64) /
+                            0.25) + 3, 0, 255).astype(np.uint8)
+    assert plan.dst_shape == (2, 6, 40, 3) and plan.note == ""
+    assert np.array_equal(plan.run(frames), want.transpose(0, 2, 3, 1))
+    with pytest.raises(relayout.Error, match="the plan takes 2 frames"):
+        plan.run(frames[:360])
+    with pytest.raises(relayout.Error, match="not a whole number"):
+        relayout.preprocess(frames[:-1], NV12_JPEG, device="ref")
+    with pytest.raises(relayout.Error, match="uint8"):
+        relayout.preprocess(frames.astype(np.int16), NV12_JPEG, device="ref")
+    with pytest.raises(relayout.Error, match=r"line 2.*resize"):
+        relayout.preprocess(frames, "aipp_op {\n resize : true\n}\n",
+                            device="ref")
