@@ -100,13 +100,11 @@ static int from_options(relayout_aipp *a, const cli_opt *opts) {
   if ((cli_get(opts, "mean") && three(mean, cli_get(opts, "mean"), "--mean")) ||
       (cli_get(opts, "std") && three(std, cli_get(opts, "std"), "--std")))
     return EXIT_USAGE;
-  for (int k = 0; k < 3; k++) {
-    if (!(std[k] != 0))
-      return cli_error(EXIT_USAGE, "preprocess", "--std: no zero");
-    a->min_chn[k] = (float)(mean[k] / scale);
-    a->var_reci_chn[k] = (float)(scale / std[k]);
-  }
-  return 0;
+  relayout_error err;
+  return relayout_aipp_normalize(a, mean, std, scale, &err)
+             ? cli_error(EXIT_USAGE, "preprocess", "--mean, --std, --scale: %s",
+                         err.message)
+             : 0;
 }
 
 /* A batch's frames: about this many bytes of output, while the next

@@ -52,6 +52,20 @@ typedef struct relayout_aipp {
 RELAYOUT_API void relayout_aipp_defaults(relayout_aipp *aipp);
 
 /**
+ * The common normalization without AIPP, (x * scale - mean) / std per
+ * channel (torchvision's Normalize after ToTensor: scale 1/255), as AIPP's
+ * arithmetic: mean_chn 0, min_chn = mean / scale, var_reci_chn = scale /
+ * std, each divided in f64 and rounded to f32 (so within an f32 rounding or
+ * two of the formula). Refuses a scale that is not positive and finite, a
+ * zero or non-finite std, a non-finite mean.
+ */
+RELAYOUT_API relayout_status relayout_aipp_normalize(relayout_aipp *aipp,
+                                                     const float mean[3],
+                                                     const float std[3],
+                                                     double scale,
+                                                     relayout_error *err);
+
+/**
  * Parses an AIPP configuration file's text (aipp_op { key : value ... },
  * '#' comments) over relayout_aipp_defaults. Keys of dynamic AIPP, keys
  * relayout does not implement and values out of range are refused, the

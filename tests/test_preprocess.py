@@ -310,4 +310,9 @@ refused("a zero point out of range", ok + "}\n",
 refused("a dtype without a meaning here", ok + "}\n",
         args=["--aipp", str(TMP / "bad.cfg"), "--to", "NCHW", "--dtype",
               "i32"], needle="--dtype i32")
+refused("a zero std", ok + "}\n",
+        args=["--input-format", "RGB888_U8", "--size", "4x4", "--std",
+              "1,0,1", "--to", "NCHW"],
+        needle="channel 1: the mean must be finite and the std finite and "
+               "not zero")
 finish()

@@ -14,6 +14,28 @@ void relayout_aipp_defaults(relayout_aipp *a) {
   for (int i = 0; i < 3; i++) a->var_reci_chn[i] = 1;
 }
 
+relayout_status relayout_aipp_normalize(relayout_aipp *a, const float mean[3],
+                                        const float std[3], double scale,
+                                        relayout_error *err) {
+  if (!a || !mean || !std)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
+  if (!(scale > 0) || !isfinite(scale))
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
+                   "the scale must be positive and finite, not %g", scale);
+  for (int k = 0; k < 3; k++)
+    if (!isfinite(mean[k]) || !isfinite(std[k]) || std[k] == 0)
+      return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
+                     "channel %d: the mean must be finite and the std finite "
+                     "and not zero (mean %g, std %g)",
+                     k, (double)mean[k], (double)std[k]);
+  for (int k = 0; k < 3; k++) {
+    a->mean_chn[k] = 0;
+    a->min_chn[k] = (float)(mean[k] / scale);
+    a->var_reci_chn[k] = (float)(scale / std[k]);
+  }
+  return RELAYOUT_OK;
+}
+
 relayout_status relayout_aipp_check(const relayout_aipp *a, int64_t *channels,
                                     int64_t *height, int64_t *width,
                                     int64_t *frame_bytes, relayout_error *err) {

@@ -20,14 +20,16 @@ into a model's input layout (docs/PREPROCESS.md):
 from collections import OrderedDict
 import ctypes as C
 import os
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import (Any, Dict, Iterable, List, Optional, Sequence, Tuple,
+                    Union)
 
 import numpy as np
 
 from . import _command, _lib
 from ._lib import lib
 
-__all__ = ["Error", "Layout", "Engine", "Plan", "Preprocessing", "convert",
+__all__ = ["Error", "Layout", "Engine", "Plan", "Aipp", "Preprocessing",
+           "convert",
            "convert_many", "preprocess", "repack", "restore", "__version__"]
 __version__: str = lib.relayout_version_string().decode()
 
@@ -288,16 +290,18 @@ class Engine:
         return outs
 
 
-    def preprocessing(self, config: str, frames: int, to: str = "NCHW",
-                      dtype: str = "f16", quant_scale: float = 1.0,
+    def preprocessing(self, config: "Union[str, Aipp]", frames: int,
+                      to: str = "NCHW", dtype: str = "f16",
+                      quant_scale: float = 1.0,
                       quant_zero_point: int = 0) -> "Preprocessing":
         """config's preprocessing of `frames` frames a batch, made once
         and kept (see Preprocessing)."""
-        key = ("preprocess", config, frames, to, dtype, quant_scale,
+        aipp = _config(config)
+        key = ("preprocess", aipp.key(), frames, to, dtype, quant_scale,
                quant_zero_point)
         plan = self._plans.get(key)
         if plan is None:
-            plan = Preprocessing(self, config, frames, to, dtype,
+            plan = Preprocessing(self, aipp, frames, to, dtype,
                                  quant_scale, quant_zero_point)
             self._plans[key] = plan
             if len(self._plans) > 64:
@@ -306,29 +310,72 @@ class Engine:
             self._plans.move_to_end(key)
         return plan
 
-    def preprocess(self, frames: Any, config: str, to: str = "NCHW",
-                   dtype: str = "f16", **quant: Any) -> np.ndarray:
+    def preprocess(self, frames: Any, config: "Union[str, Aipp]",
+                   to: str = "NCHW", dtype: str = "f16",
+                   **quant: Any) -> np.ndarray:
         """frames through config into `to`: see relayout.preprocess."""
-        a = _frames_array(frames)
-        frame = _aipp(config)[1][3]
+        a, aipp = _frames_array(frames), _config(config)
+        frame = aipp.frame_bytes
         if a.nbytes == 0 or a.nbytes % frame:
             raise Error("RELAYOUT_ERR_ARGUMENT",
                         f"{a.nbytes} bytes of frames: not a whole number of "
                         f"the configuration's {frame}-byte frames")
-        return self.preprocessing(config, a.nbytes // frame, to, dtype,
+        return self.preprocessing(aipp, a.nbytes // frame, to, dtype,
                                   **quant).run(a)
 
 
-def _aipp(config: str) -> Tuple[_lib.Aipp, Tuple[int, int, int, int]]:
-    """An AIPP configuration's text parsed, and its output's channels,
-    height and width and a frame's bytes."""
-    a, err = _lib.Aipp(), _lib.Error()
-    text = config.encode()
-    _check(lib.relayout_aipp_parse(C.byref(a), text, len(text), err), err)
-    out = [C.c_int64() for _ in range(4)]
-    _check(lib.relayout_aipp_check(C.byref(a), *[C.byref(v) for v in out],
-                                   err), err)
-    return a, tuple(v.value for v in out)
+class Aipp:
+    """An AIPP configuration (docs/PREPROCESS.md): Aipp(text) parses CANN's
+    `aipp_op { key : value ... }` text; Aipp.normalize(...) is the common
+    (x * scale - mean) / std without one. channels, height, width: the
+    output's; frame_bytes: a frame's."""
+
+    FORMATS = ("YUV420SP_U8", "RGB888_U8", "XRGB8888_U8", "YUV400_U8")
+
+    def __init__(self, text: Optional[str] = None):
+        self._c, err = _lib.Aipp(), _lib.Error()
+        if text is not None:
+            b = text.encode()
+            _check(lib.relayout_aipp_parse(C.byref(self._c), b, len(b), err),
+                   err)
+            self._checked()
+
+    @classmethod
+    def normalize(cls, input_format: str, width: int, height: int,
+                  mean: Sequence[float] = (0, 0, 0),
+                  std: Sequence[float] = (1, 1, 1),
+                  scale: float = 1.0) -> "Aipp":
+        """Frames of input_format (one of FORMATS) and size, normalized as
+        (x * scale - mean) / std per channel (torchvision's Normalize after
+        ToTensor: scale=1/255), in AIPP's arithmetic (within an f32
+        rounding or two of the formula)."""
+        if input_format not in cls.FORMATS:
+            raise Error("RELAYOUT_ERR_ARGUMENT",
+                        f"input_format {input_format!r}: one of "
+                        f"{', '.join(cls.FORMATS)}")
+        a, err = cls(), _lib.Error()
+        lib.relayout_aipp_defaults(C.byref(a._c))
+        a._c.input_format = cls.FORMATS.index(input_format)
+        a._c.src_image_size_w, a._c.src_image_size_h = width, height
+        m, s = ((C.c_float * 3)(*map(float, v)) for v in (mean, std))
+        _check(lib.relayout_aipp_normalize(C.byref(a._c), m, s, float(scale),
+                                           err), err)
+        a._checked()
+        return a
+
+    def _checked(self) -> None:
+        out, err = [C.c_int64() for _ in range(4)], _lib.Error()
+        _check(lib.relayout_aipp_check(C.byref(self._c),
+                                       *[C.byref(v) for v in out], err), err)
+        self.channels, self.height, self.width, self.frame_bytes = \
+            (v.value for v in out)
+
+    def key(self) -> bytes:
+        return bytes(self._c)
+
+
+def _config(config: "Union[str, Aipp]") -> Aipp:
+    return config if isinstance(config, Aipp) else Aipp(config)
 
 
 def _frames_array(frames: Any) -> np.ndarray:
@@ -340,8 +387,8 @@ def _frames_array(frames: Any) -> np.ndarray:
 
 
 class Preprocessing:
-    """An AIPP configuration (CANN's `aipp_op { key : value ... }` text,
-    docs/PREPROCESS.md) compiled on an engine for `frames` frames at a
+    """An AIPP configuration (an Aipp, or CANN's `aipp_op { key : value
+    ... }` text, docs/PREPROCESS.md) compiled on an engine for `frames` frames at a
     time into layout `to` (logical dims N, C, H, W: NCHW, NHWC, NC1HWC0,
     nChw16c, NCHW4, ...) and dtype (f16, bf16, f32, f64; i8 or u8 with
     quant_scale and quant_zero_point); run takes the frames back to back
@@ -349,11 +396,13 @@ class Preprocessing:
     shape, the same bits as the reference. note: why it runs on the
     reference, if it does."""
 
-    def __init__(self, engine: Engine, config: str, frames: int,
-                 to: str = "NCHW", dtype: str = "f16",
+    def __init__(self, engine: Engine, config: "Union[str, Aipp]",
+                 frames: int, to: str = "NCHW", dtype: str = "f16",
                  quant_scale: float = 1.0, quant_zero_point: int = 0):
         self._engine = engine  # outlives the plan
-        self._aipp, (c, h, w, frame) = _aipp(config)
+        self._aipp = _config(config)
+        c, h, w, frame = (self._aipp.channels, self._aipp.height,
+                          self._aipp.width, self._aipp.frame_bytes)
         layout, d, err = Layout(to), _lib.Desc(), _lib.Error()
         code = _dtype_code(dtype)
         dims = (C.c_int64 * 4)(frames, c, h, w)
@@ -369,7 +418,7 @@ class Preprocessing:
         self._dst = d
         self._handle = C.c_void_p()
         _check(lib.relayout_preprocess_plan_create(
-            C.byref(self._handle), engine._handle, C.byref(self._aipp),
+            C.byref(self._handle), engine._handle, C.byref(self._aipp._c),
             C.byref(d), err), err)
 
     def __del__(self) -> None:
@@ -572,13 +621,14 @@ def convert_many(items: Iterable[Tuple[Any, str, str]], device: str = "auto",
     return _engine(device).convert_many(items, **options)
 
 
-def preprocess(frames: Any, config: str, to: str = "NCHW",
+def preprocess(frames: Any, config: "Union[str, Aipp]", to: str = "NCHW",
                dtype: str = "f16", device: str = "auto",
                quant_scale: float = 1.0,
                quant_zero_point: int = 0) -> np.ndarray:
     """frames (a uint8 array holding whole frames back to back: NV12's Y
     then UV plane, RGB888, XRGB8888 or gray, at the configuration's size)
-    through AIPP configuration text config (docs/PREPROCESS.md: crop,
+    through AIPP configuration config (an Aipp, or its text;
+    docs/PREPROCESS.md: crop,
     colour-space conversion, swaps, normalization in f32, padding) into
     layout `to`, one N per frame: a new array of its physical shape. dtype
     f16, bf16, f32, f64, or i8/u8 quantized by quant_scale and

@@ -316,3 +316,29 @@ def test_preprocessing_plan_and_errors():
     with pytest.raises(relayout.Error, match=r"line 2.*resize"):
         relayout.preprocess(frames, "aipp_op {\n resize : true\n}\n",
                             device="ref")
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_preprocess_normalize(device):
+    """Aipp.normalize: (x * scale - mean) / std as AIPP's min_chn = mean /
+    scale and var_reci_chn = scale / std, each divided in f64 from the f32
+    numbers and rounded to f32, then AIPP's f32 steps."""
+    mean, std, scale = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225), 1 / 255
+    cfg = relayout.Aipp.normalize("RGB888_U8", 7, 5, mean, std, scale)
+    assert (cfg.channels, cfg.height, cfg.width, cfg.frame_bytes) == \
+        (3, 5, 7, 105)
+    frames = rng.integers(0, 256, (4, 5, 7, 3), dtype=np.uint8)
+    got = relayout.preprocess(frames, cfg, to="NCHW", dtype="f32",
+                              device=device)
+    mins = np.float32([np.float64(np.float32(m)) / scale for m in mean])
+    var = np.float32([scale / np.float64(np.float32(s)) for s in std])
+    x = frames.transpose(0, 3, 1, 2).astype(np.float32)
+    want = (x - mins[:, None, None]) * var[:, None, None]
+    assert np.array_equal(got, want)
+    close = (x * scale - np.array(mean)[:, None, None]) / \
+        np.array(std)[:, None, None]
+    assert np.abs(got - close).max() < 1e-5
+    with pytest.raises(relayout.Error, match="std finite and not zero"):
+        relayout.Aipp.normalize("RGB888_U8", 7, 5, std=(1, 0, 1))
+    with pytest.raises(relayout.Error, match="input_format 'BGR'"):
+        relayout.Aipp.normalize("BGR", 7, 5)
