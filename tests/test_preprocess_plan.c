@@ -16,6 +16,8 @@
 #include "check.h"
 #include "relayout_cl.h"
 
+#include <math.h>
+
 /* The device's own kernels, and the other kind's (a GPU's pixel by pixel
  * on a CPU device, rows of pixels on a GPU): both must be exact. */
 static relayout_engine *engine, *other;
@@ -261,6 +263,15 @@ static void fallbacks_and_refusals(void) {
   a.src_image_size_w = 0;
   CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "",
               relayout_preprocess_plan_create(&p, engine, &a, &d, &e_));
+  const float mean[3] = {1, 2, 3}, std[3] = {1, 0, 1}, nan[3] = {0, NAN, 0};
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "channel 1: the mean must be finite",
+              relayout_aipp_normalize(&a, mean, std, 1, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "channel 1: the mean must be finite",
+              relayout_aipp_normalize(&a, nan, mean, 1, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "the scale must be positive",
+              relayout_aipp_normalize(&a, mean, mean, -1, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "NULL argument",
+              relayout_aipp_normalize(&a, NULL, mean, 1, &e_));
 }
 
 int main(void) {
