@@ -120,7 +120,7 @@ const char *cli_decoder_wait(cli_decoder *d, int64_t k, unsigned char **frames,
          !(d->failed < first + size && d->busy == 0))
     pthread_cond_wait(&d->moved, &d->lock);
   int bad = d->failed < first + size;
-  if (!bad && k == (d->n - 1) / d->batch) progress(d, 1);
+  if (bad || k == (d->n - 1) / d->batch) progress(d, 1); /* its last line */
   pthread_mutex_unlock(&d->lock);
   *frames = d->frames + slot * d->batch * d->frame;
   *failed = d->failed;
