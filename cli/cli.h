@@ -170,8 +170,8 @@ void cli_in_close(cli_in *in);
  * memory. */
 relayout_status cli_in_read(cli_in *in, unsigned char **data, size_t n,
                             relayout_error *err);
-/* The next n bytes, into data: the input must hold them. */
-relayout_status cli_in_read_next(cli_in *in, void *data, size_t n,
+/* Up to n bytes, into data, fewer only at the input's end (*got). */
+relayout_status cli_in_read_some(cli_in *in, void *data, size_t n, size_t *got,
                                  relayout_error *err);
 /* A whole .npy file: from a stream its header says how much follows. */
 relayout_status cli_in_read_npy(cli_in *in, unsigned char **data, size_t *size,

@@ -89,13 +89,9 @@ relayout_status cli_in_read(cli_in *in, unsigned char **data, size_t n,
   return RELAYOUT_OK;
 }
 
-relayout_status cli_in_read_next(cli_in *in, void *data, size_t n,
+relayout_status cli_in_read_some(cli_in *in, void *data, size_t n, size_t *got,
                                  relayout_error *err) {
-  size_t got;
-  relayout_status s = read_up_to(in, data, n, &got, err);
-  return s || got == n ? s
-                       : cli_fail(err, RELAYOUT_ERR_FILE,
-                                  "ended %zu bytes early", n - got);
+  return read_up_to(in, data, n, got, err);
 }
 
 relayout_status cli_in_read_npy(cli_in *in, unsigned char **data, size_t *size,

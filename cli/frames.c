@@ -108,12 +108,7 @@ static int raw_frames(cli_frames *f, const char *path, const char *cmd) {
   if (cli_in_open(&in, path, &err))
     return cli_error(EXIT_WORK, cmd, "%s: %s", path, err.message);
   int rc = 0;
-  if (in.stream)
-    rc = cli_error(EXIT_WORK, cmd,
-                   "%s: FRAMES must be a regular file (its size gives the "
-                   "number of frames)",
-                   path);
-  else if (in.size == 0 || in.size % (uint64_t)f->frame)
+  if (!in.stream && (in.size == 0 || in.size % (uint64_t)f->frame))
     rc = cli_error(EXIT_WORK, cmd,
                    "%s: %llu bytes, not a whole number of %lld x %lld frames "
                    "of %lld bytes (frames are never resized)",
@@ -127,7 +122,7 @@ static int raw_frames(cli_frames *f, const char *path, const char *cmd) {
   f->raw = 1;
   f->in = in;
   f->path = path;
-  f->count = (int64_t)(in.size / (uint64_t)f->frame);
+  f->count = in.stream ? -1 : (int64_t)(in.size / (uint64_t)f->frame);
   return 0;
 }
 
@@ -177,7 +172,8 @@ int cli_frames_open(cli_frames **out, int64_t *count, const char *const *inputs,
 int cli_frames_start(cli_frames *f, int64_t batch, const char *cmd) {
   f->batch = batch;
   int64_t whole = (f->count + batch - 1) / batch * batch;
-  if ((uint64_t)whole > SIZE_MAX / 2 / (uint64_t)f->frame)
+  if ((uint64_t)(whole > batch ? whole : 2 * batch) >
+      SIZE_MAX / 2 / (uint64_t)f->frame)
     return cli_error(EXIT_WORK, cmd, "%lld frames of %lld bytes: too large",
                      (long long)f->count, (long long)f->frame);
   if (f->raw) { /* zeroed: a last, short batch reads whole frames after it */
@@ -193,15 +189,23 @@ int cli_frames_start(cli_frames *f, int64_t batch, const char *cmd) {
 }
 
 int cli_frames_batch(cli_frames *f, int64_t k, const unsigned char **frames,
-                     const char *cmd) {
-  if (f->raw) { /* batches come in order: the file's next frames */
+                     int64_t *got, const char *cmd) {
+  int64_t left = f->count < 0 ? f->batch : f->count - k * f->batch;
+  *got = left < f->batch ? (left < 0 ? 0 : left) : f->batch;
+  *frames = f->slot;
+  if (!*got) return 0;
+  if (f->raw) { /* batches come in order: the input's next frames */
     relayout_error err;
-    int64_t n =
-        f->count - k * f->batch < f->batch ? f->count - k * f->batch : f->batch;
-    *frames = f->slot;
-    return cli_in_read_next(&f->in, f->slot, (size_t)(n * f->frame), &err)
-               ? cli_error(EXIT_WORK, cmd, "%s: %s", f->path, err.message)
-               : 0;
+    size_t want = (size_t)(*got * f->frame), bytes;
+    if (cli_in_read_some(&f->in, f->slot, want, &bytes, &err))
+      return cli_error(EXIT_WORK, cmd, "%s: %s", f->path, err.message);
+    if (bytes % (size_t)f->frame || (f->count >= 0 && bytes < want))
+      return cli_error(EXIT_WORK, cmd,
+                       "%s: ends %zu bytes into a frame of %lld bytes (frames "
+                       "are never resized)",
+                       f->path, bytes % (size_t)f->frame, (long long)f->frame);
+    *got = (int64_t)(bytes / (size_t)f->frame);
+    return 0;
   }
   int failed;
   unsigned char *at;

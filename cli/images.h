@@ -46,16 +46,18 @@ void cli_decoder_stop(cli_decoder *d);
  * bytes each), handed out in batches. The cli_frames_* calls that fail
  * print why and return the exit code. */
 typedef struct cli_frames cli_frames;
-/* Reads a raw file whole, or lists the images; *count: the frames. */
+/* Opens a raw file or stream of frames, or lists the images; *count: the
+ * frames, -1 for a stream (known at its end). */
 int cli_frames_open(cli_frames **f, int64_t *count, const char *const *inputs,
                     int ninputs, const relayout_aipp *a, int64_t frame,
                     const char *cmd);
 /* Hands out batches of `batch` frames from now on, images decoding ahead. */
 int cli_frames_start(cli_frames *f, int64_t batch, const char *cmd);
-/* Batch k's frames, `batch` whole ones (past the last frame, frames that
- * are not the input's), once they are there. */
+/* Batch k's frames, `batch` whole ones, once they are there: *got of
+ * them the input's (the rest, past its last frame, not), 0 past its end.
+ * Batches are taken in order. */
 int cli_frames_batch(cli_frames *f, int64_t k, const unsigned char **frames,
-                     const char *cmd);
+                     int64_t *got, const char *cmd);
 /* Batch k is used. */
 void cli_frames_release(cli_frames *f, int64_t k);
 void cli_frames_close(cli_frames *f);

@@ -24,7 +24,9 @@ static const char usage[] =
     "crop, colour-space conversion, channel swaps, normalization in f32,\n"
     "padding; writes OUT in LAYOUT (logical dims N, C, H, W: NCHW, NHWC,\n"
     "NC1HWC0, nChw16c, NCHW4, ...), one N per frame, as a .npy array of the\n"
-    "layout's physical shape. FRAMES: one raw file of frames back to back,\n"
+    "layout's physical shape. FRAMES: one raw file of frames back to back\n"
+    "(or - for standard input, a stream counted at its end: ffmpeg ... -f\n"
+    "rawvideo -pix_fmt nv12 - | relayout preprocess ... - out.npy),\n"
     "or JPEG and PNG images, each a path, a directory (its .jpg, .jpeg and\n"
     ".png files in name order) or @LIST (a file of paths, one a line); a\n"
     "JPEG decodes straight to its Y and CbCr planes for YUV420SP_U8. Frames\n"
@@ -144,24 +146,48 @@ static int output_desc(relayout_desc *d, int64_t *bytes, int64_t *s,
   return 0;
 }
 
+/* The .npy header of `shape` padded to exactly len bytes, at least its
+ * own (a version 1 header: its 2-byte length, the dict, spaces, a
+ * newline): 0, or -1 with err. */
+static int npy_head(char *head, size_t len, const char *descr, int rank,
+                    const int64_t *shape, relayout_error *err) {
+  size_t own = len;
+  if (relayout_npy_header(head, &own, descr, rank, shape, err)) return -1;
+  if (head[6] != 1 || len > 65535)
+    return cli_fail(err, RELAYOUT_ERR_ARGUMENT, "an .npy header too long");
+  memset(head + own - 1, ' ', len - own);
+  head[len - 1] = '\n';
+  head[8] = (char)((len - 10) & 255);
+  head[9] = (char)((len - 10) >> 8);
+  return 0;
+}
+
+/* What the batches write: the .npy header (of shape, N its first extent;
+ * len 0: --raw) and each frame's output bytes (0: the frames are one
+ * batch of `bytes`). */
+typedef struct output_plan {
+  const char *descr;
+  int rank;
+  int64_t shape[RELAYOUT_MAX_AXES], frame_out, bytes;
+  char head[1024];
+  size_t head_len;
+} output_plan;
+
 /* The frames through plan p in batches of `batch` (frames f), each batch's
- * output written at its place in o after `head` bytes (the .npy header)
- * while the next batch decodes. */
-static int run_batches(cli_out *o, const char *head, size_t head_len,
-                       relayout_preprocess_plan *p, cli_frames *f, int64_t n,
-                       int64_t batch, int64_t frame, int64_t out_bytes,
-                       int64_t frame_out, const char *cmd) {
+ * output written at its place in o after the header while the next batch
+ * decodes; the header written last, once the frames are counted. */
+static int run_batches(cli_out *o, output_plan *w, relayout_preprocess_plan *p,
+                       cli_frames *f, int64_t batch, int64_t frame,
+                       const char *cmd) {
   relayout_error err;
-  int64_t batch_out = batch == n ? out_bytes : batch * frame_out;
+  int64_t batch_out = w->frame_out ? batch * w->frame_out : w->bytes, n = 0;
   unsigned char *out = cli_alloc_aligned((size_t)batch_out);
   if (!out) return cli_error(EXIT_WORK, cmd, "out of memory");
   int rc = 0, noted = 0;
   relayout_status s = cli_out_open(o, &err);
-  if (!s) s = cli_out_write(o, head, head_len, 0, 0, &err);
-  for (int64_t k = 0; !s && !rc && k * batch < n; k++) {
+  for (int64_t k = 0, got = batch; !s && !rc && got == batch; k++) {
     const unsigned char *frames;
-    int64_t count = n - k * batch < batch ? n - k * batch : batch;
-    if ((rc = cli_frames_batch(f, k, &frames, cmd))) break;
+    if ((rc = cli_frames_batch(f, k, &frames, &got, cmd)) || !got) break;
     s = relayout_preprocess_run(p, out, (size_t)batch_out, frames,
                                 (size_t)(batch * frame), &err);
     cli_frames_release(f, k);
@@ -170,9 +196,15 @@ static int run_batches(cli_out *o, const char *head, size_t head_len,
                       relayout_preprocess_note(p));
     if (!s)
       s = cli_out_write(o, out,
-                        (size_t)(batch == n ? out_bytes : count * frame_out),
-                        head_len + (uint64_t)(k * batch * frame_out), 0, &err);
+                        (size_t)(w->frame_out ? got * w->frame_out : w->bytes),
+                        w->head_len + (uint64_t)(n * w->frame_out), 0, &err);
+    n += got;
   }
+  w->shape[0] = n; /* the frames counted, the header now */
+  if (!s && !rc && !n) s = cli_fail(&err, RELAYOUT_ERR_FILE, "no frames came");
+  if (!s && !rc && w->head_len &&
+      !npy_head(w->head, w->head_len, w->descr, w->rank, w->shape, &err))
+    s = cli_out_write(o, w->head, w->head_len, 0, 0, &err);
   if (!s && !rc) s = cli_out_commit(o, &err);
   if (s || rc) cli_out_discard(o);
   free(out);
@@ -240,45 +272,63 @@ static int run(const char **pos, int npos, const cli_opt *opts) {
   cli_out o;
   if (cli_out_check(&o, pos[npos - 1], 1, &err))
     return cli_error(EXIT_WORK, cmd, "%s", err.message);
-  int64_t n, bytes, frame_out, batch = 0, chw[3] = {c, h, w};
+  int64_t n, batch = 0, chw[3] = {c, h, w};
   if (cli_get(opts, "batch") &&
       cli_parse_int(&batch, cli_get(opts, "batch"), "--batch"))
     return EXIT_USAGE;
   cli_frames *f = NULL;
   relayout_desc d;
+  output_plan out = {.descr = descr};
   if ((rc = cli_frames_open(&f, &n, pos, npos - 1, &a, frame, cmd))) return rc;
+  /* a stream's frames are counted at its end: the output of two stands for
+   * theirs until then */
   if (relayout_layout_parse(&layout, cli_get(opts, "to"), &err) ||
-      output_desc(&d, &bytes, &frame_out, layout, t, &q, chw, n, &err)) {
+      output_desc(&d, &out.bytes, &out.frame_out, layout, t, &q, chw,
+                  n < 0 ? 2 : n, &err)) {
     rc = cli_error(EXIT_USAGE, cmd, "--to %s --dtype %s: %s",
                    cli_get(opts, "to"), relayout_dtype_name(t), err.message);
     goto done;
   }
+  if (n < 0 && !out.frame_out) {
+    rc = cli_error(EXIT_USAGE, cmd,
+                   "frames from a stream need a layout that keeps each "
+                   "frame's output whole and in order (N outermost): %s "
+                   "does not",
+                   cli_get(opts, "to"));
+    goto done;
+  }
+  if (n < 0 && o.stream && !cli_get(opts, "raw")) {
+    rc = cli_error(EXIT_USAGE, cmd,
+                   "frames from a stream into a stream: an .npy header "
+                   "needs their number first; give --raw, or a file");
+    goto done;
+  }
   /* batches where frames' outputs follow each other, else all at once */
-  if (!frame_out)
+  if (!out.frame_out)
     batch = n;
   else if (!batch)
-    batch = (BATCH_BYTES + frame_out - 1) / frame_out;
-  batch = batch > n ? n : batch;
-  char head[1024];
-  size_t head_len = 0;
-  int rank;
-  int64_t shape[RELAYOUT_MAX_AXES];
-  relayout_desc_physical_shape(&rank, shape, &d);
-  relayout_desc per_batch;
-  if (!cli_get(opts, "raw") &&
-      (head_len = sizeof head,
-       relayout_npy_header(head, &head_len, descr, rank, shape, &err))) {
+    batch = (BATCH_BYTES + out.frame_out - 1) / out.frame_out;
+  batch = n >= 0 && batch > n ? n : batch;
+  relayout_desc_physical_shape(&out.rank, out.shape, &d);
+  out.shape[0] = INT64_MAX; /* room in the header for any number of frames */
+  out.head_len = sizeof out.head;
+  if (cli_get(opts, "raw")) {
+    out.head_len = 0;
+  } else if (relayout_npy_header(out.head, &out.head_len, descr, out.rank,
+                                 out.shape, &err)) {
     rc = cli_error(EXIT_WORK, cmd, "%s", err.message);
-  } else if (!(rc = cli_frames_start(f, batch, cmd)) &&
-             !(rc = cli_engine(&engine, cli_get(opts, "device"), cmd))) {
+    goto done;
+  }
+  relayout_desc per_batch;
+  if (!(rc = cli_frames_start(f, batch, cmd)) &&
+      !(rc = cli_engine(&engine, cli_get(opts, "device"), cmd))) {
     int64_t batch_bytes, batch_frame_out; /* known: bytes and frame_out */
     if (output_desc(&per_batch, &batch_bytes, &batch_frame_out, layout, t, &q,
                     chw, batch, &err) ||
         relayout_preprocess_plan_create(&plan, engine, &a, &per_batch, &err))
       rc = cli_error(EXIT_WORK, cmd, "%s", err.message);
     else
-      rc = run_batches(&o, head, head_len, plan, f, n, batch, frame, bytes,
-                       frame_out, cmd);
+      rc = run_batches(&o, &out, plan, f, batch, frame, cmd);
   }
 done:
   relayout_preprocess_plan_free(plan);

@@ -31,17 +31,37 @@ static void cli_teardown(void) {
   if (system(cmd)) fprintf(stderr, "could not remove %s\n", scratch_dir);
 }
 
-/* Runs relayout with args (printf-style) in the scratch directory; stdout
- * goes to out.txt, stderr to err.txt. Returns the exit code. */
-__attribute__((format(printf, 1, 2))) static int cli(const char *fmt, ...) {
+/* Runs relayout with args (printf-style) in the scratch directory, after
+ * `pipe` (a shell command whose output becomes relayout's stdin, a stream)
+ * where it is not NULL; stdout goes to out.txt, stderr to err.txt. Returns
+ * the exit code. */
+static int vcli(const char *pipe, const char *fmt, va_list ap) {
   char args[2048], cmd[8192];
-  va_list ap;
-  va_start(ap, fmt);
   vsnprintf(args, sizeof args, fmt, ap);
-  va_end(ap);
-  snprintf(cmd, sizeof cmd, "'%s' %s >out.txt 2>err.txt", relayout_bin, args);
+  snprintf(cmd, sizeof cmd, "%s%s'%s' %s >out.txt 2>err.txt", pipe ? pipe : "",
+           pipe ? " | " : "", relayout_bin, args);
   int rc = system(cmd);
   return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+__attribute__((format(printf, 1, 2))) static int cli(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = vcli(NULL, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+/* cli with file's bytes piped in (relayout's stdin a stream). */
+__attribute__((format(printf, 2, 3), unused)) static int
+cli_piped(const char *file, const char *fmt, ...) {
+  char pipe[256];
+  snprintf(pipe, sizeof pipe, "cat '%s'", file);
+  va_list ap;
+  va_start(ap, fmt);
+  int rc = vcli(pipe, fmt, ap);
+  va_end(ap);
+  return rc;
 }
 
 /* A file's bytes with a NUL after them (malloc'd), or NULL. */

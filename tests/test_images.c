@@ -249,7 +249,7 @@ static int same_files(const char *a, const char *b) {
  * every frame as libjpeg decodes it; a blocked layout the same bytes in
  * batches as in one, and one with N inside (CHWN4) in one batch whatever
  * --batch says; the first failure in the inputs' order reported though a
- * later batch fails too; raw frames in batches, into a stream. */
+ * later batch fails too; raw frames in batches, from and into streams. */
 static void batches(void) {
   char path[32], list[256] = "";
   unsigned char want[W * H * 3];
@@ -296,11 +296,43 @@ static void batches(void) {
   FILE *f = fopen("frames.raw", "wb");
   for (int i = 0; i < 5 * W * H * 3; i++) putc((i * 7919) >> 3 & 255, f);
   fclose(f);
+  f = fopen("cut.raw", "wb"); /* a frame and 7 bytes short of the last */
+  for (int i = 0; i < 4 * W * H * 3 + 7; i++) putc(i & 255, f);
+  fclose(f);
   CHECK(cli("preprocess --aipp rgb.cfg --to NC1HWC0 frames.raw one.npy") == 0 &&
             cli("preprocess --aipp rgb.cfg --to NC1HWC0 --batch 2 frames.raw "
                 "-") == 0 &&
             same_files("one.npy", "out.txt"),
         "raw frames in batches of two, into a stream: the same output");
+  CHECK(
+      cli_piped("frames.raw",
+                "preprocess --aipp rgb.cfg --to NC1HWC0 --batch 2 - two.npy") ==
+              0 &&
+          same_files("one.npy", "two.npy"),
+      "frames from a stream, counted at its end: the same .npy");
+  CHECK(cli("preprocess --aipp rgb.cfg --to NC1HWC0 --raw frames.raw "
+            "one.raw") == 0 &&
+            cli_piped("frames.raw", "preprocess --aipp rgb.cfg --to NC1HWC0 "
+                                    "--raw --batch 3 - -") == 0 &&
+            same_files("one.raw", "out.txt"),
+        "frames from a stream into a stream, --raw");
+  CHECK(cli_piped("cut.raw",
+                  "preprocess --aipp rgb.cfg --to NC1HWC0 - o5.npy") == 1 &&
+            said("-: ends 7 bytes into a frame of 2508 bytes"),
+        "a stream that ends inside a frame is refused");
+  CHECK(cli_piped("/dev/null",
+                  "preprocess --aipp rgb.cfg --to NC1HWC0 - o5.npy") == 1 &&
+            said("no frames came"),
+        "an empty stream is refused");
+  CHECK(stat("o5.npy", &st) != 0, "no output after a refused stream");
+  CHECK(cli_piped("frames.raw",
+                  "preprocess --aipp rgb.cfg --to CHWN4 - o5.npy") == 2 &&
+            said("need a layout that keeps each frame's output whole"),
+        "frames from a stream into a layout with N inside are refused");
+  CHECK(cli_piped("frames.raw", "preprocess --aipp rgb.cfg --to NCHW - -") ==
+                2 &&
+            said("give --raw, or a file"),
+        "frames from a stream into a stream need --raw");
 }
 
 int main(int argc, char **argv) {
