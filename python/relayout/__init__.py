@@ -110,6 +110,19 @@ def _empty(shape: Sequence[int], dtype: np.dtype) -> np.ndarray:
     return buf[at:at + n].view(dtype).reshape(shape)
 
 
+def _output(out: Optional[np.ndarray], shape: Tuple[int, ...],
+            dtype: np.dtype) -> np.ndarray:
+    """out, checked to be a C-contiguous array of shape and dtype, or a new
+    one."""
+    if out is None:
+        return _empty(shape, dtype)
+    if out.shape != shape or out.dtype != dtype or \
+            not out.flags.c_contiguous:
+        raise Error("RELAYOUT_ERR_ARGUMENT",
+                    f"out must be a C-contiguous {shape} array of {dtype}")
+    return out
+
+
 class Layout:
     """A parsed layout: `Layout("NC1HWC0")`, `Layout("nChw16c")`,
     `Layout("((4,2),(4,3)):((4,16),(1,32))")`."""
@@ -216,7 +229,7 @@ class Engine:
         err = _lib.Error()
         _check(lib.relayout_engine_create(C.byref(self._handle), C.byref(o),
                                           err), err)
-        self._plans: "OrderedDict[tuple, Plan]" = OrderedDict()
+        self._plans: "OrderedDict[tuple, Any]" = OrderedDict()
 
     def __del__(self) -> None:
         if getattr(self, "_handle", None):
@@ -246,12 +259,15 @@ class Engine:
         key = (src, dst, tuple(shape), dtype, tuple(sorted((dims or {})
                                                            .items())),
                to_dtype, quant, axis)
+        return self._kept(key, lambda: Plan(
+            self, src, dst, shape, dtype, dims, to_dtype, (scale, zero_point),
+            (from_scale, from_zero_point), axis))
+
+    def _kept(self, key: tuple, make: Any) -> Any:
+        """The plan kept under key, else make()'s, kept: the 64 last used."""
         plan = self._plans.get(key)
         if plan is None:
-            plan = Plan(self, src, dst, shape, dtype, dims, to_dtype,
-                        (scale, zero_point), (from_scale, from_zero_point),
-                        axis)
-            self._plans[key] = plan
+            plan = self._plans[key] = make()
             if len(self._plans) > 64:
                 self._plans.popitem(last=False)
         else:
@@ -299,16 +315,8 @@ class Engine:
         aipp = _config(config)
         key = ("preprocess", aipp.key(), frames, to, dtype, quant_scale,
                quant_zero_point)
-        plan = self._plans.get(key)
-        if plan is None:
-            plan = Preprocessing(self, aipp, frames, to, dtype,
-                                 quant_scale, quant_zero_point)
-            self._plans[key] = plan
-            if len(self._plans) > 64:
-                self._plans.popitem(last=False)
-        else:
-            self._plans.move_to_end(key)
-        return plan
+        return self._kept(key, lambda: Preprocessing(
+            self, aipp, frames, to, dtype, quant_scale, quant_zero_point))
 
     def preprocess(self, frames: Any, config: "Union[str, Aipp]",
                    to: str = "NCHW", dtype: str = "f16",
@@ -438,13 +446,7 @@ class Preprocessing:
                         f"the plan takes {self.frames} frames of "
                         f"{self.frame_bytes} bytes; this array holds "
                         f"{a.nbytes} bytes")
-        if out is None:
-            out = _empty(self.dst_shape, self.dst_dtype)
-        elif (out.shape != self.dst_shape or out.dtype != self.dst_dtype or
-              not out.flags.c_contiguous):
-            raise Error("RELAYOUT_ERR_ARGUMENT",
-                        f"out must be a C-contiguous {self.dst_shape} "
-                        f"array of {self.dst_dtype}")
+        out = _output(out, self.dst_shape, self.dst_dtype)
         err = _lib.Error()
         _check(lib.relayout_preprocess_run(self._handle, out.ctypes.data,
                                            out.nbytes, a.ctypes.data,
@@ -557,13 +559,7 @@ class Plan:
         dst_dtype) or a new array."""
         a, _ = _as_array(x)
         self._check_input(a)
-        if out is None:
-            out = _empty(self.dst_shape, self.dst_dtype)
-        elif (out.shape != self.dst_shape or out.dtype != self.dst_dtype or
-              not out.flags.c_contiguous):
-            raise Error("RELAYOUT_ERR_ARGUMENT",
-                        f"out must be a C-contiguous {self.dst_shape} "
-                        f"array of {self.dst_dtype}")
+        out = _output(out, self.dst_shape, self.dst_dtype)
         err = _lib.Error()
         _check(lib.relayout_plan_run(self._handle, out.ctypes.data,
                                      out.nbytes, a.ctypes.data, a.nbytes,
