@@ -75,7 +75,7 @@ static int add_list(paths *l, const char *list, relayout_error *err) {
   FILE *f = fopen(list, "r");
   if (!f) return cli_fail(err, RELAYOUT_ERR_FILE, "cannot open the list");
   char line[4096];
-  int bad = 0;
+  int bad = 0, first = l->n;
   while (!bad && fgets(line, sizeof line, f)) {
     size_t n = strcspn(line, "\r\n");
     if (line[n] == 0 && !feof(f)) {
@@ -87,6 +87,8 @@ static int add_list(paths *l, const char *list, relayout_error *err) {
     if (n && add(l, line)) bad = cli_fail(err, RELAYOUT_ERR_NOMEM, "no memory");
   }
   fclose(f);
+  if (!bad && l->n == first)
+    bad = cli_fail(err, RELAYOUT_ERR_FILE, "the list names no file");
   return bad ? -1 : 0;
 }
 
@@ -199,7 +201,10 @@ int cli_frames_batch(cli_frames *f, int64_t k, const unsigned char **frames,
     size_t want = (size_t)(*got * f->frame), bytes;
     if (cli_in_read_some(&f->in, f->slot, want, &bytes, &err))
       return cli_error(EXIT_WORK, cmd, "%s: %s", f->path, err.message);
-    if (bytes % (size_t)f->frame || (f->count >= 0 && bytes < want))
+    if (f->count >= 0 && bytes < want) /* its size said more */
+      return cli_error(EXIT_WORK, cmd, "%s: ended early, changed while read",
+                       f->path);
+    if (bytes % (size_t)f->frame)
       return cli_error(EXIT_WORK, cmd,
                        "%s: ends %zu bytes into a frame of %lld bytes (frames "
                        "are never resized)",

@@ -148,26 +148,29 @@ static int output_desc(relayout_desc *d, int64_t *bytes, int64_t *s,
 
 /* The .npy header of `shape` padded to exactly len bytes, at least its
  * own (a version 1 header: its 2-byte length, the dict, spaces, a
- * newline): 0, or -1 with err. */
-static int npy_head(char *head, size_t len, const char *descr, int rank,
-                    const int64_t *shape, relayout_error *err) {
+ * newline). */
+static relayout_status npy_head(char *head, size_t len, const char *descr,
+                                int rank, const int64_t *shape,
+                                relayout_error *err) {
   size_t own = len;
-  if (relayout_npy_header(head, &own, descr, rank, shape, err)) return -1;
+  relayout_status s = relayout_npy_header(head, &own, descr, rank, shape, err);
+  if (s) return s;
   if (head[6] != 1 || len > 65535)
     return cli_fail(err, RELAYOUT_ERR_ARGUMENT, "an .npy header too long");
   memset(head + own - 1, ' ', len - own);
   head[len - 1] = '\n';
   head[8] = (char)((len - 10) & 255);
   head[9] = (char)((len - 10) >> 8);
-  return 0;
+  return RELAYOUT_OK;
 }
 
 /* What the batches write: the .npy header (of shape, N its first extent;
- * len 0: --raw) and each frame's output bytes (0: the frames are one
- * batch of `bytes`). */
+ * len 0: --raw), first where the frames are counted already (`counted`),
+ * else last; and each frame's output bytes (0: the frames are one batch of
+ * `bytes`). */
 typedef struct output_plan {
   const char *descr;
-  int rank;
+  int rank, counted;
   int64_t shape[RELAYOUT_MAX_AXES], frame_out, bytes;
   char head[1024];
   size_t head_len;
@@ -185,6 +188,8 @@ static int run_batches(cli_out *o, output_plan *w, relayout_preprocess_plan *p,
   if (!out) return cli_error(EXIT_WORK, cmd, "out of memory");
   int rc = 0, noted = 0;
   relayout_status s = cli_out_open(o, &err);
+  if (!s && w->head_len && w->counted) /* a stream takes it in order */
+    s = cli_out_write(o, w->head, w->head_len, 0, 0, &err);
   for (int64_t k = 0, got = batch; !s && !rc && got == batch; k++) {
     const unsigned char *frames;
     if ((rc = cli_frames_batch(f, k, &frames, &got, cmd)) || !got) break;
@@ -200,11 +205,12 @@ static int run_batches(cli_out *o, output_plan *w, relayout_preprocess_plan *p,
                         w->head_len + (uint64_t)(n * w->frame_out), 0, &err);
     n += got;
   }
-  w->shape[0] = n; /* the frames counted, the header now */
   if (!s && !rc && !n) s = cli_fail(&err, RELAYOUT_ERR_FILE, "no frames came");
-  if (!s && !rc && w->head_len &&
-      !npy_head(w->head, w->head_len, w->descr, w->rank, w->shape, &err))
-    s = cli_out_write(o, w->head, w->head_len, 0, 0, &err);
+  if (!s && !rc && w->head_len && !w->counted) { /* counted now */
+    w->shape[0] = n;
+    s = npy_head(w->head, w->head_len, w->descr, w->rank, w->shape, &err);
+    if (!s) s = cli_out_write(o, w->head, w->head_len, 0, 0, &err);
+  }
   if (!s && !rc) s = cli_out_commit(o, &err);
   if (s || rc) cli_out_discard(o);
   free(out);
@@ -310,7 +316,8 @@ static int run(const char **pos, int npos, const cli_opt *opts) {
     batch = (BATCH_BYTES + out.frame_out - 1) / out.frame_out;
   batch = n >= 0 && batch > n ? n : batch;
   relayout_desc_physical_shape(&out.rank, out.shape, &d);
-  out.shape[0] = INT64_MAX; /* room in the header for any number of frames */
+  out.counted = n >= 0;
+  out.shape[0] = n >= 0 ? n : INT64_MAX; /* room for any number of frames */
   out.head_len = sizeof out.head;
   if (cli_get(opts, "raw")) {
     out.head_len = 0;

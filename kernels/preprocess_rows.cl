@@ -91,7 +91,8 @@ static void rl_run(__global const uchar *frames, __global RL_T *dst, RL_I n,
 #pragma unroll
   for (int c = 0; c < RL_C; c++) t[c] = RL_TRANSFORM_V(v[c]);
   if (RL_CPAD > RL_C)
-    for (int k = 0; k < RL_CPAD; k++) vstore16((RL_TV)RL_PAD, k, dst + at);
+    for (int k = 0; k < RL_VW * RL_CPAD / 16; k++) /* the whole block */
+      vstore16((RL_TV)RL_PAD, k, dst + at);
 #pragma unroll
   for (int i = 0; i < RL_VW; i++)
 #pragma unroll

@@ -229,6 +229,10 @@ static void pngs(void) {
   CHECK(cli("preprocess --aipp rgb.cfg --to NCHW @none.txt o3.npy") == 1 &&
             said("@none.txt: cannot open the list"),
         "a missing list is refused");
+  fclose(fopen("empty.txt", "w"));
+  CHECK(cli("preprocess --aipp rgb.cfg --to NCHW @empty.txt o3.npy") == 1 &&
+            said("@empty.txt: the list names no file"),
+        "an empty list is refused");
 }
 
 /* Whether files a and b hold the same bytes, and some. */

@@ -29,8 +29,8 @@ from . import _command, _lib
 from ._lib import lib
 
 __all__ = ["Error", "Layout", "Engine", "Plan", "Aipp", "Preprocessing",
-           "convert",
-           "convert_many", "preprocess", "repack", "restore", "__version__"]
+           "convert", "convert_many", "preprocess", "repack", "restore",
+           "__version__"]
 __version__: str = lib.relayout_version_string().decode()
 
 
@@ -308,12 +308,13 @@ class Engine:
 
     def preprocessing(self, config: "Union[str, Aipp]", frames: int,
                       to: str = "NCHW", dtype: str = "f16",
-                      quant_scale: float = 1.0,
-                      quant_zero_point: int = 0) -> "Preprocessing":
+                      quant_scale: Optional[float] = None,
+                      quant_zero_point: Optional[int] = None
+                      ) -> "Preprocessing":
         """config's preprocessing of `frames` frames a batch, made once
         and kept (see Preprocessing)."""
         aipp = _config(config)
-        key = ("preprocess", aipp.key(), frames, to, dtype, quant_scale,
+        key = ("preprocess", aipp._key(), frames, to, dtype, quant_scale,
                quant_zero_point)
         return self._kept(key, lambda: Preprocessing(
             self, aipp, frames, to, dtype, quant_scale, quant_zero_point))
@@ -340,13 +341,10 @@ class Aipp:
 
     FORMATS = ("YUV420SP_U8", "RGB888_U8", "XRGB8888_U8", "YUV400_U8")
 
-    def __init__(self, text: Optional[str] = None):
-        self._c, err = _lib.Aipp(), _lib.Error()
-        if text is not None:
-            b = text.encode()
-            _check(lib.relayout_aipp_parse(C.byref(self._c), b, len(b), err),
-                   err)
-            self._checked()
+    def __init__(self, text: str):
+        self._c, err, b = _lib.Aipp(), _lib.Error(), text.encode()
+        _check(lib.relayout_aipp_parse(C.byref(self._c), b, len(b), err), err)
+        self._checked()
 
     @classmethod
     def normalize(cls, input_format: str, width: int, height: int,
@@ -361,7 +359,8 @@ class Aipp:
             raise Error("RELAYOUT_ERR_ARGUMENT",
                         f"input_format {input_format!r}: one of "
                         f"{', '.join(cls.FORMATS)}")
-        a, err = cls(), _lib.Error()
+        a, err = cls.__new__(cls), _lib.Error()
+        a._c = _lib.Aipp()
         lib.relayout_aipp_defaults(C.byref(a._c))
         a._c.input_format = cls.FORMATS.index(input_format)
         a._c.src_image_size_w, a._c.src_image_size_h = width, height
@@ -378,7 +377,7 @@ class Aipp:
         self.channels, self.height, self.width, self.frame_bytes = \
             (v.value for v in out)
 
-    def key(self) -> bytes:
+    def _key(self) -> bytes:
         return bytes(self._c)
 
 
@@ -396,28 +395,36 @@ def _frames_array(frames: Any) -> np.ndarray:
 
 class Preprocessing:
     """An AIPP configuration (an Aipp, or CANN's `aipp_op { key : value
-    ... }` text, docs/PREPROCESS.md) compiled on an engine for `frames` frames at a
-    time into layout `to` (logical dims N, C, H, W: NCHW, NHWC, NC1HWC0,
-    nChw16c, NCHW4, ...) and dtype (f16, bf16, f32, f64; i8 or u8 with
-    quant_scale and quant_zero_point); run takes the frames back to back
+    ... }` text, docs/PREPROCESS.md) compiled on an engine for `frames`
+    frames at a time into layout `to` (logical dims N, C, H, W: NCHW, NHWC,
+    NC1HWC0, nChw16c, NCHW4, ...) and dtype (f16, bf16, f32, f64; i8 or u8
+    quantized by quant_scale, default 1, and quant_zero_point, default 0,
+    which a float dtype refuses); run takes the frames back to back
     as a uint8 array (any shape) and gives the output in its physical
     shape, the same bits as the reference. note: why it runs on the
     reference, if it does."""
 
     def __init__(self, engine: Engine, config: "Union[str, Aipp]",
                  frames: int, to: str = "NCHW", dtype: str = "f16",
-                 quant_scale: float = 1.0, quant_zero_point: int = 0):
+                 quant_scale: Optional[float] = None,
+                 quant_zero_point: Optional[int] = None):
         self._engine = engine  # outlives the plan
         self._aipp = _config(config)
         c, h, w, frame = (self._aipp.channels, self._aipp.height,
                           self._aipp.width, self._aipp.frame_bytes)
+        if dtype not in ("i8", "u8") and (quant_scale is not None or
+                                          quant_zero_point is not None):
+            raise Error("RELAYOUT_ERR_ARGUMENT",
+                        "quant_scale and quant_zero_point quantize an i8 or "
+                        f"u8 dtype, not {dtype}")
         layout, d, err = Layout(to), _lib.Desc(), _lib.Error()
         code = _dtype_code(dtype)
         dims = (C.c_int64 * 4)(frames, c, h, w)
         _check(lib.relayout_desc_init(C.byref(d), layout._handle, code, 4,
                                       b"NCHW", dims, err), err)
         if dtype in ("i8", "u8"):
-            q = _lib.Quant(quant_scale, quant_zero_point)
+            q = _lib.Quant(1.0 if quant_scale is None else quant_scale,
+                           quant_zero_point or 0)
             _check(lib.relayout_desc_retype(C.byref(d), layout._handle, code,
                                             C.byref(q), err), err)
         self.frames, self.frame_bytes = frames, frame
@@ -619,16 +626,16 @@ def convert_many(items: Iterable[Tuple[Any, str, str]], device: str = "auto",
 
 def preprocess(frames: Any, config: "Union[str, Aipp]", to: str = "NCHW",
                dtype: str = "f16", device: str = "auto",
-               quant_scale: float = 1.0,
-               quant_zero_point: int = 0) -> np.ndarray:
+               quant_scale: Optional[float] = None,
+               quant_zero_point: Optional[int] = None) -> np.ndarray:
     """frames (a uint8 array holding whole frames back to back: NV12's Y
     then UV plane, RGB888, XRGB8888 or gray, at the configuration's size)
     through AIPP configuration config (an Aipp, or its text;
-    docs/PREPROCESS.md: crop,
-    colour-space conversion, swaps, normalization in f32, padding) into
-    layout `to`, one N per frame: a new array of its physical shape. dtype
-    f16, bf16, f32, f64, or i8/u8 quantized by quant_scale and
-    quant_zero_point. The engine and the plan are kept for the next call of
+    docs/PREPROCESS.md: crop, colour-space conversion, swaps,
+    normalization in f32, padding) into layout `to`, one N per frame: a
+    new array of its physical shape. dtype f16, bf16, f32, f64, or i8/u8
+    quantized by quant_scale (default 1) and quant_zero_point (default
+    0). The engine and the plan are kept for the next call of
     the same kind."""
     return _engine(device).preprocess(
         frames, config, to, dtype, quant_scale=quant_scale,

@@ -311,6 +311,9 @@ def test_preprocessing_plan_and_errors():
         plan.run(frames[:360])
     with pytest.raises(relayout.Error, match="not a whole number"):
         relayout.preprocess(frames[:-1], NV12_JPEG, device="ref")
+    with pytest.raises(relayout.Error, match="quantize an i8 or u8"):
+        relayout.preprocess(frames, NV12_JPEG, dtype="f16", quant_scale=0.5,
+                            device="ref")
     with pytest.raises(relayout.Error, match="uint8"):
         relayout.preprocess(frames.astype(np.int16), NV12_JPEG, device="ref")
     with pytest.raises(relayout.Error, match=r"line 2.*resize"):
