@@ -59,8 +59,9 @@ typedef enum relayout_status {
   RELAYOUT_ERR_UNSUPPORTED = 6, /**< valid request this build cannot serve */
   RELAYOUT_ERR_NOMEM = 7,       /**< memory allocation failed */
   RELAYOUT_ERR_IO = 8,          /**< reading or writing a file failed */
-  RELAYOUT_ERR_FILE = 9,     /**< a file is corrupt or of an unsupported kind */
-  RELAYOUT_ERR_ARGUMENT = 10 /**< NULL pointer or out-of-range argument */
+  RELAYOUT_ERR_FILE = 9, /**< a file is corrupt or of an unsupported kind */
+  RELAYOUT_ERR_ARGUMENT = 10, /**< NULL pointer or out-of-range argument */
+  RELAYOUT_ERR_BUSY = 11      /**< an engine in use by another thread */
 } relayout_status;
 
 /** A message naming what went wrong; filled by any failing call. */
@@ -496,7 +497,10 @@ typedef struct relayout_engine_options {
  * the scalar reference, as the options say (NULL: every default). Where
  * "auto" finds no OpenCL device, the engine is the reference and
  * relayout_engine_note says so.
- * Thread safety: an engine and its plans are used by one thread at a time.
+ * Thread safety: engines may be created and freed from any thread at once;
+ * an engine and its plans are used by one thread at a time: a call that
+ * finds another thread inside the same engine (creating or running a plan,
+ * enqueueing) fails with RELAYOUT_ERR_BUSY and changes nothing.
  */
 typedef struct relayout_engine relayout_engine;
 RELAYOUT_API relayout_status relayout_engine_create(

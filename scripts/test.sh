@@ -2,7 +2,7 @@
 # test.sh [SUITE] - builds relayout and runs its tests. With no SUITE (what CI
 # runs): the format check, a warnings-as-errors build with every test, and
 # the same tests under AddressSanitizer + UBSan. A SUITE runs one part:
-#   format  clang-format over the sources; docs/LAYOUTS.md against the spec
+#   format  clang-format over the sources
 #   unit    the tests that need no device (layouts, reference, planner)
 #   device  the tests on an OpenCL device (PoCL's CPU device here)
 #   fuzz    the fuzzers' committed corpora, replayed
@@ -27,11 +27,6 @@ format() {
   local files
   files=$(git ls-files '*.c' '*.h' 2>/dev/null || find include lib cli bench tests -name '*.[ch]')
   clang-format --dry-run --Werror $files
-  # the spec is kept in step where the repository sits beside it
-  if [ -f ../shared/spec/LAYOUTS.md ] && ! cmp -s ../shared/spec/LAYOUTS.md docs/LAYOUTS.md; then
-    echo "docs/LAYOUTS.md differs from ../shared/spec/LAYOUTS.md: copy the spec over" >&2
-    return 1
-  fi
 }
 
 build() {

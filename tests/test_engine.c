@@ -5,6 +5,9 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -475,15 +478,90 @@ static void kernels(void) {
               relayout_engine_create(&e, &o, &e_));
 }
 
+static void *create_engine(void *status) {
+  relayout_engine_options o = {
+      .size = sizeof o, .device = "cpu", .cache_dir = dir};
+  relayout_engine *e = NULL;
+  relayout_error err;
+  *(relayout_status *)status = relayout_engine_create(&e, &o, &err);
+  relayout_engine_free(e);
+  return NULL;
+}
+
+/* A run long enough for another thread to find its engine busy. */
+typedef struct {
+  relayout_plan *plan;
+  fixture *f;
+  relayout_status status;
+  atomic_int started, done;
+} long_run;
+
+static void *run_long(void *arg) {
+  long_run *r = arg;
+  atomic_store(&r->started, 1);
+  relayout_error err;
+  r->status = relayout_plan_run(r->plan, r->f->got.data, r->f->got.size,
+                                r->f->in, (size_t)r->f->sb, &err);
+  atomic_store(&r->done, 1);
+  return NULL;
+}
+
+/* Engines made by several threads at once, the process's first (PoCL
+ * crashed in its first device queries without the library's lock). */
+static void concurrent_engines(void) {
+  pthread_t t[4];
+  relayout_status made[4];
+  for (int i = 0; i < 4; i++)
+    pthread_create(&t[i], NULL, create_engine, &made[i]);
+  for (int i = 0; i < 4; i++) {
+    pthread_join(t[i], NULL);
+    CHECK(made[i] == RELAYOUT_OK, "engine %d made beside three others: %s", i,
+          relayout_status_name(made[i]));
+  }
+}
+
+/* One engine used by two threads at once: the second call is refused, not
+ * left to race. */
+static void busy(void) {
+  pthread_t t;
+  relayout_engine *e = engine("ref", NULL);
+  fixture f =
+      fixture_new("NC1HWC0", RELAYOUT_F32, (const int64_t[]){8, 61, 128, 128});
+  long_run r = {.f = &f};
+  CHECK_OK(relayout_plan_create(&r.plan, e, &f.d, &f.s, &e_));
+  pthread_create(&t, NULL, run_long, &r);
+  while (!atomic_load(&r.started)) sched_yield();
+  relayout_plan *other = NULL;
+  relayout_status s = RELAYOUT_OK;
+  relayout_error err;
+  while (!atomic_load(&r.done) && s != RELAYOUT_ERR_BUSY) {
+    s = relayout_plan_create(&other, e, &f.d, &f.s, &err);
+    relayout_plan_free(other);
+  }
+  pthread_join(t, NULL);
+  CHECK(s == RELAYOUT_ERR_BUSY && strstr(err.message, "another thread"),
+        "a plan made while another thread runs one on the engine: %s",
+        relayout_status_name(s));
+  CHECK(r.status == RELAYOUT_OK && !memcmp(f.got.data, f.want.data, f.got.size),
+        "the running thread's conversion is whole");
+  CHECK_OK(relayout_plan_create(&other, e, &f.d, &f.s, &e_));
+  relayout_plan_free(other);
+  relayout_plan_free(r.plan);
+  fixture_free(&f);
+  relayout_engine_free(e);
+}
+
 int main(void) {
   snprintf(dir, sizeof dir, "/tmp/relayout-cache-XXXXXX");
   if (!mkdtemp(dir)) return 2;
+  concurrent_engines();
   choosing();
   disk_cache();
   bounded();
   slabs();
   stream_bytes();
   kernels();
+  busy();
   char cmd[96];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   if (system(cmd)) return 2;

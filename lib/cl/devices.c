@@ -8,6 +8,15 @@
 #include <string.h>
 #include <strings.h>
 
+/* OpenCL drivers may set themselves up on the first queries without a lock
+ * of their own (PoCL crashes when threads race there): finding and opening
+ * devices is one thread at a time in the process. */
+static pthread_mutex_t discovery = PTHREAD_MUTEX_INITIALIZER;
+
+void rl_devices_lock(void) { pthread_mutex_lock(&discovery); }
+
+void rl_devices_unlock(void) { pthread_mutex_unlock(&discovery); }
+
 void rl_enumerate(rl_found *f) {
   cl_platform_id plats[16];
   cl_uint np = 0;
@@ -62,11 +71,13 @@ relayout_status relayout_device_list(relayout_device_info *out, int room,
   if (!count || (room > 0 && !out))
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
   rl_found f;
+  rl_devices_lock();
   rl_enumerate(&f);
   for (int i = 0; i < f.n && i < room; i++)
     rl_device_info(&out[i], f.platform[i], f.device[i]);
   *count = f.n;
   if (autopick) *autopick = pick_auto(&f);
+  rl_devices_unlock();
   return RELAYOUT_OK;
 }
 

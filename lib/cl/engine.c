@@ -81,11 +81,10 @@ static relayout_engine *engine_new(void) {
   return e;
 }
 
-relayout_status relayout_engine_create(relayout_engine **out,
-                                       const relayout_engine_options *options,
-                                       relayout_error *err) {
-  if (!out) return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
-  *out = NULL;
+/* The engine of o's device, or the reference's, in *out. */
+static relayout_status engine_open(relayout_engine **out,
+                                   const relayout_engine_options *options,
+                                   relayout_error *err) {
   relayout_engine_options o = options_of(options);
   relayout_status s = check_options(&o, err);
   if (s) return s;
@@ -129,6 +128,17 @@ relayout_status relayout_engine_create(relayout_engine **out,
   }
   *out = e;
   return RELAYOUT_OK;
+}
+
+relayout_status relayout_engine_create(relayout_engine **out,
+                                       const relayout_engine_options *options,
+                                       relayout_error *err) {
+  if (!out) return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
+  *out = NULL;
+  rl_devices_lock();
+  relayout_status s = engine_open(out, options, err);
+  rl_devices_unlock();
+  return s;
 }
 
 relayout_status relayout_engine_wrap(relayout_engine **out, cl_context context,
@@ -175,6 +185,27 @@ void relayout_engine_free(relayout_engine *e) {
     if (e->context) clReleaseContext(e->context);
   }
   free(e);
+}
+
+relayout_status rl_engine_enter(relayout_engine *e, relayout_error *err) {
+  pthread_mutex_lock(&e->lock);
+  int busy = e->depth && !pthread_equal(e->user, pthread_self());
+  if (!busy) {
+    e->user = pthread_self();
+    e->depth++;
+  }
+  pthread_mutex_unlock(&e->lock);
+  return busy ? rl_fail(err, RELAYOUT_ERR_BUSY,
+                        "engine '%s' is in use by another thread: an engine "
+                        "and its plans are used by one thread at a time",
+                        e->name)
+              : RELAYOUT_OK;
+}
+
+void rl_engine_leave(relayout_engine *e) {
+  pthread_mutex_lock(&e->lock);
+  e->depth--;
+  pthread_mutex_unlock(&e->lock);
 }
 
 const char *relayout_engine_device(const relayout_engine *e) {

@@ -59,6 +59,8 @@ struct relayout_engine {
   rl_build *waiting; /* builds not started, oldest first */
   pthread_t builders[RL_MAX_BUILDERS];
   int nbuilders, stopping;
+  pthread_t user; /* the thread inside a call on the engine, while depth */
+  int depth;
 };
 
 struct relayout_plan {
@@ -132,6 +134,13 @@ typedef struct rl_found {
   int n;
 } rl_found;
 void rl_enumerate(rl_found *f);
+void rl_devices_lock(void); /* around enumerating and opening devices */
+void rl_devices_unlock(void);
+
+/* engine.c: a call's hold on the engine, refused (RELAYOUT_ERR_BUSY) while
+ * another thread holds it; released by rl_engine_leave. */
+relayout_status rl_engine_enter(relayout_engine *e, relayout_error *err);
+void rl_engine_leave(relayout_engine *e);
 void rl_device_info(relayout_device_info *out, cl_platform_id p,
                     cl_device_id d);
 relayout_status rl_choose_device(int *index, const rl_found *f,

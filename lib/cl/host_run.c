@@ -267,9 +267,17 @@ relayout_status rl_run_jobs(const relayout_job *jobs, int njobs,
 
 relayout_status relayout_plans_run(const relayout_job *jobs, int njobs,
                                    relayout_error *err) {
+  relayout_engine *e = NULL;
   for (int i = 0; jobs && i < njobs; i++)
-    if (jobs[i].plan) jobs[i].plan->run_note[0] = 0;
-  return rl_run_jobs(jobs, njobs, err);
+    if (jobs[i].plan) {
+      jobs[i].plan->run_note[0] = 0;
+      if (!e) e = jobs[i].plan->engine;
+    }
+  relayout_status s = e ? rl_engine_enter(e, err) : RELAYOUT_OK;
+  if (s) return s;
+  s = rl_run_jobs(jobs, njobs, err);
+  if (e) rl_engine_leave(e);
+  return s;
 }
 
 relayout_status relayout_plan_run(relayout_plan *p, void *dst, size_t dst_size,

@@ -241,7 +241,12 @@ relayout_status relayout_plan_create(relayout_plan **out,
                                      relayout_error *err) {
   if (!out || !engine || !dst || !src)
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
-  return rl_plan_create(out, engine, rl_cd(dst), rl_cd(src), err);
+  *out = NULL;
+  relayout_status s = rl_engine_enter(engine, err);
+  if (s) return s;
+  s = rl_plan_create(out, engine, rl_cd(dst), rl_cd(src), err);
+  rl_engine_leave(engine);
+  return s;
 }
 
 void relayout_plan_free(relayout_plan *p) {
@@ -308,13 +313,11 @@ cl_int rl_enqueue(relayout_plan *p, cl_mem dst, size_t dst_off, cl_mem src,
                                 nwait, wait, done);
 }
 
-relayout_status relayout_plan_enqueue(relayout_plan *p, cl_mem dst,
-                                      size_t dst_offset, cl_mem src,
-                                      size_t src_offset, cl_uint nwait,
-                                      const cl_event *wait, cl_event *done,
-                                      relayout_error *err) {
-  if (!p || !dst || !src)
-    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
+static relayout_status plan_enqueue(relayout_plan *p, cl_mem dst,
+                                    size_t dst_offset, cl_mem src,
+                                    size_t src_offset, cl_uint nwait,
+                                    const cl_event *wait, cl_event *done,
+                                    relayout_error *err) {
   if (p->layout.family == RL_FAMILY_REFERENCE)
     return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
                    "this plan runs on the scalar reference%s%s: it cannot "
@@ -367,4 +370,18 @@ relayout_status relayout_plan_enqueue(relayout_plan *p, cl_mem dst,
     return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
                    "enqueueing the conversion failed (OpenCL error %d)", rc);
   return RELAYOUT_OK;
+}
+
+relayout_status relayout_plan_enqueue(relayout_plan *p, cl_mem dst,
+                                      size_t dst_offset, cl_mem src,
+                                      size_t src_offset, cl_uint nwait,
+                                      const cl_event *wait, cl_event *done,
+                                      relayout_error *err) {
+  if (!p || !dst || !src)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
+  relayout_status s = rl_engine_enter(p->engine, err);
+  if (s) return s;
+  s = plan_enqueue(p, dst, dst_offset, src, src_offset, nwait, wait, done, err);
+  rl_engine_leave(p->engine);
+  return s;
 }

@@ -78,11 +78,17 @@ relayout_status relayout_preprocess_plan_create(relayout_preprocess_plan **out,
   if (s) return s;
   relayout_preprocess_plan *p = calloc(1, sizeof *p);
   if (!p) return rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  s = rl_engine_enter(engine, err);
+  if (s) {
+    free(p);
+    return s;
+  }
   p->engine = engine;
   p->aipp = *aipp;
   p->dst = *rl_cd(dst);
   p->frame = frame;
   make_kernel(p);
+  rl_engine_leave(engine);
   *out = p;
   return RELAYOUT_OK;
 }
@@ -111,15 +117,11 @@ static cl_int enqueue(relayout_preprocess_plan *p, cl_mem dst, size_t dst_off,
                                 &p->global, &p->local, nwait, wait, done);
 }
 
-relayout_status relayout_preprocess_run(relayout_preprocess_plan *p,
-                                        void *dst_buf, size_t dst_size,
-                                        const void *frames, size_t frames_size,
-                                        relayout_error *err) {
-  if (!p || !dst_buf || !frames)
-    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
-  relayout_status s =
-      rl_preprocess_sizes(&p->dst, dst_size, p->frame, frames_size, err);
-  if (s) return s;
+/* relayout_preprocess_run on arguments checked and sized. */
+static relayout_status preprocess_run(relayout_preprocess_plan *p,
+                                      void *dst_buf, size_t dst_size,
+                                      const void *frames, size_t frames_size,
+                                      relayout_error *err) {
   p->run_note[0] = 0;
   if (!p->kernel)
     return relayout_preprocess_ref(&p->aipp, (const relayout_desc *)&p->dst,
@@ -163,6 +165,21 @@ relayout_status relayout_preprocess_run(relayout_preprocess_plan *p,
                                  dst_buf, dst_size, frames, frames_size, err);
 }
 
+relayout_status relayout_preprocess_run(relayout_preprocess_plan *p,
+                                        void *dst_buf, size_t dst_size,
+                                        const void *frames, size_t frames_size,
+                                        relayout_error *err) {
+  if (!p || !dst_buf || !frames)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
+  relayout_status s =
+      rl_preprocess_sizes(&p->dst, dst_size, p->frame, frames_size, err);
+  if (!s) s = rl_engine_enter(p->engine, err);
+  if (s) return s;
+  s = preprocess_run(p, dst_buf, dst_size, frames, frames_size, err);
+  rl_engine_leave(p->engine);
+  return s;
+}
+
 relayout_status relayout_preprocess_enqueue(relayout_preprocess_plan *p,
                                             cl_mem dst, size_t dst_offset,
                                             cl_mem frames, size_t frames_offset,
@@ -188,9 +205,11 @@ relayout_status relayout_preprocess_enqueue(relayout_preprocess_plan *p,
   relayout_status s = rl_preprocess_sizes(
       &p->dst, have_d > dst_offset ? have_d - dst_offset : 0, p->frame,
       have_f > frames_offset ? have_f - frames_offset : 0, err);
+  if (!s) s = rl_engine_enter(p->engine, err);
   if (s) return s;
   cl_int rc =
       enqueue(p, dst, dst_offset, frames, frames_offset, nwait, wait, done);
+  rl_engine_leave(p->engine);
   return rc == CL_SUCCESS
              ? RELAYOUT_OK
              : rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,

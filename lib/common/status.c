@@ -16,6 +16,7 @@ const char *relayout_status_name(relayout_status status) {
   case RELAYOUT_ERR_IO: return "RELAYOUT_ERR_IO";
   case RELAYOUT_ERR_FILE: return "RELAYOUT_ERR_FILE";
   case RELAYOUT_ERR_ARGUMENT: return "RELAYOUT_ERR_ARGUMENT";
+  case RELAYOUT_ERR_BUSY: return "RELAYOUT_ERR_BUSY";
   }
   return "RELAYOUT_ERR_(invalid)";
 }
