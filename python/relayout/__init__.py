@@ -110,12 +110,53 @@ def _empty(shape: Sequence[int], dtype: np.dtype) -> np.ndarray:
     return buf[at:at + n].view(dtype).reshape(shape)
 
 
+def _int(name: str, v: Any, lo: int = -2**63, hi: int = 2**63 - 1) -> int:
+    """v, an integer argument, checked to lie in [lo, hi] before ctypes
+    would wrap it."""
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, not "
+                        f"{type(v).__name__}")
+    if not lo <= int(v) <= hi:
+        raise Error("RELAYOUT_ERR_ARGUMENT",
+                    f"{name}={int(v)} is out of range [{lo}, {hi}]")
+    return int(v)
+
+
+def _ints(name: str, values: Iterable[Any], lo: int = -2**63,
+          hi: int = 2**63 - 1) -> List[int]:
+    return [_int(f"{name}[{i}]", v, lo, hi) for i, v in enumerate(values)]
+
+
+def _f32(name: str, v: Any) -> float:
+    """v, a float argument, checked to keep its meaning as the f32 the
+    library takes: no finite value that rounds to 0 or infinity."""
+    f = float(v)
+    with np.errstate(over="ignore", under="ignore"):
+        g = np.float32(f)
+    if np.isfinite(f) and ((f != 0 and g == 0) or not np.isfinite(g)):
+        raise Error("RELAYOUT_ERR_ARGUMENT",
+                    f"{name}={f!r} is out of f32's range (it would be "
+                    f"{float(g)!r})")
+    return f
+
+
+def _text(name: str, v: Any) -> str:
+    if not isinstance(v, str):
+        raise TypeError(f"{name} must be a str, not {type(v).__name__}")
+    return v
+
+
 def _output(out: Optional[np.ndarray], shape: Tuple[int, ...],
             dtype: np.dtype) -> np.ndarray:
-    """out, checked to be a C-contiguous array of shape and dtype, or a new
-    one."""
+    """out, checked to be a writeable C-contiguous array of shape and
+    dtype, or a new one."""
     if out is None:
         return _empty(shape, dtype)
+    if not isinstance(out, np.ndarray):
+        raise TypeError(f"out must be a numpy array, not "
+                        f"{type(out).__name__}")
+    if not out.flags.writeable:
+        raise ValueError("out is read-only")
     if out.shape != shape or out.dtype != dtype or \
             not out.flags.c_contiguous:
         raise Error("RELAYOUT_ERR_ARGUMENT",
@@ -130,8 +171,9 @@ class Layout:
     def __init__(self, text: str):
         self._handle = C.c_void_p()
         err = _lib.Error()
-        _check(lib.relayout_layout_parse(C.byref(self._handle), text.encode(),
-                                         err), err)
+        _check(lib.relayout_layout_parse(C.byref(self._handle),
+                                         _text("layout", text).encode(), err),
+               err)
 
     def __del__(self) -> None:
         if getattr(self, "_handle", None):
@@ -159,7 +201,7 @@ class Layout:
             chr(ord("0") + i) for i in range(len(shape)))
         desc = _lib.Desc()
         err = _lib.Error()
-        dims = (C.c_int64 * len(shape))(*shape)
+        dims = (C.c_int64 * len(shape))(*_ints("shape", shape))
         _check(lib.relayout_desc_init(C.byref(desc), self._handle,
                                       _dtype_code(dtype), len(shape),
                                       names.encode(), dims, err), err)
@@ -342,7 +384,8 @@ class Aipp:
     FORMATS = ("YUV420SP_U8", "RGB888_U8", "XRGB8888_U8", "YUV400_U8")
 
     def __init__(self, text: str):
-        self._c, err, b = _lib.Aipp(), _lib.Error(), text.encode()
+        self._c, err = _lib.Aipp(), _lib.Error()
+        b = _text("config", text).encode()
         _check(lib.relayout_aipp_parse(C.byref(self._c), b, len(b), err), err)
         self._checked()
 
@@ -363,10 +406,13 @@ class Aipp:
         a._c = _lib.Aipp()
         lib.relayout_aipp_defaults(C.byref(a._c))
         a._c.input_format = cls.FORMATS.index(input_format)
-        a._c.src_image_size_w, a._c.src_image_size_h = width, height
-        m, s = ((C.c_float * 3)(*map(float, v)) for v in (mean, std))
-        _check(lib.relayout_aipp_normalize(C.byref(a._c), m, s, float(scale),
-                                           err), err)
+        a._c.src_image_size_w = _int("width", width)
+        a._c.src_image_size_h = _int("height", height)
+        m, s = ((C.c_float * 3)(*(_f32(f"{n}[{i}]", x)
+                                  for i, x in enumerate(v)))
+                for n, v in (("mean", mean), ("std", std)))
+        _check(lib.relayout_aipp_normalize(C.byref(a._c), m, s,
+                                           _f32("scale", scale), err), err)
         a._checked()
         return a
 
@@ -382,7 +428,12 @@ class Aipp:
 
 
 def _config(config: "Union[str, Aipp]") -> Aipp:
-    return config if isinstance(config, Aipp) else Aipp(config)
+    if isinstance(config, Aipp):
+        return config
+    if not isinstance(config, str):
+        raise TypeError(f"config must be an Aipp or its text (str), not "
+                        f"{type(config).__name__}")
+    return Aipp(config)
 
 
 def _frames_array(frames: Any) -> np.ndarray:
@@ -419,12 +470,15 @@ class Preprocessing:
                         f"u8 dtype, not {dtype}")
         layout, d, err = Layout(to), _lib.Desc(), _lib.Error()
         code = _dtype_code(dtype)
-        dims = (C.c_int64 * 4)(frames, c, h, w)
+        dims = (C.c_int64 * 4)(_int("frames", frames, 1), c, h, w)
         _check(lib.relayout_desc_init(C.byref(d), layout._handle, code, 4,
                                       b"NCHW", dims, err), err)
         if dtype in ("i8", "u8"):
-            q = _lib.Quant(1.0 if quant_scale is None else quant_scale,
-                           quant_zero_point or 0)
+            q = _lib.Quant(
+                1.0 if quant_scale is None else _f32("quant_scale",
+                                                     quant_scale),
+                _int("quant_zero_point", quant_zero_point or 0, -2**31,
+                     2**31 - 1))
             _check(lib.relayout_desc_retype(C.byref(d), layout._handle, code,
                                             C.byref(q), err), err)
         self.frames, self.frame_bytes = frames, frame
@@ -472,10 +526,11 @@ class Plan:
         self._engine = engine  # outlives the plan
         a, b = Layout(src), Layout(dst)
         s, d, err = _lib.Desc(), _lib.Desc(), _lib.Error()
-        given = [(k, v) for k, v in (dims or {}).items()]
+        given = [(_text("dims' key", k), _int(f"dims[{k!r}]", v))
+                 for k, v in (dims or {}).items()]
         gv = (_lib.DimValue * max(len(given), 1))(
             *[_lib.DimValue(k.encode(), v) for k, v in given])
-        sh = (C.c_int64 * len(shape))(*shape)
+        sh = (C.c_int64 * len(shape))(*_ints("shape", shape))
         code = _dtype_code(dtype)
         _check(lib.relayout_bind(C.byref(s), C.byref(d), a._handle, b._handle,
                                  code, len(shape), sh, gv, len(given), err),
@@ -484,7 +539,7 @@ class Plan:
         has_from = any(v is not None for v in from_quant)
         has_to = any(v is not None for v in quant)
         if has_from:
-            q = _lib.Quant(*_scalar_quant(from_quant))
+            q = _lib.Quant(*_scalar_quant(from_quant, "from_"))
             _check(lib.relayout_desc_retype(C.byref(s), a._handle, code,
                                             C.byref(q), err), err)
             self._per_channel(s, from_quant, axis)
@@ -526,6 +581,9 @@ class Plan:
             0 if zero is None else zero, (n,)), np.int32)
         if scale is not None and not np.array_equal(sc, scale):
             raise Error("EXIT_USAGE", "per-channel scales must be f32 values")
+        if zero is not None and not np.array_equal(zp, zero):
+            raise Error("EXIT_USAGE", "per-channel zero points must be "
+                        "int32 values")
         name = str(axis).upper() if not str(axis).isdigit() else \
             chr(ord("0") + int(axis))
         qc = _lib.QuantChannels(name.encode(), n,
@@ -583,12 +641,15 @@ def _quant_key(v: Any) -> Any:
     return v if a is None or a.ndim == 0 else (a.dtype.str, a.tobytes())
 
 
-def _scalar_quant(quant: Tuple) -> Tuple[float, int]:
-    """A side's per-tensor (scale, zero point): where one is an array,
-    the per-channel values replace it after."""
+def _scalar_quant(quant: Tuple, side: str = "") -> Tuple[float, int]:
+    """A side's per-tensor (scale, zero point), its arguments' names
+    prefixed by side: where one is an array, the per-channel values replace
+    it after."""
     scale, zero = quant
-    return (1.0 if scale is None or np.ndim(scale) else float(scale),
-            0 if zero is None or np.ndim(zero) else int(zero))
+    return (1.0 if scale is None or np.ndim(scale) else
+            _f32(side + "scale", scale),
+            0 if zero is None or np.ndim(zero) else
+            _int(side + "zero_point", zero, -2**31, 2**31 - 1))
 
 
 def _engine(device: str) -> Engine:

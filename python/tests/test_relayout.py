@@ -345,3 +345,109 @@ def test_preprocess_normalize(device):
         relayout.Aipp.normalize("RGB888_U8", 7, 5, std=(1, 0, 1))
     with pytest.raises(relayout.Error, match="input_format 'BGR'"):
         relayout.Aipp.normalize("BGR", 7, 5)
+
+
+def test_out_must_be_writeable(tmp_path):
+    """A read-only out= (a memory-mapped file opened "r", a bytes object's
+    buffer) is refused, never written."""
+    plan = relayout.Engine("ref").plan("NCHW", "NC1HWC0", (2, 17, 5, 3))
+    x = rng.random((2, 17, 5, 3), np.float32)
+    np.save(tmp_path / "z.npy", np.zeros(plan.dst_shape, np.float32))
+    mapped = np.load(tmp_path / "z.npy", mmap_mode="r")
+    frozen = bytes(plan.dst_shape[0] * 2 * 5 * 3 * 16 * 4)
+    for out in (mapped, np.frombuffer(frozen, np.float32)
+                .reshape(plan.dst_shape)):
+        with pytest.raises(ValueError, match="read-only"):
+            plan.run(x, out=out)
+    assert not np.any(np.load(tmp_path / "z.npy")) and not any(frozen)
+    with pytest.raises(TypeError, match="out must be a numpy array, not list"):
+        plan.run(x, out=[0.0] * 480)
+    pre = relayout.Engine("ref").preprocessing(NV12_JPEG, 1, dtype="f32")
+    out = np.zeros(pre.dst_shape, np.float32)
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        pre.run(np.zeros(pre.frame_bytes, np.uint8), out=out)
+
+
+def test_engines_from_threads():
+    """Engines made by four threads at once (PoCL crashed there); one
+    engine's plan run from several threads is either whole or refused as
+    busy, never a race."""
+    import threading
+    made, errors = [], []
+
+    def make():
+        made.append(relayout.Engine("cpu").device)
+
+    threads = [threading.Thread(target=make) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(made) == 4 and len(set(made)) == 1
+    plan = relayout.Engine("ref").plan("NCHW", "NC1HWC0", (4, 61, 64, 64))
+    x = rng.random((4, 61, 64, 64), np.float32)
+    want = nc1hwc0(x, 16)
+    results = []
+
+    def run():
+        try:
+            results.append(plan.run(x))
+        except relayout.Error as e:
+            errors.append(e)
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(np.array_equal(r, want) for r in results) and results
+    assert all(e.status == "RELAYOUT_ERR_BUSY" for e in errors)
+    assert len(results) + len(errors) == 4
+
+
+def test_arguments_checked_before_ctypes():
+    """Python integers and floats out of the C types' range are refused by
+    argument name, not wrapped (2**32+5 read as 5, 1e-50 as 0)."""
+    x = np.zeros((2, 17, 5, 3), np.float32)
+    bad = [
+        (dict(to_dtype="i8", zero_point=2**32 + 5), r"zero_point=4294967301"),
+        (dict(to_dtype="i8", scale=1e-50), r"scale=1e-50 is out of f32"),
+        (dict(to_dtype="i8", scale=1e300), r"scale=1e\+300"),
+        (dict(from_scale=0.5, from_zero_point=-2**31 - 1),
+         r"from_zero_point=-2147483649"),
+        (dict(to_dtype="i8", axis="C", zero_point=np.full(17, 2**40)),
+         r"zero points must be int32"),
+    ]
+    for cast, message in bad:
+        with pytest.raises(relayout.Error, match=message):
+            relayout.convert(x, "NCHW", "NC1HWC0", device="ref", **cast)
+    y = np.zeros((2, 2, 5, 3, 16), np.float32)
+    for c, message in ((2**64 + 17, r"dims\['C'\]=18446744073709551633"),
+                       (2**70, r"dims\['C'\]=1180591620717411303424")):
+        with pytest.raises(relayout.Error, match=message):
+            relayout.convert(y, "NC1HWC0", "NCHW", device="ref",
+                             dims={"C": c})
+    with pytest.raises(relayout.Error, match=r"width=18446744073709551632"):
+        relayout.Aipp.normalize("RGB888_U8", 2**64 + 16, 16)
+    with pytest.raises(relayout.Error, match=r"std\[1\]=1e-60"):
+        relayout.Aipp.normalize("RGB888_U8", 16, 16, std=(1, 1e-60, 1))
+    with pytest.raises(relayout.Error, match=r"shape\[0\]"):
+        relayout.Layout("NCHW").explain([2**63, 1, 1, 1])
+    with pytest.raises(relayout.Error, match=r"quant_zero_point=4294967296"):
+        relayout.Engine("ref").preprocessing(NV12_JPEG, 1, dtype="u8",
+                                             quant_zero_point=2**32)
+
+
+def test_argument_types_named():
+    """Arguments of the wrong type raise TypeError naming them."""
+    with pytest.raises(TypeError, match="layout must be a str, not int"):
+        relayout.Layout(5)
+    with pytest.raises(TypeError, match="layout must be a str, not NoneType"):
+        relayout.convert(np.zeros(3, np.float32), None, "ND")
+    with pytest.raises(TypeError, match="config must be an Aipp or its text"
+                                        r" \(str\), not bytes"):
+        relayout.preprocess(np.zeros(8, np.uint8), NV12_JPEG.encode())
+    with pytest.raises(TypeError, match=r"dims\['C'\] must be an integer"):
+        relayout.convert(np.zeros((2, 2, 5, 3, 16), np.float32), "NC1HWC0",
+                         "NCHW", dims={"C": "17"}, device="ref")
