@@ -165,6 +165,14 @@ typedef struct cli_in {
   uint64_t size; /* a regular file's */
 } cli_in;
 relayout_status cli_in_open(cli_in *in, const char *path, relayout_error *err);
+/* A regular file, opened without waiting on a FIFO: its descriptor, or -1
+ * with err saying what it is instead. */
+int cli_open_regular(const char *path, relayout_error *err);
+/* cli_open_regular on dir/name, refused where links lead it out of dir. */
+int cli_open_beneath(const char *dir, const char *name, relayout_error *err);
+/* fd, from cli_open_regular or cli_open_beneath (-1: failed, err set
+ * already), as an input. */
+relayout_status cli_in_open_file(cli_in *in, int fd, relayout_error *err);
 void cli_in_close(cli_in *in);
 /* Exactly n bytes (a regular file must hold n), in cli_alloc_aligned
  * memory. */

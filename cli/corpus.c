@@ -289,7 +289,16 @@ static const unsigned char *corpus_file(const char *dir, const char *name,
     return NULL;
   }
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  if (cli_read_npy(path, file, &n, err)) return NULL;
+  cli_in in;
+  relayout_error why;
+  relayout_status s =
+      cli_in_open_file(&in, cli_open_beneath(dir, name, &why), &why);
+  if (!s) s = cli_in_read_npy(&in, file, &n, &why);
+  cli_in_close(&in);
+  if (s) {
+    cli_fail(err, RELAYOUT_ERR_FILE, "%s: %s", path, why.message);
+    return NULL;
+  }
   cli_sha256(hex, *file, n);
   if (strcmp(hex, sha)) {
     cli_fail(err, RELAYOUT_ERR_FILE,
@@ -406,9 +415,14 @@ static int import_case(conform *c, const char *dir, const char *path, size_t i,
 int cf_import(conform *c, const char *dir) {
   char path[4200];
   json_error_t jerr;
+  relayout_error err;
   snprintf(path, sizeof path, "%s/manifest.json", dir);
-  json_t *m = json_load_file(path, 0, &jerr),
+  int fd = cli_open_beneath(dir, "manifest.json", &err);
+  if (fd < 0)
+    return cli_error(EXIT_WORK, "conform", "%s: %s", path, err.message);
+  json_t *m = json_loadfd(fd, JSON_REJECT_DUPLICATES, &jerr),
          *cases = json_object_get(m, "cases");
+  close(fd);
   if (!json_is_array(cases)) {
     json_decref(m);
     return cli_error(EXIT_WORK, "conform", "%s: %s", path,

@@ -1,6 +1,7 @@
 /* files.c - a command's input: a regular file read whole, or a stream
  * (standard input as "-", a FIFO, a device) read for exactly the bytes its
  * format says it holds */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "cli.h"
 
 #include <errno.h>
@@ -22,12 +23,54 @@ void *cli_alloc_aligned(size_t n) {
   return aligned_alloc(page, (n + page - 1) / page * page + (n ? 0 : page));
 }
 
-relayout_status cli_in_open(cli_in *in, const char *path, relayout_error *err) {
+int cli_open_regular(const char *path, relayout_error *err) {
+  /* without O_NONBLOCK, opening a FIFO that nothing writes waits forever */
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return io_fail(err, "cannot open"), -1;
+  struct stat st;
+  if (fstat(fd, &st) || fcntl(fd, F_SETFL, 0)) {
+    io_fail(err, "cannot look at it");
+    close(fd);
+    return -1;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    cli_fail(err, RELAYOUT_ERR_FILE, "not a regular file (a %s)",
+             S_ISDIR(st.st_mode)    ? "directory"
+             : S_ISFIFO(st.st_mode) ? "FIFO"
+             : S_ISSOCK(st.st_mode) ? "socket"
+                                    : "device");
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+int cli_open_beneath(const char *dir, const char *name, relayout_error *err) {
+  char *top = realpath(dir, NULL), *path = NULL, *real = NULL;
+  size_t n = top && strcmp(top, "/") ? strlen(top) : 0;
+  int fd = -1;
+  if (!top)
+    io_fail(err, "cannot resolve the directory");
+  else if (!(path = malloc(n + strlen(name) + 2)))
+    cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  else if (sprintf(path, "%s/%s", top, name), !(real = realpath(path, NULL)))
+    io_fail(err, "cannot open");
+  else if (strncmp(real, top, n) || real[n] != '/')
+    cli_fail(err, RELAYOUT_ERR_FILE, "a link leads out of the directory");
+  else
+    fd = cli_open_regular(real, err);
+  free(top);
+  free(path);
+  free(real);
+  return fd;
+}
+
+/* An open descriptor as in. */
+static relayout_status in_of(cli_in *in, int fd, relayout_error *err) {
   in->size = 0;
   in->stream = 0;
-  in->fd =
-      strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
-  if (in->fd < 0) return io_fail(err, "cannot open");
+  in->fd = fd;
+  if (in->fd < 0) return RELAYOUT_ERR_IO;
   struct stat st;
   if (fstat(in->fd, &st)) {
     relayout_status s = io_fail(err, "cannot look at it");
@@ -41,6 +84,17 @@ relayout_status cli_in_open(cli_in *in, const char *path, relayout_error *err) {
   in->stream = !S_ISREG(st.st_mode);
   if (!in->stream) in->size = (uint64_t)st.st_size;
   return RELAYOUT_OK;
+}
+
+relayout_status cli_in_open(cli_in *in, const char *path, relayout_error *err) {
+  int fd =
+      strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
+  if (fd < 0) io_fail(err, "cannot open");
+  return in_of(in, fd, err);
+}
+
+relayout_status cli_in_open_file(cli_in *in, int fd, relayout_error *err) {
+  return fd < 0 ? (in->fd = -1, RELAYOUT_ERR_FILE) : in_of(in, fd, err);
 }
 
 void cli_in_close(cli_in *in) {

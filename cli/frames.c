@@ -131,10 +131,11 @@ static int raw_frames(cli_frames *f, const char *path, const char *cmd) {
 /* Whether path is a regular file that starts as a JPEG or PNG does. */
 static int is_image(const char *path) {
   unsigned char head[8];
-  FILE *f = fopen(path, "rb");
-  size_t got = f ? fread(head, 1, sizeof head, f) : 0;
-  if (f) fclose(f);
-  return cli_image_kind(head, got) != CLI_IMAGE_NONE;
+  relayout_error err;
+  int fd = cli_open_regular(path, &err);
+  ssize_t got = fd >= 0 ? read(fd, head, sizeof head) : 0;
+  if (fd >= 0) close(fd);
+  return got > 0 && cli_image_kind(head, (size_t)got) != CLI_IMAGE_NONE;
 }
 
 int cli_frames_open(cli_frames **out, int64_t *count, const char *const *inputs,
@@ -169,6 +170,24 @@ int cli_frames_open(cli_frames **out, int64_t *count, const char *const *inputs,
   }
   *count = rc ? 0 : f->count;
   return rc;
+}
+
+/* Whether path is the file st describes. */
+static int is_file(const char *path, const struct stat *st) {
+  struct stat s;
+  return strcmp(path, "-") && !stat(path, &s) && s.st_dev == st->st_dev &&
+         s.st_ino == st->st_ino;
+}
+
+const char *cli_frames_reads(const cli_frames *f, const char *const *inputs,
+                             int ninputs, const char *path) {
+  struct stat st;
+  if (!strcmp(path, "-") || stat(path, &st)) return NULL;
+  for (int i = 0; i < ninputs; i++)
+    if (is_file(inputs[i] + (inputs[i][0] == '@'), &st)) return inputs[i];
+  for (int i = 0; i < f->images.n; i++)
+    if (is_file(f->images.p[i], &st)) return f->images.p[i];
+  return NULL;
 }
 
 int cli_frames_start(cli_frames *f, int64_t batch, const char *cmd) {

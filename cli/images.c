@@ -41,7 +41,11 @@ static void jpeg_exit(j_common_ptr c) {
   longjmp(f->back, 1);
 }
 
-static void jpeg_quiet(j_common_ptr c, int level) { (void)c, (void)level; }
+/* A warning (level -1) is damaged data, which libjpeg fills in and passes
+ * over: here it fails the file; trace messages (levels 0 up) are dropped. */
+static void jpeg_warning(j_common_ptr c, int level) {
+  if (level < 0) jpeg_exit(c);
+}
 
 /* The Y plane, then U V pairs at half size (NV12), from a 4:2:0 JPEG's
  * planes as it stores them (rows in libjpeg's image pool, freed with the
@@ -120,7 +124,7 @@ static const char *decode_jpeg(unsigned char *out, const unsigned char *file,
   jpeg_fail fail;
   c.err = jpeg_std_error(&fail.mgr);
   fail.mgr.error_exit = jpeg_exit;
-  fail.mgr.emit_message = jpeg_quiet;
+  fail.mgr.emit_message = jpeg_warning;
   jpeg_create_decompress(&c);
   if (setjmp(fail.back)) {
     snprintf(msg, CLI_IMAGE_MSG, "%s", fail.message);
@@ -201,9 +205,7 @@ const char *cli_image_load(unsigned char *out, const char *path,
   relayout_error err;
   cli_in in;
   unsigned char *file = NULL;
-  if (cli_in_open(&in, path, &err) ||
-      (in.stream &&
-       cli_fail(&err, RELAYOUT_ERR_FILE, "an image must be a regular file")) ||
+  if (cli_in_open_file(&in, cli_open_regular(path, &err), &err) ||
       (in.size > ((uint64_t)1 << 30) &&
        cli_fail(&err, RELAYOUT_ERR_FILE, "over 1 GiB: not an image")) ||
       cli_in_read(&in, &file, (size_t)in.size, &err)) {

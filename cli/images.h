@@ -51,6 +51,10 @@ typedef struct cli_frames cli_frames;
 int cli_frames_open(cli_frames **f, int64_t *count, const char *const *inputs,
                     int ninputs, const relayout_aipp *a, int64_t frame,
                     const char *cmd);
+/* The input (of the `inputs` f was opened with, or an image they name)
+ * that is the file at path, or NULL. */
+const char *cli_frames_reads(const cli_frames *f, const char *const *inputs,
+                             int ninputs, const char *path);
 /* Hands out batches of `batch` frames from now on, images decoding ahead. */
 int cli_frames_start(cli_frames *f, int64_t batch, const char *cmd);
 /* Batch k's frames, `batch` whole ones, once they are there: *got of

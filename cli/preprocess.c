@@ -286,6 +286,12 @@ static int run(const char **pos, int npos, const cli_opt *opts) {
   relayout_desc d;
   output_plan out = {.descr = descr};
   if ((rc = cli_frames_open(&f, &n, pos, npos - 1, &a, frame, cmd))) return rc;
+  const char *clash = cli_frames_reads(f, pos, npos - 1, pos[npos - 1]);
+  if (clash || (file && cli_same_file(file, pos[npos - 1]))) {
+    rc = cli_error(EXIT_USAGE, cmd, "OUT %s is the input %s: it would be lost",
+                   pos[npos - 1], clash ? clash : file);
+    goto done;
+  }
   /* a stream's frames are counted at its end: the output of two stands for
    * theirs until then */
   if (relayout_layout_parse(&layout, cli_get(opts, "to"), &err) ||

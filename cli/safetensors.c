@@ -221,14 +221,14 @@ relayout_status st_parse(st_file *f, const char *path, const void *bytes,
 
 relayout_status st_open(st_file *f, const char *path, relayout_error *err) {
   memset(f, 0, sizeof *f);
-  int fd = open(path, O_RDONLY);
-  if (fd < 0)
-    return cli_fail(err, RELAYOUT_ERR_IO, "%s: cannot open: %s", path,
-                    strerror(errno));
+  relayout_error why;
+  int fd = cli_open_regular(path, &why);
   struct stat st;
-  if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+  if (fd < 0)
+    return cli_fail(err, RELAYOUT_ERR_IO, "%s: %s", path, why.message);
+  if (fstat(fd, &st)) {
     close(fd);
-    return cli_fail(err, RELAYOUT_ERR_IO, "%s: not a regular file", path);
+    return cli_fail(err, RELAYOUT_ERR_IO, "%s: cannot look at it", path);
   }
   size_t size = (size_t)st.st_size;
   void *map = NULL;

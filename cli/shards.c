@@ -28,7 +28,12 @@ static char *join(const char *dir, const char *name) {
 static relayout_status read_index(json_t **out, shard_list *l, const char *path,
                                   relayout_error *err) {
   json_error_t je;
-  json_t *idx = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+  relayout_error why;
+  int fd = cli_open_regular(path, &why);
+  if (fd < 0)
+    return cli_fail(err, RELAYOUT_ERR_FILE, "%s: %s", path, why.message);
+  json_t *idx = json_loadfd(fd, JSON_REJECT_DUPLICATES, &je);
+  close(fd);
   if (!idx)
     return cli_fail(err, RELAYOUT_ERR_FILE, "%s: %s (line %d)", path, je.text,
                     je.line);

@@ -339,11 +339,74 @@ static void batches(void) {
         "frames from a stream into a stream need --raw");
 }
 
+/* Whether file holds `size` bytes equal to want. */
+static int holds(const char *file, const unsigned char *want, size_t size) {
+  unsigned char got[8192];
+  FILE *f = fopen(file, "rb");
+  size_t n = f ? fread(got, 1, sizeof got, f) : 0;
+  if (f) fclose(f);
+  return n == size && !memcmp(got, want, size);
+}
+
+/* A JPEG cut short inside its scan decodes with libjpeg's warnings only:
+ * refused all the same. OUT that is one of the inputs (a raw file, an
+ * image, the configuration, a list, an image a directory holds) is refused
+ * and left as it was; a FIFO among the images is refused, not waited on. */
+static void inputs_kept(void) {
+  unsigned char jpg[4096], raw[2 * W * H * 3];
+  FILE *f = fopen("a.jpg", "rb");
+  size_t n = fread(jpg, 1, sizeof jpg, f), sos = 2;
+  fclose(f);
+  while (sos + 1 < n && !(jpg[sos] == 0xFF && jpg[sos + 1] == 0xDA)) sos++;
+  f = fopen("tr.jpg", "wb");
+  fwrite(jpg, 1, sos + 20 < n ? sos + 20 : n, f);
+  fclose(f);
+  static const char *const cfgs[] = {"rgb.cfg", "nv12.cfg"};
+  for (int i = 0; i < 4; i++)
+    CHECK(cli("preprocess --aipp %s --to NCHW --device %s a.jpg tr.jpg o6.npy",
+              cfgs[i % 2], i < 2 ? "ref" : "cpu") == 1 &&
+              said("tr.jpg: "),
+          "a JPEG cut 20 bytes into its scan is refused (%s, %s)", cfgs[i % 2],
+          i < 2 ? "ref" : "cpu");
+  for (size_t i = 0; i < sizeof raw; i++) raw[i] = (unsigned char)(i * 13);
+  f = fopen("same.raw", "wb");
+  fwrite(raw, 1, sizeof raw, f);
+  fclose(f);
+  f = fopen("list2.txt", "w");
+  fputs("a.jpg\nb.jpg\n", f);
+  fclose(f);
+  static const char *const runs[][2] = {
+      {"same.raw", "same.raw"}, {"a.jpg b.jpg", "b.jpg"},
+      {"a.jpg", "rgb.cfg"},     {"@list2.txt", "list2.txt"},
+      {"@list2.txt", "a.jpg"},  {"dir", "dir/1-rgb.png"}};
+  for (size_t i = 0; i < sizeof runs / sizeof *runs; i++) {
+    f = fopen(runs[i][1], "rb");
+    unsigned char before[8192];
+    size_t had = fread(before, 1, sizeof before, f);
+    fclose(f);
+    CHECK(cli("preprocess --aipp rgb.cfg --to NCHW --raw %s %s", runs[i][0],
+              runs[i][1]) == 2 &&
+              said("is the input") && holds(runs[i][1], before, had),
+          "OUT %s, an input of %s, refused and kept", runs[i][1], runs[i][0]);
+  }
+  mkdir("fifo", 0777);
+  write_jpeg("fifo/a.jpg", W, H, 0, 2);
+  CHECK(mkfifo("fifo/b.png", 0666) == 0 &&
+            cli("preprocess --aipp rgb.cfg --to NCHW fifo o6.npy") == 1 &&
+            said("fifo/b.png: not a regular file (a FIFO)"),
+        "a FIFO named as an image in a directory is refused at once");
+  CHECK(cli("preprocess --aipp rgb.cfg --to NCHW a.jpg fifo/b.png o6.npy") ==
+                1 &&
+            said("fifo/b.png: not a regular file (a FIFO)"),
+        "a FIFO among images named one by one is refused at once");
+}
+
 int main(int argc, char **argv) {
   if (cli_setup(argc, argv, "images")) return 2;
   jpegs();
   pngs();
   batches();
+  inputs_kept();
   cli_teardown();
   return check_summary();
 }
