@@ -315,4 +315,32 @@ refused("a zero std", ok + "}\n",
               "1,0,1", "--to", "NCHW"],
         needle="channel 1: the mean must be finite and the std finite and "
                "not zero")
+refused("an f32 value that underflows to 0", ok + " var_reci_chn_0: 1e-60\n}\n",
+        needle="line 5: var_reci_chn_0: '1e-60' is too small for f32")
+
+
+# Values of any length are read whole (they were cut at 63 characters),
+# and a UTF-8 byte order mark before the text is passed over.
+def same_output(what, text, twin):
+    frames = rng.integers(0, 256, 2 * 4 * 4 * 3, dtype=np.uint8)
+    outs = []
+    for t in (text, twin):
+        (TMP / "a.cfg").write_bytes(t.encode())
+        r, got = run(["--aipp", str(TMP / "a.cfg"), "--to", "NCHW", "--dtype",
+                      "f32"], frames)
+        outs.append(got.tobytes() if r.returncode == 0 else r.stderr)
+    check(outs[0] == outs[1] and isinstance(outs[0], bytes),
+          f"{what}: the same output as its short twin")
+
+
+zeros = "0" * 70
+same_output("a 71-character mean", ok + f" mean_chn_0: {zeros}1\n}}\n",
+            ok + " mean_chn_0: 1\n}\n")
+same_output("a 78-character reciprocal", ok +
+            f" var_reci_chn_0: 0.{zeros}1e70\n}}\n",
+            ok + " var_reci_chn_0: 0.1\n}\n")
+same_output("a zero-padded width", ok.replace(" src_image_size_w: 4",
+                                             f" src_image_size_w: {zeros}4") +
+            "}\n", ok + "}\n")
+same_output("a byte order mark", "\ufeff" + ok + "}\n", ok + "}\n")
 finish()

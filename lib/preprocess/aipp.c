@@ -4,6 +4,7 @@
 #include "internal.h"
 #include "relayout_preprocess.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,22 +192,19 @@ static size_t token(const char *text, size_t len, size_t *at, int *line) {
   return n ? n : 1;
 }
 
-/* value (n bytes, a token) into key k of a. */
-static relayout_status set(relayout_aipp *a, const struct key *k,
-                           const char *value, size_t n, int line,
-                           relayout_error *err) {
-  char buf[64];
-  if (n >= sizeof buf) n = sizeof buf - 1;
-  memcpy(buf, value, n);
-  buf[n] = 0;
+/* value (buf, a whole token) into key k of a. */
+static relayout_status set_value(relayout_aipp *a, const struct key *k,
+                                 const char *buf, int line,
+                                 relayout_error *err) {
   char *end;
   unsigned char *field = (unsigned char *)a + k->at;
   switch (k->k) {
   case MODE:
     if (strcmp(buf, "static"))
-      return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
-                     "line %d: aipp_mode %s: only static AIPP is implemented",
-                     line, buf);
+      return rl_fail(
+          err, RELAYOUT_ERR_ARGUMENT,
+          "line %d: aipp_mode %.40s: only static AIPP is implemented", line,
+          buf);
     return RELAYOUT_OK;
   case FORMAT:
     for (int i = 0; i < 4; i++)
@@ -215,22 +213,28 @@ static relayout_status set(relayout_aipp *a, const struct key *k,
         return RELAYOUT_OK;
       }
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
-                   "line %d: input_format %s: expected YUV420SP_U8, "
+                   "line %d: input_format %.40s: expected YUV420SP_U8, "
                    "RGB888_U8, XRGB8888_U8 or YUV400_U8",
                    line, buf);
   case BOOL:
     if (strcmp(buf, "true") && strcmp(buf, "false"))
       return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
-                     "line %d: %s: expected true or false, not '%s'", line,
+                     "line %d: %s: expected true or false, not '%.40s'", line,
                      k->name, buf);
     *(int *)field = !strcmp(buf, "true");
     return RELAYOUT_OK;
   case FLOAT: {
+    errno = 0;
     float v = strtof(buf, &end);
     if (end == buf || *end || !isfinite(v))
       return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
-                     "line %d: %s: expected a finite number, not '%s'", line,
+                     "line %d: %s: expected a finite number, not '%.40s'", line,
                      k->name, buf);
+    if (errno == ERANGE && v == 0)
+      return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
+                     "line %d: %s: '%.40s' is too small for f32 (it would "
+                     "read as 0)",
+                     line, k->name, buf);
     memcpy(field, &v, sizeof v);
     return RELAYOUT_OK;
   }
@@ -240,7 +244,7 @@ static relayout_status set(relayout_aipp *a, const struct key *k,
     if (end == buf || *end || v < k->lo || v > k->hi)
       return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
                      "line %d: %s: expected a whole number from %lld to %lld, "
-                     "not '%s'",
+                     "not '%.40s'",
                      line, k->name, (long long)k->lo, (long long)k->hi, buf);
     if (k->k == SIZE)
       *(int64_t *)field = v;
@@ -252,13 +256,26 @@ static relayout_status set(relayout_aipp *a, const struct key *k,
   return RELAYOUT_OK;
 }
 
+/* value (n bytes, a token, of any length) into key k of a. */
+static relayout_status set(relayout_aipp *a, const struct key *k,
+                           const char *value, size_t n, int line,
+                           relayout_error *err) {
+  char *buf = malloc(n + 1);
+  if (!buf) return rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  memcpy(buf, value, n);
+  buf[n] = 0;
+  relayout_status s = set_value(a, k, buf, line, err);
+  free(buf);
+  return s;
+}
+
 relayout_status relayout_aipp_parse(relayout_aipp *out, const char *text,
                                     size_t len, relayout_error *err) {
   if (!out || (!text && len))
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
   relayout_aipp a;
   relayout_aipp_defaults(&a);
-  size_t at = 0, n;
+  size_t at = len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3) ? 3 : 0, n; /* BOM */
   int line = 1, seen[sizeof keys / sizeof keys[0]] = {0}, blocks = 0;
   while ((n = token(text, len, &at, &line))) {
     if (n != 7 || memcmp(text + at, "aipp_op", 7))
