@@ -8,17 +8,20 @@
 #include <jansson.h>
 #include <stdint.h>
 
-/* Metadata keys of a repacked file: RP_MARK holds {"version", "had_metadata"},
+/* Metadata keys of a repacked file: RP_MARK holds {"version",
+ * "had_metadata", "records", "sha256"} (the last two: the count of records
+ * and the digest rp_records_digest makes of them),
  * RP_PREFIX + name one converted tensor's {"from", "to", "shape", "dtype"}
  * (the dtype stored), "from_dtype" where a rule cast it, and for a
  * quantized one "scale", the name of the F32 tensor of its scales (NAME
  * RP_SCALE_SUFFIX), and "axis", the logical dim they run along ("" for one
  * scale).
  * Version 2: FRACTAL_ZN's blocks as LAYOUTS.md has them since its fix (N0 =
- * b16, K0 = c0); version 1 files recorded them the other way round. */
+ * b16, K0 = c0); version 1 files recorded them the other way round.
+ * Version 3: the marker counts the records and holds their digest. */
 #define RP_MARK         "relayout"
 #define RP_PREFIX       "relayout:"
-#define RP_VERSION      2
+#define RP_VERSION      3
 #define RP_MAX_RULES    64
 #define RP_SCALE_SUFFIX ".scale"
 
@@ -81,6 +84,14 @@ struct cli_out;
 relayout_status rp_file(rp_options *o, const char *in, struct cli_out *out,
                         const char *label, uint64_t *out_bytes,
                         json_t *weight_map, relayout_error *err);
+
+/* records.c: the sha256 of metadata's records (keys RP_PREFIX...) in key
+ * order, and their count; restoring, every record names a tensor of f and
+ * (version 3 on) they are those the marker counts and digests. */
+relayout_status rp_records_digest(char hex[65], int *count, json_t *metadata,
+                                  relayout_error *err);
+relayout_status rp_records_check(const st_file *f, int version,
+                                 relayout_error *err);
 
 /* Repacks a directory of shards and its model.safetensors.index.json. */
 relayout_status rp_directory(rp_options *o, const char *in, const char *out,

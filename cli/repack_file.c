@@ -295,11 +295,13 @@ static const char *reserved_key(const st_file *f) {
   return NULL;
 }
 
-/* Repacking, each new scale tensor's name is free; restoring, each scale
+/* Repacking, each new scale tensor's name is free in the file and in the
+ * checkpoint's weight_map (a shard index's, or NULL); restoring, each scale
  * tensor a weight takes back is dropped from the output (and is no weight
  * itself). */
 static relayout_status scale_names(const rp_options *o, const st_file *f,
-                                   rp_item *items, relayout_error *err) {
+                                   rp_item *items, const json_t *weight_map,
+                                   relayout_error *err) {
   for (int i = 0; i < f->ntensors; i++) {
     rp_item *it = &items[i];
     if (o->restore && it->scale_of >= 0) {
@@ -312,20 +314,25 @@ static relayout_status scale_names(const rp_options *o, const st_file *f,
       sc->dropped = 1;
       sc->out_size = 0;
     }
-    if (!o->restore && it->scale_name)
-      for (int j = 0; j < f->ntensors; j++)
-        if (!strcmp(f->tensors[j].name, it->scale_name))
-          return cli_fail(err, RELAYOUT_ERR_FILE,
-                          "%s: tensor '%s' would be quantized, its scales "
-                          "stored as '%s', but the file has a tensor of that "
-                          "name",
-                          f->path, it->t->name, it->scale_name);
+    const char *shard =
+        !o->restore && it->scale_name
+            ? json_string_value(json_object_get(weight_map, it->scale_name))
+            : NULL;
+    if (!o->restore && it->scale_name &&
+        (json_object_get(f->header, it->scale_name) || shard))
+      return cli_fail(
+          err, RELAYOUT_ERR_FILE,
+          "%s: tensor '%s' would be quantized, its scales "
+          "stored as '%s', but the %s has a tensor of that name%s%s",
+          f->path, it->t->name, it->scale_name,
+          weight_map ? "checkpoint" : "file", shard ? " in " : "",
+          shard ? shard : "");
   }
   return RELAYOUT_OK;
 }
 
 static relayout_status bind_all(rp_options *o, const st_file *f, rp_item *items,
-                                relayout_error *err) {
+                                const json_t *weight_map, relayout_error *err) {
   int had = 0, version = 0, mark = repacked(f, &had, &version);
   const char *held =
       mark < 0 ? json_string_value(json_object_get(f->metadata, RP_MARK))
@@ -352,6 +359,9 @@ static relayout_status bind_all(rp_options *o, const st_file *f, rp_item *items,
                     "%s: was repacked by relayout already; restore it first "
                     "(relayout repack --restore)",
                     f->path);
+  relayout_status checked =
+      o->restore ? rp_records_check(f, version, err) : RELAYOUT_OK;
+  if (checked) return checked;
   const char *reserved = o->restore ? NULL : reserved_key(f);
   if (reserved)
     return cli_fail(err, RELAYOUT_ERR_FILE,
@@ -395,7 +405,7 @@ static relayout_status bind_all(rp_options *o, const st_file *f, rp_item *items,
       memcpy(it->out_shape, it->t->shape, sizeof it->t->shape);
     }
   }
-  return scale_names(o, f, items, err);
+  return scale_names(o, f, items, weight_map, err);
 }
 
 /* Sets m[key] to value written as JSON text (metadata holds strings only);
@@ -430,9 +440,6 @@ static json_t *new_metadata(const rp_options *o, const st_file *f,
     }
     return keep;
   }
-  json_t *mark = json_pack("{s:i, s:b}", "version", RP_VERSION, "had_metadata",
-                           f->metadata != NULL);
-  set_dumped(m, RP_MARK, mark);
   for (int i = 0; i < f->ntensors; i++) {
     const rp_item *it = &items[i];
     if (!it->convert) continue;
@@ -450,6 +457,13 @@ static json_t *new_metadata(const rp_options *o, const st_file *f,
       *failed = 1;
     free(key);
   }
+  char hex[65];
+  int count;
+  if (rp_records_digest(hex, &count, m, NULL)) *failed = 1;
+  json_t *mark =
+      json_pack("{s:i, s:b, s:i, s:s}", "version", RP_VERSION, "had_metadata",
+                f->metadata != NULL, "records", count, "sha256", hex);
+  set_dumped(m, RP_MARK, mark);
   return m;
 }
 
@@ -458,10 +472,11 @@ static json_t *new_metadata(const rp_options *o, const st_file *f,
  * out of memory. */
 static json_t *new_header(const rp_options *o, const st_file *f,
                           rp_item *items) {
-  json_t *entries = json_object(), *h = json_object();
+  json_t *entries = json_object(), *h = json_object(), *index = json_object();
   uint64_t at = 0;
   for (int i = 0; i < f->ntensors; i++) {
     rp_item *it = &items[i];
+    json_object_set_new(index, it->t->name, json_integer(i));
     if (it->dropped) continue;
     it->out_at = at;
     at += it->out_size;
@@ -484,16 +499,17 @@ static json_t *new_header(const rp_options *o, const st_file *f,
       if (meta) json_object_set(h, k, meta);
       continue;
     }
-    const rp_item *it = items;
-    while (strcmp(it->t->name, k)) it++;
+    const rp_item *it = &items[json_integer_value(json_object_get(index, k))];
     if (it->dropped) continue;
     json_object_set(h, k, json_object_get(entries, k));
     if (!o->restore && it->scale_name) /* its scales after it */
       json_object_set(h, it->scale_name,
                       json_object_get(entries, it->scale_name));
   }
+  failed |= json_object_size(index) < (size_t)f->ntensors; /* out of memory */
   json_decref(meta);
   json_decref(entries);
+  json_decref(index);
   if (failed) {
     json_decref(h);
     return NULL;
@@ -658,7 +674,7 @@ relayout_status rp_file(rp_options *o, const char *in, cli_out *out,
     s = cli_fail(err, RELAYOUT_ERR_NOMEM, "%s: out of memory", in);
     goto done;
   }
-  if ((s = bind_all(o, &f, items, err))) goto done;
+  if ((s = bind_all(o, &f, items, weight_map, err))) goto done;
   *out_bytes = 0;
   for (int i = 0; i < f.ntensors; i++) {
     uint64_t scales =

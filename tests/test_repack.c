@@ -822,10 +822,17 @@ static void test_hostile(void) {
   char *at = strstr(h, "[64,3,7,7]");
   if (at) memcpy(at, "[64,3,7,6]", 10);
   put_raw("bad.st", strlen(h), h, v.data, (size_t)(v.file + v.size - v.data));
+  CHECK(cli("repack --restore bad.st x.st") == 1 &&
+            said("relayout's records differ from those it wrote"),
+        "a record edited after repack (its digest)");
+  /* as a version 2 file, which has no digest: the record is checked alone */
+  at = strstr(h, "\\\"version\\\":3");
+  if (at) at[strlen("\\\"version\\\":")] = '2';
+  put_raw("bad.st", strlen(h), h, v.data, (size_t)(v.file + v.size - v.data));
   free(h);
   free_view(&v);
-  CHECK(cli("repack --restore bad.st x.st") == 1 && said("conv1.weight") &&
-            said("holds"),
+  CHECK(at && cli("repack --restore bad.st x.st") == 1 &&
+            said("conv1.weight") && said("holds"),
         "a record that does not fit the tensor");
   CHECK(absent("x.st"), "no output from a bad restore");
   CHECK(cli("repack m.st x.st --rule 'conv1.bias=FRACTAL_Z'") == 2 &&
@@ -970,8 +977,125 @@ static void test_usage(void) {
         "in place");
 }
 
+/* path's header with `edit` applied to its metadata, written to out with
+ * the same data. */
+static void edit_metadata(const char *path, const char *out,
+                          void (*edit)(json_t *meta)) {
+  st_view v;
+  if (read_view(&v, path)) {
+    CHECK(0, "%s: unreadable", path);
+    return;
+  }
+  edit(json_object_get(v.header, "__metadata__"));
+  char *text = json_dumps(v.header, JSON_COMPACT);
+  put_raw(out, strlen(text), text, v.data, (size_t)(v.file + v.size - v.data));
+  free(text);
+  free_view(&v);
+}
+
+static void drop_record(json_t *m) { json_object_del(m, "relayout:fc.weight"); }
+
+/* fc.weight's logical shape, 100 x 129, forged as 100 x 130: the same padded
+ * size, and a column of data lost on restore. */
+static void forge_shape(json_t *m) {
+  json_t *rec = json_loads(
+      json_string_value(json_object_get(m, "relayout:fc.weight")), 0, NULL);
+  json_object_set_new(rec, "shape", json_pack("[i,i]", 100, 130));
+  char *text = json_dumps(rec, JSON_COMPACT);
+  json_object_set_new(m, "relayout:fc.weight", json_string(text));
+  free(text);
+  json_decref(rec);
+}
+
+static void add_ghost(json_t *m) {
+  json_object_set(m, "relayout:ghost",
+                  json_object_get(m, "relayout:fc.weight"));
+}
+
+/* A version 2 file (no count nor digest) with a record of no tensor. */
+static void ghost_v2(json_t *m) {
+  add_ghost(m);
+  json_object_set_new(m, "relayout",
+                      json_string("{\"version\":2,\"had_metadata\":true}"));
+}
+
+/* Restore records lost, forged or added after repack are found: restore
+ * refuses the file, writing nothing. */
+static void test_damaged_records(void) {
+  write_model("r.st", 0, NMODEL, 1);
+  CHECK(cli("repack r.st r.p " RULES) == 0, "repack for the damaged records");
+  static const struct {
+    void (*edit)(json_t *);
+    const char *what, *said;
+  } cases[] = {
+      {drop_record, "a record deleted", "records where its marker counts"},
+      {forge_shape, "a shape forged to the same padded size",
+       "differ from those it wrote"},
+      {add_ghost, "a record of no tensor", "'relayout:ghost' names no tensor"},
+      {ghost_v2, "a version 2 record of no tensor", "names no tensor"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    edit_metadata("r.p", "r.bad", cases[i].edit);
+    CHECK(cli("repack --restore r.bad r.back") == 1 && said(cases[i].said) &&
+              absent("r.back"),
+          "%s: restore refuses it", cases[i].what);
+  }
+}
+
+/* A file of F32 2x2 tensors named names[0..n). */
+static void write_small(const char *path, const char *const *names, int n) {
+  json_t *h = json_object();
+  float data[16][4];
+  for (int i = 0; i < n; i++) {
+    for (int k = 0; k < 4; k++) data[i][k] = (float)(i * 4 + k + 1);
+    json_object_set_new(h, names[i],
+                        json_pack("{s:s, s:[i,i], s:[i,i]}", "dtype", "F32",
+                                  "shape", 2, 2, "data_offsets", 16 * i,
+                                  16 * i + 16));
+  }
+  char *text = json_dumps(h, JSON_COMPACT);
+  put_raw(path, strlen(text), text, data, (size_t)n * 16);
+  free(text);
+  json_decref(h);
+}
+
+/* Names are unique across a sharded checkpoint: a quantized tensor's scales
+ * may not take the name of a tensor in another shard. A FIFO as a shard or
+ * as the index is refused, not waited on. */
+static void test_shard_clash(void) {
+  mkdir("cl", 0777);
+  static const char *const one[] = {"a", "b"}, *const two[] = {"a.scale"};
+  write_small("cl/s1.safetensors", one, 2);
+  write_small("cl/s2.safetensors", two, 1);
+  json_t *idx =
+      json_pack("{s:{s:s, s:s, s:s}}", "weight_map", "a", "s1.safetensors", "b",
+                "s1.safetensors", "a.scale", "s2.safetensors");
+  json_dump_file(idx, "cl/model.safetensors.index.json", 0);
+  CHECK(cli("repack cl cl.out --rule 'a:2d=FRACTAL_NZ:i8:per-channel=M'") ==
+                1 &&
+            said("stored as 'a.scale', but the checkpoint has a tensor of "
+                 "that name in s2.safetensors") &&
+            absent("cl.out"),
+        "a scale name taken in another shard is refused");
+  CHECK(cli("repack cl cl.out --rule 'b:2d=FRACTAL_NZ:i8'") == 0,
+        "a free scale name in a sharded checkpoint");
+  unlink("cl/s2.safetensors");
+  CHECK(mkfifo("cl/s2.safetensors", 0666) == 0 &&
+            cli("repack cl cl.f --rule 'b=ND'") == 1 &&
+            said("s2.safetensors: not a regular file (a FIFO)"),
+        "a FIFO shard is refused at once");
+  unlink("cl/model.safetensors.index.json");
+  CHECK(mkfifo("cl/model.safetensors.index.json", 0666) == 0 &&
+            cli("repack cl cl.f --rule 'b=ND'") == 1 &&
+            said("index.json: not a regular file (a FIFO)"),
+        "a FIFO index is refused at once");
+  json_decref(idx);
+}
+
 int main(int argc, char **argv) {
   if (cli_setup(argc, argv, "repack")) return 2;
+  test_damaged_records();
+  test_shard_clash();
   test_round_trip(1);
   test_round_trip(0);
   test_casts();
