@@ -303,17 +303,32 @@ static int write_report(cli_out *o, const conform *c, int xml) {
 
 /* The table: per group and types, cases passed, failed, skipped. */
 static int summary(const conform *c) {
-  int fails = 0;
+  int fails = 0, skips = 0;
   printf("%-7s %-22s %6s %6s %6s\n", "family", "types", "pass", "fail", "skip");
   for (int i = 0; i < c->ntallies; i++) {
     const cf_tally *t = &c->tallies[i];
     printf("%-7s %-22s %6d %6d %6d\n", t->group, t->types, t->n[0], t->n[1],
            t->n[2]);
     fails += t->n[1];
+    skips += t->n[2];
   }
+  if (c->skips_fail) fails += skips;
   printf("%d cases on %s against %s: %s\n", c->ncases, c->device,
-         c->against_name, fails ? "FAILED" : "every one passed or skipped");
-  return fails;
+         c->against_name,
+         !c->ncases ? "FAILED: no case ran, nothing was checked"
+         : fails    ? "FAILED"
+         : skips    ? "every one passed or skipped"
+                    : "every one passed");
+  fflush(stdout);
+  if (!c->ncases)
+    cli_error(EXIT_WORK, "conform", "no case ran: nothing was checked");
+  if (c->skips_fail && skips)
+    cli_error(EXIT_WORK, "conform",
+              "%d case%s of the corpus skipped, counted as failures: a "
+              "corpus case that does not run here (--allow-skips accepts "
+              "them)",
+              skips, skips == 1 ? "" : "s");
+  return fails || !c->ncases;
 }
 
 int cf_finish(conform *c, cli_out *junit_out, cli_out *json_out, int table) {

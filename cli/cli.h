@@ -228,6 +228,9 @@ relayout_status cli_out_whole(cli_out *o, const void *head, size_t head_size,
 /* Removes target's temp files and directories (target.tmp-XXXXXX) a day
  * old: left by a run that was killed. Newer ones may be another run's. */
 void cli_sweep_stale(const char *target);
+/* Removes path: a file, or a directory with all it holds (links not
+ * followed). */
+void cli_remove_tree(const char *path);
 
 /* SIGINT, SIGTERM and SIGHUP remove the temp file being written and end the
  * process; SIGPIPE is ignored (a write to a closed reader fails, and says
@@ -241,7 +244,8 @@ int cli_interrupted(void);
  * else RELAYOUT_OK. */
 relayout_status cli_stop_requested(relayout_error *err);
 void cli_reraise(void);
-/* 1 when both paths name one existing file ("-" names none). */
+/* 1 when both paths name one file: one that exists, or one name in one
+ * directory ("-" names none). */
 int cli_same_file(const char *a, const char *b);
 
 /* An .npy array (header for shape, then data) into o, whole. */

@@ -16,6 +16,7 @@ static const char usage[] =
     "       relayout conform --export DIR [--quick|--full] [--formats ...]\n"
     "                        [--dtypes ...] [--shapes N] [--seed N]\n"
     "       relayout conform --import DIR --device D [--junit F] [--json F]\n"
+    "                        [--allow-skips]\n"
     "\n"
     "Runs every ordered pair of the formats of one family of logical dims\n"
     "(NCHW: NCHW NHWC HWCN CHWN NC1HWC0 FRACTAL_Z NCHW4 NCHW32 CHWN4 4N 2N\n"
@@ -40,7 +41,9 @@ static const char usage[] =
     "  --export DIR  writes the matrix and the seeds' worked examples as a\n"
     "              golden corpus into DIR (new): inputs and the reference's\n"
     "              outputs as .npy files, manifest.json, README\n"
-    "  --import DIR  runs a corpus on D against its expected outputs\n";
+    "  --import DIR  runs a corpus on D against its expected outputs; a\n"
+    "              case that skips there fails unless --allow-skips\n"
+    "A run of no case fails: nothing was checked.\n";
 
 static const char *const family_nchw[] = {
     "NCHW",   "NHWC",  "HWCN", "CHWN", "NC1HWC0", "FRACTAL_Z", "NCHW4",
@@ -63,6 +66,34 @@ static int listed(const char *list, const char *name) {
   size_t n = strlen(name);
   for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : 0)
     if (!strncmp(p, name, n) && (p[n] == ',' || !p[n])) return 1;
+  return 0;
+}
+
+/* Every name in --formats is one of the matrix's: 0, or the exit code
+ * (a misspelt name would leave its pairs out silently). */
+static int check_formats(const char *list) {
+  char all[512] = "";
+  for (int f = 0; f < NFAMILIES; f++)
+    for (int i = 0; families[f].formats[i]; i++)
+      snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s",
+               *all ? ", " : "", families[f].formats[i]);
+  for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : 0) {
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(p, ","), p);
+    int known = 0;
+    for (int f = 0; f < NFAMILIES && !known; f++)
+      for (int i = 0; families[f].formats[i] && !known; i++)
+        known = !strcmp(name, families[f].formats[i]);
+    if (known) continue;
+    relayout_layout *l = NULL;
+    relayout_error err;
+    int bad = relayout_layout_parse(&l, name, &err) != RELAYOUT_OK;
+    relayout_layout_free(l);
+    return cli_error(EXIT_USAGE, "conform",
+                     "--formats: '%s' %s%s; the matrix's formats are %s", name,
+                     bad ? "is no layout: " : "is not in the matrix",
+                     bad ? err.message : "", all);
+  }
   return 0;
 }
 
@@ -184,6 +215,7 @@ int cmd_conform(int argc, char **argv) {
                     {.name = "json"},
                     {.name = "export"},
                     {.name = "import"},
+                    {.name = "allow-skips", .is_flag = 1},
                     {0}};
   const char *pos[1];
   int npos, rc;
@@ -203,8 +235,12 @@ int cmd_conform(int argc, char **argv) {
        cli_get(opts, "shapes") || cli_get(opts, "seed") ||
        cli_get(opts, "case") || cli_get(opts, "against")))
     return cli_error(EXIT_USAGE, "conform",
-                     "--import runs the corpus as it is: --device, --junit "
-                     "and --json only");
+                     "--import runs the corpus as it is: --device, --junit, "
+                     "--json and --allow-skips only");
+  if (cli_get(opts, "allow-skips") && !import)
+    return cli_error(EXIT_USAGE, "conform",
+                     "--allow-skips is for --import (a matrix's skips are "
+                     "never failures)");
   if (!export && !cli_get(opts, "device"))
     return cli_error(EXIT_USAGE, "conform", "needs --device\n%s", usage);
   if (quick && full)
@@ -238,6 +274,7 @@ int cmd_conform(int argc, char **argv) {
   m.seed = c.seed;
   const char *plant_at = getenv("RELAYOUT_CONFORM_PLANT");
   c.plant = plant_at ? atoi(plant_at) : 0;
+  if (m.formats && (rc = check_formats(m.formats))) return rc;
   if (!m.types) m.types = default_types(typebuf, sizeof typebuf, quick, full);
   for (const char *p = m.types; p;
        p = strchr(p, ',') ? strchr(p, ',') + 1 : 0) {
@@ -251,6 +288,13 @@ int cmd_conform(int argc, char **argv) {
   relayout_error err;
   const char *reports[2] = {cli_get(opts, "junit"), cli_get(opts, "json")};
   cli_out *outs[2] = {&junit_out, &json_out};
+  if (reports[0] && reports[1] &&
+      (!strcmp(reports[0], reports[1]) ||
+       cli_same_file(reports[0], reports[1])))
+    return cli_error(EXIT_USAGE, "conform",
+                     "--junit and --json name the same file, %s: one would "
+                     "overwrite the other",
+                     reports[1]);
   for (int i = 0; i < 2; i++)
     if (reports[i] && cli_out_check(outs[i], reports[i], 1, &err))
       return cli_error(EXIT_WORK, "conform", "%s", err.message);
@@ -268,6 +312,7 @@ int cmd_conform(int argc, char **argv) {
     table = 0;
   } else if (import) {
     c.against_name = "the corpus";
+    c.skips_fail = !cli_get(opts, "allow-skips");
     rc = cf_import(&c, import);
   } else {
     enumerate(&m, run_case, &c);

@@ -54,6 +54,7 @@ typedef struct conform {
   cf_tally tallies[512];
   json_t *cases;
   int tty;
+  int skips_fail; /* a skip counts as a failure (an imported corpus's) */
 } conform;
 
 enum { CF_PASS, CF_FAIL, CF_SKIP };

@@ -1,11 +1,10 @@
 /* corpus.c - relayout conform --export and --import: the matrix, and the
  * seeds' worked examples, as a golden corpus of .npy files with a
  * manifest; a corpus run on a device against its expected outputs */
-#define _XOPEN_SOURCE 700 /* nftw */
 #include "conform.h"
 
 #include <errno.h>
-#include <ftw.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +141,9 @@ static void put_case(exporter *x, const char *group, const cf_case *k,
   char from[512], to[512], names[2][32], hex[2][65];
   size_t flen[2];
   int64_t sb = 0, db = 0;
+  if (!x->failed && cli_interrupted())
+    x->failed = cli_error(EXIT_WORK, "conform", "interrupted by signal %d",
+                          cli_interrupted());
   if (x->failed) return;
   if (cf_bind(k, &a, &b, &s, &d, &why) ||
       relayout_layout_resolved_text(from, sizeof from, a, k->s.t, &why) ||
@@ -208,12 +210,6 @@ static void export_case(void *ctx, const char *group, const cf_case *k) {
   put_case(ctx, group, k, 0, NULL);
 }
 
-static int remove_one(const char *path, const struct stat *st, int flag,
-                      struct FTW *ftw) {
-  (void)st, (void)flag, (void)ftw;
-  return remove(path);
-}
-
 int cf_export(const char *dir, void (*list)(void *, cf_visit *, void *),
               void *list_ctx, uint64_t seed) {
   struct stat st;
@@ -223,6 +219,8 @@ int cf_export(const char *dir, void (*list)(void *, cf_visit *, void *),
                      "directory)",
                      dir);
   exporter x = {.cases = json_array(), .seed = seed};
+  cli_sweep_stale(dir);
+  cli_defer_signals(); /* a signal stops the export, which removes x.dir */
   snprintf(x.dir, sizeof x.dir, "%s.tmp-XXXXXX", dir);
   char cases[4200];
   if (!mkdtemp(x.dir) ||
@@ -260,12 +258,16 @@ int cf_export(const char *dir, void (*list)(void *, cf_visit *, void *),
     else if (!write_file(&x, "manifest.json", manifest, strlen(manifest)))
       write_file(&x, "README.md", text, n);
   }
+  if (!x.failed && cli_interrupted())
+    x.failed = cli_error(EXIT_WORK, "conform", "interrupted by signal %d",
+                         cli_interrupted());
   if (!x.failed && rename(x.dir, dir))
     x.failed = cli_error(EXIT_WORK, "conform", "--export %s: %s", dir,
                          strerror(errno));
-  if (x.failed)
-    nftw(x.dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-  else
+  if (x.failed) {
+    cli_remove_tree(x.dir);
+    cli_reraise();
+  } else
     printf("%zu cases written to %s (%d of the matrix's do not bind and "
            "are left out)\n",
            json_array_size(x.cases), dir, x.left_out);
@@ -315,7 +317,11 @@ static int quant_of(cf_side *x, json_t *q) {
   if (json_is_null(q) || !q) return 0;
   json_t *s = json_object_get(q, "scale"),
          *z = json_object_get(q, "zero_point");
-  if (!json_is_number(s) || !json_is_integer(z)) return -1;
+  double scale = json_number_value(s);
+  if (!json_is_number(s) || !json_is_integer(z) || !(scale > 0) ||
+      !((float)scale > 0) || !isfinite((float)scale) ||
+      json_integer_value(z) < INT32_MIN || json_integer_value(z) > INT32_MAX)
+    return -1;
   x->quantized = 1;
   x->q.scale = (float)json_number_value(s);
   x->q.zero_point = (int32_t)json_integer_value(z);
@@ -343,7 +349,8 @@ static int entry_case(const char *dir, json_t *e, cf_case *k,
       quant_of(&k->d, json_object_get(e, "to_quant")))
     return cli_fail(err, RELAYOUT_ERR_FILE,
                     "expected from, to, dims (1 to %d extents), dtype, "
-                    "to_dtype and quantizations as --export writes them",
+                    "to_dtype and quantizations (an f32 scale above 0, an "
+                    "int32 zero point) as --export writes them",
                     RELAYOUT_MAX_DIMS);
   snprintf(k->from, sizeof k->from, "%s", from);
   snprintf(k->to, sizeof k->to, "%s", to);
@@ -423,10 +430,18 @@ int cf_import(conform *c, const char *dir) {
   json_t *m = json_loadfd(fd, JSON_REJECT_DUPLICATES, &jerr),
          *cases = json_object_get(m, "cases");
   close(fd);
-  if (!json_is_array(cases)) {
+  json_t *version = json_object_get(m, "version");
+  const char *bad =
+      !m                      ? jerr.text
+      : !json_is_array(cases) ? "no \"cases\" array"
+      : !json_is_integer(version) || json_integer_value(version) != 1
+          ? "not a corpus of version 1, the one this relayout "
+            "reads"
+          : NULL;
+  if (bad) {
+    int rc = cli_error(EXIT_WORK, "conform", "%s: %s", path, bad);
     json_decref(m);
-    return cli_error(EXIT_WORK, "conform", "%s: %s", path,
-                     m ? "no \"cases\" array" : jerr.text);
+    return rc;
   }
   /* every case checked before any runs: a damaged corpus is an error, not
    * a verdict */

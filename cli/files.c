@@ -198,9 +198,23 @@ relayout_status cli_in_read_npy(cli_in *in, unsigned char **data, size_t *size,
   return RELAYOUT_OK;
 }
 
+/* The directory of path ("." for none) as text stat takes, into dir. */
+static const char *base_of(char *dir, size_t room, const char *path) {
+  const char *slash = strrchr(path, '/');
+  snprintf(dir, room, "%.*s", slash ? (int)(slash - path + 1) : 1,
+           slash ? path : ".");
+  return slash ? slash + 1 : path;
+}
+
 int cli_same_file(const char *a, const char *b) {
   struct stat sa, sb;
-  return strcmp(a, "-") && strcmp(b, "-") && !stat(a, &sa) && !stat(b, &sb) &&
+  char da[4096], db[4096];
+  if (!strcmp(a, "-") || !strcmp(b, "-")) return 0;
+  if (!stat(a, &sa) && !stat(b, &sb))
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  /* one that is not there yet: the same name in the same directory */
+  const char *na = base_of(da, sizeof da, a), *nb = base_of(db, sizeof db, b);
+  return !strcmp(na, nb) && !stat(da, &sa) && !stat(db, &sb) &&
          sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 

@@ -2,11 +2,13 @@
  * temp file beside it and renamed into place (symlinks followed, so the link
  * stays), or a stream (standard output, a device, a FIFO, a socket) written
  * in order, in place. */
+#define _XOPEN_SOURCE 700 /* nftw */
 #include "cli.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -138,22 +140,14 @@ relayout_status cli_out_check(cli_out *o, const char *path, int can_stream,
   return RELAYOUT_OK;
 }
 
-/* Removes a stale temp file, or a temp directory of shards (flat). */
-static void remove_stale(const char *path) {
-  DIR *d = opendir(path);
-  if (!d) {
-    unlink(path);
-    return;
-  }
-  struct dirent *e;
-  while ((e = readdir(d))) {
-    char p[PATH_MAX + 256];
-    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-        snprintf(p, sizeof p, "%s/%s", path, e->d_name) < (int)sizeof p)
-      unlink(p);
-  }
-  closedir(d);
-  rmdir(path);
+static int remove_one(const char *path, const struct stat *st, int flag,
+                      struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  return remove(path);
+}
+
+void cli_remove_tree(const char *path) {
+  nftw(path, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 void cli_sweep_stale(const char *target) {
@@ -174,7 +168,7 @@ void cli_sweep_stale(const char *target) {
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >=
             (int)sizeof path)
       continue;
-    if (!lstat(path, &st) && st.st_mtime < day_ago) remove_stale(path);
+    if (!lstat(path, &st) && st.st_mtime < day_ago) cli_remove_tree(path);
   }
   closedir(d);
 }

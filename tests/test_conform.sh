@@ -104,8 +104,57 @@ PY
   bad "an expected output changed: its case fails: $(cat out.txt)"
 has "against the corpus" "differs from the corpus" out.txt
 
+# Nothing passes vacuously: a misspelt format, no case at all, a corpus of
+# none or whose case skips (unless --allow-skips) all fail.
+expect_fail "a misspelt format" 2 "did you mean NC1HWC0?" "$R" conform --device ref --formats NCHW,NC1HWCO
+expect_fail "a format outside the matrix" 2 "'NCHW16c' is not in the matrix" "$R" conform --device ref --formats NCHW16c
+expect_fail "a matrix of no case" 1 "no case ran" "$R" conform --device ref --formats NCHW --dtypes f16
+expect_fail "--junit and --json the same file" 2 "name the same file" "$R" conform --device ref --quick --junit r.x --json ./r.x
+expect_ok "a small corpus" "$R" conform --export small --quick --formats NCHW,NHWC --dtypes f16
+# corpus DIR edited by a python statement on manifest m (its case list c)
+edit() {
+  rm -rf "$1" && cp -r small "$1" && python3 - "$1" "$2" <<'PY'
+import json, sys
+d = sys.argv[1]
+m = json.load(open(d + "/manifest.json"))
+c = m["cases"]
+exec(sys.argv[2])
+json.dump(m, open(d + "/manifest.json", "w"))
+PY
+}
+edit none 'm["cases"] = []'
+expect_fail "a corpus of no case" 1 "no case ran" "$R" conform --import none --device ref
+edit skip 'c[-1]["to_dtype"] = "i16"'
+expect_fail "a corpus case that skips" 1 "counted as failures" "$R" conform --import skip --device ref
+expect_ok "... passes with --allow-skips" "$R" conform --import skip --device ref --allow-skips
+edit v99 'm["version"] = 99'
+expect_fail "a corpus of another version" 1 "not a corpus of version 1" "$R" conform --import v99 --device ref
+edit zp 'c[-1]["to_dtype"] = "i8"; c[-1]["to_quant"] = {"scale": 0.5, "zero_point": 2**40}'
+expect_fail "a zero point past int32" 1 "an int32 zero point" "$R" conform --import zp --device ref
+! grep -q "cases on" out.txt && ok || bad "a damaged corpus runs nothing: $(cat out.txt)"
+# Files are read beneath DIR, regular, named when missing.
+rm -rf out1 out2 && cp -r small out1 && cp -r small out2
+f=$(python3 -c 'import json; print(json.load(open("small/manifest.json"))["cases"][0]["input"])')
+ln -sf /etc/passwd "out1/$f"
+expect_fail "a file linked out of DIR" 1 "a link leads out of the directory" "$R" conform --import out1 --device ref
+! grep -q "sha256" out.txt && ok || bad "nothing of the link's target is read: $(cat out.txt)"
+mv out2/cases out2-cases && ln -s "$PWD/out2-cases" out2/cases
+expect_fail "a cases/ linked out of DIR" 1 "a link leads out of the directory" "$R" conform --import out2 --device ref
+rm -rf out1 && cp -r small out1 && rm "out1/$f" && mkfifo "out1/$f"
+expect_fail "a FIFO in the corpus" 1 "not a regular file (a FIFO)" timeout 20 "$R" conform --import out1 --device ref
+rm "out1/$f"
+expect_fail "a missing file, named" 1 "$f" "$R" conform --import out1 --device ref
+# An export stopped by a signal leaves no temp directory; a day-old one of a
+# killed run is swept.
+mkdir -p late.tmp-AAAAAA/cases && touch -d '2 days ago' late.tmp-AAAAAA
+"$R" conform --export late --full >out.txt 2>&1 &
+sleep 1 && kill -INT $! && wait $!
+[ $? != 0 ] && ok || bad "an interrupted export fails"
+absent "the interrupted export" late
+
 for args in "--device cpu --quick --full" "--device cpu --case NCHW" "--device cpu --dtypes f8" "--quick" \
-  "--device cpu --dtypes f32->i8:0:-3" "--export x --device cpu" "--import corpus --device cpu --quick"; do
+  "--device cpu --dtypes f32->i8:0:-3" "--export x --device cpu" "--import corpus --device cpu --quick" \
+  "--device cpu --quick --allow-skips"; do
   "$R" conform $args >out.txt 2>&1
   [ $? = 2 ] && ok || bad "conform $args: exit 2 ($(cat out.txt))"
 done
