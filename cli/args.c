@@ -36,14 +36,29 @@ int cli_exit_code(relayout_status s) {
              : EXIT_WORK;
 }
 
+void cli_put_text(FILE *f, const char *s) {
+  for (; *s; s++)
+    if ((unsigned char)*s < ' ' || *s == 127)
+      fprintf(f, "\\x%02x", (unsigned char)*s);
+    else
+      fputc(*s, f);
+}
+
 int cli_error(int code, const char *cmd, const char *fmt, ...) {
   va_list ap;
+  char text[16384];
   if (!*cmd) cmd = command;
   fprintf(stderr, "relayout%s%s: error: ", *cmd ? " " : "", cmd);
   va_start(ap, fmt);
-  vfprintf(stderr, fmt, ap);
+  vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
-  fputc('\n', stderr);
+  /* names from files (tensors, paths) may hold a terminal's escape codes;
+   * the lines of a usage text stay lines */
+  for (char *line = text, *end; line; line = end ? end + 1 : NULL) {
+    if ((end = strchr(line, '\n'))) *end = 0;
+    cli_put_text(stderr, line);
+    fputc('\n', stderr);
+  }
   return code;
 }
 

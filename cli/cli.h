@@ -140,9 +140,11 @@ relayout_status cli_fail(relayout_error *err, relayout_status status,
     __attribute__((format(printf, 3, 4)));
 
 /* Prints "relayout CMD: error: ..." to stderr (CMD "": the command
- * cli_set_command named); returns code. */
+ * cli_set_command named), control bytes escaped; returns code. */
 int cli_error(int code, const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* s to f, control bytes (a terminal's escape codes) written as \xNN. */
+void cli_put_text(FILE *f, const char *s);
 void cli_set_command(const char *name);
 /* The exit code for a library status about the user's input: 2 where the
  * command line was wrong (layout text, dims, dtypes, a layout that does not

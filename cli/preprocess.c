@@ -321,6 +321,14 @@ static int run(const char **pos, int npos, const cli_opt *opts) {
   else if (!batch)
     batch = (BATCH_BYTES + out.frame_out - 1) / out.frame_out;
   batch = n >= 0 && batch > n ? n : batch;
+  if (batch > INT64_MAX / frame ||
+      (out.frame_out && batch > INT64_MAX / out.frame_out)) {
+    rc = cli_error(EXIT_USAGE, cmd,
+                   "--batch %lld: that many frames' input or output does not "
+                   "fit in 64 bits",
+                   (long long)batch);
+    goto done;
+  }
   relayout_desc_physical_shape(&out.rank, out.shape, &d);
   out.counted = n >= 0;
   out.shape[0] = n >= 0 ? n : INT64_MAX; /* room for any number of frames */

@@ -177,14 +177,17 @@ static int show_safetensors(const char *path, const char *name) {
     const char *rec =
         f.metadata ? json_string_value(json_object_get(f.metadata, key)) : NULL;
     if (!name) {
-      printf("  %s  %s ", t->name, t->dtype);
+      fputs("  ", stdout);
+      cli_put_text(stdout, t->name);
+      printf("  %s ", t->dtype);
       print_shape(t->rank, t->shape);
       printf("  %llu bytes", (unsigned long long)(t->end - t->begin));
       print_record(rec);
       putchar('\n');
       continue;
     }
-    printf("%s: %s ", t->name, t->dtype);
+    cli_put_text(stdout, t->name);
+    printf(": %s ", t->dtype);
     print_shape(t->rank, t->shape);
     printf("\n");
     if (count && t->rank)

@@ -99,8 +99,9 @@ int cmd_verify(int argc, char **argv) {
                      "needs --from, --to, IN and CANDIDATE\n%s", usage);
   int64_t report = 10;
   if (cli_get(opts, "report") &&
-      (cli_parse_int(&report, cli_get(opts, "report"), "--report") ||
-       report > 1000))
+      cli_parse_int(&report, cli_get(opts, "report"), "--report"))
+    return EXIT_USAGE;
+  if (report > 1000)
     return cli_error(EXIT_USAGE, "verify", "--report takes 1 to 1000");
   relayout_layout *a = NULL, *b = NULL;
   cli_input x = {0};

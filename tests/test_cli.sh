@@ -254,6 +254,25 @@ absent "no raw output on failure" x.bin
 expect_fail "raw dtype" 2 "--shape needs --dtype" "$R" convert --from ND --to NZ --shape 20x28 s.bin x.bin
 expect_fail "acl number" 2 "unknown acl_format number 5" "$R" convert --from 5 --to NZ --shape 20x28 --dtype f16 s.bin x.bin
 
+# Names from files reach the terminal escaped; each mistake is one line;
+# no OpenCL driver at all is the machine's failure (exit 1), not a usage one.
+python3 - <<'PY'
+import json, struct
+name = "w\x1b[31mred\x07"
+h = json.dumps({name: {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}})
+open("esc.st", "wb").write(struct.pack("<Q", len(h)) + h.encode() + bytes(8))
+PY
+expect_ok "show a tensor named with escape codes" "$R" show esc.st
+has "shown escaped" 'w\x1b[31mred\x07  F32' out.txt
+! grep -q $'\x1b' out.txt && ok || bad "no escape byte reaches the terminal"
+expect_fail "a repack error naming it" 2 'w\x1b[31mred\x07' "$R" repack esc.st x.st --rule '*=FRACTAL_Z'
+! grep -q $'\x1b' err.txt && ok || bad "no escape byte in the error"
+expect_fail "verify --report 0" 2 "--report: 0 must be at least 1" "$R" verify --from ND --to ND --report 0 s.bin s.bin
+[ "$(wc -l <err.txt)" = 1 ] && ok || bad "one error line: $(cat err.txt)"
+expect_fail "no OpenCL driver" 1 "no OpenCL device found for 'cpu'" env OCL_ICD_VENDORS=/nonexistent "$R" convert --device cpu --from ND --to NZ --shape 20x28 --dtype f16 s.bin x.bin
+head -c 96 s.bin > frames.raw
+expect_fail "a batch past 64 bits" 2 "does not fit in 64 bits" sh -c "cat frames.raw | '$R' preprocess --input-format RGB888_U8 --size 4x2 --to NCHW --raw --batch 4611686018427387904 - -"
+
 # Every subcommand explains itself.
 for c in bench convert devices explain formats repack sample show; do
   expect_ok "$c --help" "$R" "$c" --help

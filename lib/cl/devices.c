@@ -21,7 +21,8 @@ void rl_enumerate(rl_found *f) {
   cl_platform_id plats[16];
   cl_uint np = 0;
   f->n = 0;
-  if (clGetPlatformIDs(16, plats, &np) != CL_SUCCESS) return;
+  f->error = clGetPlatformIDs(16, plats, &np);
+  if (f->error != CL_SUCCESS) return;
   for (cl_uint p = 0; p < np && p < 16; p++) {
     cl_device_id devs[RL_MAX_DEVICES];
     cl_uint nd = 0;
@@ -102,6 +103,12 @@ relayout_status rl_choose_device(int *index, const rl_found *f,
                "does the work");
     return RELAYOUT_OK;
   }
+  if (!f->n) /* not the caller's mistake: the drivers found or opened none */
+    return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
+                   "no OpenCL device found for '%s' (OpenCL error %d): no "
+                   "driver is installed, or none could start (a memory "
+                   "limit?)",
+                   spec, (int)(f->error ? f->error : CL_DEVICE_NOT_FOUND));
   int want_gpu = !strcmp(spec, "gpu"), want_cpu = !strcmp(spec, "cpu");
   int digits = *spec != 0;
   for (const char *p = spec; *p; p++) digits &= isdigit((unsigned char)*p) != 0;

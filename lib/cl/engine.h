@@ -132,6 +132,7 @@ typedef struct rl_found {
   cl_platform_id platform[RL_MAX_DEVICES];
   cl_device_id device[RL_MAX_DEVICES];
   int n;
+  cl_int error; /* clGetPlatformIDs's */
 } rl_found;
 void rl_enumerate(rl_found *f);
 void rl_devices_lock(void); /* around enumerating and opening devices */
