@@ -4,7 +4,11 @@ conv weights (with their batch-norm vectors and the fc layer) and one
 7B-style transformer layer with its embedding and output head, fp16 with
 random contents, about 1 GiB. Python's standard library only.
 
-usage: make_checkpoint.py OUT.safetensors
+With --experts N, instead N mixture-of-experts layers' small weights
+(16 experts of 2 tensors each a layer, 64x64 fp16): a checkpoint of many
+tensors, for the time repack spends on its header.
+
+usage: make_checkpoint.py OUT.safetensors [--experts N]
 """
 import json
 import os
@@ -50,11 +54,21 @@ def transformer_layer():
     yield "lm_head.weight", [vocab, d]
 
 
+def experts(layers):
+    """Small expert weights: 32 tensors a layer."""
+    for layer in range(layers):
+        for e in range(16):
+            for w in ("w1", "w2"):
+                yield f"layers.{layer}.moe.experts.{e}.{w}.weight", [64, 64]
+
+
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 4) or (len(sys.argv) == 4 and
+                                       sys.argv[2] != "--experts"):
         sys.exit(__doc__)
     header, at = {}, 0
-    tensors = list(resnet50()) + list(transformer_layer())
+    tensors = (list(experts(int(sys.argv[3]))) if len(sys.argv) == 4 else
+               list(resnet50()) + list(transformer_layer()))
     for name, shape in tensors:
         n = 2
         for e in shape:

@@ -15,6 +15,13 @@
 
 static char dir[64];
 
+/* PoCL's LLVM puts an alternate signal stack of its own on the thread that
+ * first starts it (concurrent_engines' threads); AddressSanitizer's, at
+ * that thread's exit, then fails to unmap. Builds without the sanitizer
+ * never call this. */
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) { return "use_sigaltstack=0"; }
+
 /* A CPU engine (or `device`) with the test's cache directory, and `o`'s
  * other fields where o is not NULL; its plans build their own kernels when
  * made, unless o asks for other kernels. */
