@@ -20,6 +20,7 @@ typedef struct rp_item {
   int64_t out_shape[RELAYOUT_MAX_AXES];
   uint64_t out_size, out_at; /* out_at: in the output's data section */
   relayout_plan *plan;
+  int shared; /* plan is an earlier item's, the same conversion */
   /* a quantized tensor's symmetric scales, stored as the F32 tensor
    * scale_name: nscales along logical dim axis (0: one for the tensor) */
   float *scales;
@@ -40,6 +41,9 @@ static relayout_status bind(rp_item *it, const relayout_layout *from,
                             relayout_dtype tt, int reverse,
                             relayout_error *err) {
   relayout_desc s, d;
+  /* the bytes the library leaves alone zero too: make_plans compares them */
+  memset(&s, 0, sizeof s);
+  memset(&d, 0, sizeof d);
   relayout_status st =
       relayout_bind(&s, &d, from, to, ft, rank, shape, NULL, 0, err);
   if (!st && tt != ft) st = relayout_desc_retype(&d, to, tt, NULL, err);
@@ -633,20 +637,54 @@ static relayout_status write_out(rp_options *o, const st_file *f,
   return s ? s : pl_run(jobs, njobs, o->engine, o->max_memory, &sink, err);
 }
 
+/* FNV-1a of an item's two descriptors. */
+static uint64_t conversion_hash(const rp_item *it) {
+  uint64_t h = 14695981039346656037u;
+  const unsigned char *p[2] = {(const unsigned char *)&it->src,
+                               (const unsigned char *)&it->dst};
+  for (int k = 0; k < 2; k++)
+    for (size_t i = 0; i < sizeof(relayout_desc); i++)
+      h = (h ^ p[k][i]) * 1099511628211u;
+  return h;
+}
+
+/* A plan for each converted item; items of one conversion (a model's many
+ * same-shaped weights) share the first one's, found by a hash table of
+ * 2n slots, so that n tensors make as many plans as they have shapes. */
 static relayout_status make_plans(rp_options *o, const st_file *f,
                                   rp_item *items, relayout_error *err) {
-  for (int i = 0; i < f->ntensors; i++) {
+  size_t slots = 2 * (size_t)f->ntensors + 1;
+  int *table = malloc(sizeof *table * slots);
+  if (!table) return cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  for (size_t k = 0; k < slots; k++) table[k] = -1;
+  relayout_status s = RELAYOUT_OK;
+  for (int i = 0; i < f->ntensors && !s; i++) {
     rp_item *it = &items[i];
     if (!it->convert) continue;
-    relayout_status s =
-        relayout_plan_create(&it->plan, o->engine, &it->dst, &it->src, err);
+    size_t k = conversion_hash(it) % slots;
+    for (; table[k] >= 0; k = (k + 1) % slots) {
+      const rp_item *was = &items[table[k]];
+      if (!memcmp(&was->src, &it->src, sizeof it->src) &&
+          !memcmp(&was->dst, &it->dst, sizeof it->dst))
+        break;
+    }
+    if (table[k] >= 0) {
+      it->plan = items[table[k]].plan;
+      it->shared = 1;
+      continue;
+    }
+    table[k] = i;
+    s = relayout_plan_create(&it->plan, o->engine, &it->dst, &it->src, err);
     if (s)
-      return cli_fail(err, s, "%s: tensor '%s': %s", f->path, it->t->name,
-                      err->message);
+      s = cli_fail(err, s, "%s: tensor '%s': %s", f->path, it->t->name,
+                   err->message);
   }
+  free(table);
+  if (s) return s;
   /* with --wait-compile, once every build has started: they run at once */
   for (int i = 0; o->wait_compile && i < f->ntensors; i++)
-    if (items[i].convert) relayout_plan_wait(items[i].plan, NULL);
+    if (items[i].convert && !items[i].shared)
+      relayout_plan_wait(items[i].plan, NULL);
   return RELAYOUT_OK;
 }
 
@@ -709,7 +747,7 @@ relayout_status rp_file(rp_options *o, const char *in, cli_out *out,
   if (!s) update_map(weight_map, o, &f, items, label);
 done:
   for (int i = 0; items && i < f.ntensors; i++) {
-    relayout_plan_free(items[i].plan);
+    if (!items[i].shared) relayout_plan_free(items[i].plan);
     free(items[i].scales);
     free(items[i].scale_name);
   }
