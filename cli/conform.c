@@ -48,8 +48,8 @@ static const char usage[] =
 static const char *const family_nchw[] = {
     "NCHW",   "NHWC",  "HWCN", "CHWN", "NC1HWC0", "FRACTAL_Z", "NCHW4",
     "NCHW32", "CHWN4", "4N",   "2N",   "nChw8c",  "nChw16c",   NULL};
-static const char *const family_mn[] = {"MN",         "NM",       "ND",
-                                        "FRACTAL_NZ", "ND_ALIGN", NULL};
+static const char *const family_mn[] = {"MN",       "NM", "ND", "FRACTAL_NZ",
+                                        "ND_ALIGN", "nN", NULL};
 static const char *const family_ncdhw[] = {"NCDHW", "NDHWC", "NDC1HWC0",
                                            "FRACTAL_Z_3D", NULL};
 static const struct {

@@ -128,7 +128,7 @@ RELAYOUT_API relayout_status relayout_layout_parse(relayout_layout **out,
 /** A named format of the catalogue, as relayout_format_at lists it. */
 typedef struct relayout_format_info {
   const char *name;  /**< "FRACTAL_NZ" */
-  const char *alias; /**< "NZ", or NULL */
+  const char *alias; /**< other names, comma-separated ("NZ,zN"), or NULL */
   char params[64];   /**< the parameters it takes, space-separated: "c0 b16" */
 } relayout_format_info;
 /** The named format at index 0, 1, ...; RELAYOUT_ERR_ARGUMENT past the last. */

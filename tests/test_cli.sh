@@ -180,8 +180,12 @@ has "the tag's note" "a oneDNN tag" out.txt
 expect_ok "explain FRACTAL_Z" "$R" explain FRACTAL_Z --dims N=4,C=3,H=2,W=2 --dtype f16
 has "CANN's shape" "array     (4, 1, 16, 16)  (its leading axes merged, as CANN stores it" out.txt
 expect_ok "formats" "$R" formats
-has "ZN in formats" "FRACTAL_ZN     ZN     ...KN   c0 b16                 ...KN16n64k       ...KN16n32k       ...KN16n16k       ...KN16n8k" out.txt
+has "ZN in formats" "FRACTAL_ZN     ZN,nZ  ...KN   c0 b16                 ...KN16n64k       ...KN16n32k       ...KN16n16k       ...KN16n8k" out.txt
+has "NZ's grammar states its dims" "FRACTAL_NZ     NZ,zN  ...MN   c0 b16                 MN:...NM16m64n    MN:...NM16m32n    MN:...NM16m16n    MN:...NM16m8n" out.txt
+has "CATLASS's nN" "nN             -      ...MN   c0 b16                 MN:...NM16n64m" out.txt
 has "aclFormat 12" "  12  NC1HWC0(c0=4)" out.txt
+expect_fail "a lowercase letter outside oneDNN's convention" 2 "'N' in 'xN': with lowercase letters" "$R" explain xN --shape 3x4
+expect_fail "stated dims that are not the layout's" 2 "states its dims as MK but lays out NM" "$R" explain 'MK:NM16m' --shape 3x4
 head -c 480 /dev/urandom >r4.bin
 expect_ok "ND -> acdb" "$R" convert --from ND --to acdb --shape 2x3x4x5 --dtype f32 r4.bin tag.bin
 expect_ok "NCHW -> NHWC" "$R" convert --from NCHW --to NHWC --shape 2x3x4x5 --dtype f32 r4.bin nhwc.bin

@@ -50,6 +50,16 @@ static int64_t zn_size(const ctx *c) {
 }
 /* ND_ALIGN: (..., M, N) with N padded to 32 bytes (c0 = 32 bytes in elements)
  */
+/* CATLASS's nN (seed 003; LAYOUTS.md): (..., M, N) -> (..., N1, M1,
+ * N0=16, M0), column-major inside a fractal and between fractals. */
+static int64_t nn(const ctx *c) {
+  int64_t M1 = cdiv(E('M'), c->c0), N1 = cdiv(E('N'), 16);
+  return ((V('0') * N1 + V('N') / 16) * M1 + V('M') / c->c0) * 16 * c->c0 +
+         V('N') % 16 * c->c0 + V('M') % c->c0;
+}
+static int64_t nn_size(const ctx *c) {
+  return E('0') * cdiv(E('N'), 16) * 16 * cdiv(E('M'), c->c0) * c->c0;
+}
 static int64_t nd_align(const ctx *c) {
   return (V('0') * E('M') + V('M')) * cdiv(E('N'), c->c0) * c->c0 + V('N');
 }
@@ -166,6 +176,10 @@ static const fcase cases[] = {
     {"ND", "0MK", "FRACTAL_ZZ", B32, zz, zz_size},
     {"ND", "0KN", "FRACTAL_ZN", B32, zn, zn_size},
     {"ND", "KN", "ZN", B32, zn, zn_size},
+    {"ND", "MN", "zN", B32, nz, nz_size},
+    {"ND", "0MK", "zZ", B32, zz, zz_size},
+    {"ND", "0KN", "nZ", B32, zn, zn_size},
+    {"ND", "0MN", "nN", B32, nn, nn_size},
     {"ND", "0MN", "ND_ALIGN", B32, nd_align, nd_align_size},
     {"NCHW", "NCHW", "NC1HWC0", CUBE, nc1hwc0, nc1hwc0_size},
     {"NHWC", "NHWC", "NC1HWC0", CUBE, nc1hwc0, nc1hwc0_size},
@@ -432,7 +446,48 @@ static const fcase *find(const char *src, const char *dst) {
   return NULL;
 }
 
+/* Every named format's grammar as `relayout formats` prints it converts
+ * byte for byte as the name does, from ND and from its plain layout (the
+ * logical dims in order), at every width. */
+static void printed_grammar(void) {
+  relayout_format_info f;
+  for (int i = 0; !relayout_format_at(&f, i); i++)
+    for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+      relayout_dtype t = widths[w];
+      relayout_layout *l = NULL;
+      char text[160], names[RELAYOUT_MAX_DIMS + 2],
+          plain[RELAYOUT_MAX_DIMS + 4];
+      int batch, positional;
+      CHECK_OK(relayout_layout_parse(&l, f.name, &e_));
+      CHECK_OK(relayout_layout_logical_names(names + 1, &batch, &positional, l,
+                                             &e_));
+      int has = !relayout_layout_grammar_text(text, sizeof text, l, t, NULL);
+      relayout_layout_free(l);
+      if (!has) continue; /* ND and the NPU-scattered layouts */
+      names[0] = '0';
+      const char *order = batch ? names : names + 1;
+      snprintf(plain, sizeof plain, "%s%s", batch ? "..." : "", names + 1);
+      int n = (int)strlen(order), bits = relayout_dtype_bits(t);
+      ctx c;
+      int64_t ext[RELAYOUT_MAX_DIMS];
+      guarded src = fill_source(draw_shape(ext, &c, order), bits);
+      const char *from[] = {"ND", plain};
+      for (int k = 0; k < 2; k++) {
+        guarded a, b;
+        convert(&a, from[k], f.name, t, order, ext, n, src.data, src.size);
+        convert(&b, from[k], text, t, order, ext, n, src.data, src.size);
+        CHECK(a.size == b.size && !memcmp(a.data, b.data, a.size),
+              "%s from %s at %s: its printed grammar %s converts otherwise",
+              f.name, from[k], relayout_dtype_name(t), text);
+        guarded_free(&a);
+        guarded_free(&b);
+      }
+      guarded_free(&src);
+    }
+}
+
 int main(void) {
+  printed_grammar();
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     for (int rep = 0; rep < 3; rep++)
       for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++)

@@ -65,10 +65,12 @@ typedef struct rl_gaxis {
   int64_t block;   /* 0: outer part; else the block's size */
   int64_t align;   /* outer part only: 0, or pad to a multiple of this */
   int align_bytes; /* align counts bytes, not elements */
+  int lower;       /* an outer part written lowercase */
 } rl_gaxis;
 
-/* Grammar text parsed: logical order is the order of the outer letters, or
- * the alphabet's for a oneDNN tag (letters a-l alone). */
+/* Grammar text parsed: logical order is the one the text states ("MN:"
+ * before it), else the order of the outer letters, or the alphabet's for a
+ * oneDNN tag (letters a-l alone). */
 typedef struct rl_grammar {
   int has_batch;
   int naxes;
@@ -130,7 +132,7 @@ typedef enum rl_block_rule {
 } rl_block_rule;
 typedef struct rl_format {
   const char *name;
-  const char *alias; /* NULL or a short name ("NZ") */
+  const char *alias; /* NULL, or other names, comma-separated ("NZ,zN") */
   rl_kind kind;
   const char *order;     /* logical dim letters in logical order */
   const char *pattern;   /* grammar with {c0} {b16} {align} placeholders */

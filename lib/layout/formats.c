@@ -16,11 +16,16 @@ static const rl_format formats[] = {
     {"NC1HWC0", NULL, RL_GRAMMAR, "NCHW", "NCHW{c0}c", RL_BLOCK_CUBE, P(C0), 0},
     {"NDC1HWC0", NULL, RL_GRAMMAR, "NDCHW", "NDCHW{c0}c", RL_BLOCK_CUBE, P(C0),
      0},
-    {"FRACTAL_NZ", "NZ", RL_GRAMMAR, "MN", "...NM{b16}m{c0}n", RL_BLOCK_B32,
+    /* CATLASS's names for the cube core's fractals (zN, zZ, nZ, nN): the
+     * first letter orders a fractal's elements, the second the fractals
+     * (z row-major, n column-major); the contiguous side is 32 bytes */
+    {"FRACTAL_NZ", "NZ,zN", RL_GRAMMAR, "MN", "...NM{b16}m{c0}n", RL_BLOCK_B32,
      P(C0) | P(B16), 0},
-    {"FRACTAL_ZZ", "ZZ", RL_GRAMMAR, "MK", "...MK{b16}m{c0}k", RL_BLOCK_B32,
+    {"FRACTAL_ZZ", "ZZ,zZ", RL_GRAMMAR, "MK", "...MK{b16}m{c0}k", RL_BLOCK_B32,
      P(C0) | P(B16), 0},
-    {"FRACTAL_ZN", "ZN", RL_GRAMMAR, "KN", "...KN{b16}n{c0}k", RL_BLOCK_B32,
+    {"FRACTAL_ZN", "ZN,nZ", RL_GRAMMAR, "KN", "...KN{b16}n{c0}k", RL_BLOCK_B32,
+     P(C0) | P(B16), 0},
+    {"nN", NULL, RL_GRAMMAR, "MN", "...NM{b16}n{c0}m", RL_BLOCK_B32,
      P(C0) | P(B16), 0},
     {"FRACTAL_Z", NULL, RL_GRAMMAR, "NCHW", "CHWN{b16}n{c0}c", RL_BLOCK_CUBE,
      P(C0) | P(B16) | P(GROUPS), 4},
@@ -64,10 +69,18 @@ relayout_status relayout_format_at(relayout_format_info *out, int index) {
   return RELAYOUT_OK;
 }
 
+/* Whether name is one of a comma-separated list of aliases. */
+static int is_alias(const char *name, const char *aliases) {
+  size_t n = strlen(name);
+  for (const char *a = aliases; a; a = strchr(a, ',') ? strchr(a, ',') + 1 : 0)
+    if (!strncmp(a, name, n) && (a[n] == ',' || !a[n])) return 1;
+  return 0;
+}
+
 const rl_format *rl_format_find(const char *name) {
   for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++)
     if (!strcmp(name, formats[i].name) ||
-        (formats[i].alias && !strcmp(name, formats[i].alias)))
+        (*name && formats[i].alias && is_alias(name, formats[i].alias)))
       return &formats[i];
   return NULL;
 }

@@ -36,11 +36,55 @@ static int count_outer(const rl_grammar *g, char letter) {
   return n;
 }
 
+/* Letters before a ':' that begins the text: the logical dims' order the
+ * text states (e.g. "MN:...NM16m16n"), uppercased into order; the text
+ * after it. NULL: none stated. */
+static const char *stated_order(char *order, const char *text) {
+  size_t n = 0;
+  while (isalpha((unsigned char)text[n])) n++;
+  if (!n || text[n] != ':' || n > RELAYOUT_MAX_DIMS) return NULL;
+  for (size_t i = 0; i < n; i++)
+    order[i] = (char)toupper((unsigned char)text[i]);
+  order[n] = 0;
+  return text + n + 1;
+}
+
+/* Lowercase outer letters follow oneDNN's convention (nChw16c, OIhw16i16o):
+ * there an uppercase letter is a blocked dim and a lowercase one a plain
+ * dim. Text with lowercase outer letters that breaks it (zN) is refused,
+ * not read as something else; text of lowercase letters alone (nhwc, a
+ * oneDNN tag abcd) is plain. */
+static relayout_status check_case(const rl_grammar *g, const char *text,
+                                  relayout_error *err) {
+  int lower = 0, upper = 0;
+  for (int i = 0; i < g->naxes; i++)
+    if (!g->axes[i].block) {
+      lower |= g->axes[i].lower;
+      upper |= !g->axes[i].lower;
+    }
+  for (int i = 0; lower && upper && i < g->naxes; i++) {
+    const rl_gaxis *a = &g->axes[i];
+    int blocked = 0;
+    for (int j = 0; j < g->naxes; j++)
+      blocked |= g->axes[j].block && g->axes[j].letter == a->letter;
+    if (!a->block && blocked == a->lower)
+      return rl_fail(err, RELAYOUT_ERR_SYNTAX,
+                     "'%c' in '%s': with lowercase letters the text is read "
+                     "as oneDNN writes tags (nChw16c), where an uppercase "
+                     "letter is a blocked dim and a lowercase one a plain "
+                     "dim; write the dims uppercase (NCHW16c), or name a "
+                     "format ('relayout formats')",
+                     a->lower ? a->letter - 'A' + 'a' : a->letter, text);
+  }
+  return RELAYOUT_OK;
+}
+
 relayout_status rl_parse_grammar(rl_grammar *out, const char *text,
                                  relayout_error *err) {
   rl_grammar g;
   memset(&g, 0, sizeof g);
-  const char *p = text;
+  char stated[RELAYOUT_MAX_DIMS + 1];
+  const char *body = stated_order(stated, text), *p = body ? body : text;
   if (!strncmp(p, "...", 3)) {
     g.has_batch = 1;
     p += 3;
@@ -62,6 +106,7 @@ relayout_status rl_parse_grammar(rl_grammar *out, const char *text,
                      "unexpected '%c' at position %d of '%s'", *p,
                      (int)(p - text) + 1, text);
     }
+    a.lower = a.block == 0 && islower((unsigned char)*p);
     a.letter = (char)toupper((unsigned char)*p++);
     if (a.block == 0 && *p == '%') {
       p++;
@@ -96,6 +141,23 @@ relayout_status rl_parse_grammar(rl_grammar *out, const char *text,
     g.order[nd++] = a->letter;
   }
   g.order[nd] = 0;
+  relayout_status s = check_case(&g, text, err);
+  if (s) return s;
+  if (body) {
+    /* the stated order: the same letters, each once */
+    int same = (int)strlen(stated) == nd;
+    for (int i = 0; same && i < nd; i++)
+      same = strchr(g.order, stated[i]) && !strchr(stated + i + 1, stated[i]);
+    if (!same)
+      return rl_fail(err, RELAYOUT_ERR_SYNTAX,
+                     "'%s' states its dims as %s but lays out %s: the letters "
+                     "before ':' name each dim of the layout once, in "
+                     "logical order",
+                     text, stated, g.order);
+    memcpy(g.order, stated, (size_t)nd + 1);
+    *out = g;
+    return RELAYOUT_OK;
+  }
   /* Letters a-l alone are a oneDNN tag, whose letters are dim indices:
    * the logical order is the alphabet's (acdb is NHWC over abcd). */
   int tag = !g.has_batch;

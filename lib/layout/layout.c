@@ -124,7 +124,8 @@ relayout_status relayout_layout_parse(relayout_layout **out, const char *text,
   if (l->format) {
     l->kind = l->format->kind;
     s = nlen < len ? parse_params(l, text, open, err) : RELAYOUT_OK;
-  } else if (text[0] == '(' || strchr(text, ':')) {
+  } else if (text[0] == '(' ||
+             (strchr(text, ':') && !isalpha((unsigned char)text[0]))) {
     l->kind = RL_CUTE;
     s = rl_parse_cute(&l->cute, text, err);
   } else {
@@ -257,17 +258,27 @@ relayout_status relayout_layout_grammar_text(char *out, size_t room,
                                              relayout_error *err) {
   if (!out || !l || (unsigned)dtype >= RELAYOUT_DTYPE_COUNT)
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL layout or bad dtype");
-  char text[128];
+  char text[160];
   if (l->kind != RL_GRAMMAR)
     return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
                    "'%s' has no grammar text (%s)", l->text,
                    l->kind == RL_CUTE  ? "a CuTe layout"
                    : l->kind == RL_TPU ? "NPU-scattered"
                                        : "ND: row-major over any rank");
-  if (l->format)
-    format_pattern(text, l, dtype);
-  else
+  rl_grammar g;
+  if (l->format) {
+    /* stating the logical order where the letters' order is not it, so
+     * that the text converts as the name does (NM16m16n alone is (N, M)) */
+    char pattern[128];
+    format_pattern(pattern, l, dtype);
+    relayout_status s = rl_parse_grammar(&g, pattern, err);
+    if (s) return s;
+    snprintf(text, sizeof text, "%s%s%s",
+             strcmp(g.order, l->format->order) ? l->format->order : "",
+             strcmp(g.order, l->format->order) ? ":" : "", pattern);
+  } else {
     snprintf(text, sizeof text, "%s", l->text);
+  }
   if (strlen(text) >= room)
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "no room for '%s'", text);
   strcpy(out, text);
