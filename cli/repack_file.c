@@ -41,9 +41,6 @@ static relayout_status bind(rp_item *it, const relayout_layout *from,
                             relayout_dtype tt, int reverse,
                             relayout_error *err) {
   relayout_desc s, d;
-  /* the bytes the library leaves alone zero too: make_plans compares them */
-  memset(&s, 0, sizeof s);
-  memset(&d, 0, sizeof d);
   relayout_status st =
       relayout_bind(&s, &d, from, to, ft, rank, shape, NULL, 0, err);
   if (!st && tt != ft) st = relayout_desc_retype(&d, to, tt, NULL, err);

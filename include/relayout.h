@@ -199,7 +199,8 @@ typedef struct relayout_groups {
  * A tensor descriptor: a layout bound to logical extents and a dtype, with
  * the physical axes that follow. Opaque: made by relayout_desc_init or
  * relayout_bind, read with the relayout_desc_* queries below, a plain
- * value the caller copies and keeps as it likes (no free).
+ * value the caller copies and keeps as it likes (no free). Those two fill
+ * it whole: descriptors of one conversion compare equal with memcmp.
  */
 typedef struct relayout_desc {
   uint64_t opaque[256];

@@ -14,7 +14,10 @@ relayout_status relayout_desc_init(relayout_desc *out,
   relayout_status s =
       out ? rl_desc_init(&d, layout, dtype, ndims, names, dims, err)
           : rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
-  if (!s) memcpy(out, &d, sizeof d);
+  if (!s) {
+    memset(out, 0, sizeof *out); /* descriptors of one tensor compare equal */
+    memcpy(out, &d, sizeof d);
+  }
   return s;
 }
 
@@ -22,7 +25,9 @@ relayout_status relayout_desc_init(relayout_desc *out,
 static relayout_status hand_over(relayout_desc *src, relayout_desc *dst,
                                  const rl_desc *s, const rl_desc *d,
                                  relayout_status st) {
-  if (!st) {
+  if (!st) { /* the whole of each, so that equal descriptors compare equal */
+    memset(src, 0, sizeof *src);
+    memset(dst, 0, sizeof *dst);
     memcpy(src, s, sizeof *s);
     memcpy(dst, d, sizeof *d);
   }
