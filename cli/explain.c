@@ -3,11 +3,12 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
     "usage: relayout explain LAYOUT (--dims X=n,... | --shape AxBxC)\n"
-    "                        [--dtype T] [--c0 N]\n"
+    "                        [--dtype T] [--c0 N] [--svg FILE [--values]]\n"
     "\n"
     "Prints the physical axes (extent, stride), the padding, the array shape\n"
     "and the byte size of LAYOUT at the given logical extents.\n"
@@ -15,7 +16,13 @@ static const char usage[] =
     "  --shape  extents in the layout's logical order, batch dims of '...'\n"
     "           first (needed for ND and for batch dims)\n"
     "  --dtype  element type (default f32): block sizes depend on it\n"
-    "  --c0     overrides the dtype-dependent block of a named format\n";
+    "  --c0     overrides the dtype-dependent block of a named format\n"
+    "  --svg    draws the buffer into FILE (- for standard output) instead: a\n"
+    "           cell per element in physical order labelled with its logical\n"
+    "           coordinate, padding shaded, blocks outlined, the axes listed;\n"
+    "           past 64 rows and 32 columns the rest is counted\n"
+    "  --values labels cells with the logical index instead (the seeds'\n"
+    "           tables)\n";
 
 /* A descriptor as explain reads it, through relayout.h's queries. */
 typedef struct desc_view {
@@ -127,11 +134,31 @@ static void print(const relayout_desc *desc, const relayout_layout *l) {
   print_note(d, l);
 }
 
+/* The picture of d into path: 0, or the exit code. */
+static int draw(const relayout_desc *d, const relayout_layout *l,
+                const char *path, unsigned flags) {
+  relayout_error err;
+  size_t size = 0;
+  char *svg = NULL, title[300];
+  cli_out o;
+  snprintf(title, sizeof title, "%s", relayout_layout_text(l));
+  relayout_status s = relayout_desc_svg(NULL, &size, d, title, flags, &err);
+  if (!s && !(svg = malloc(size)))
+    s = cli_fail(&err, RELAYOUT_ERR_NOMEM, "out of memory");
+  if (!s) s = relayout_desc_svg(svg, &size, d, title, flags, &err);
+  if (!s) s = cli_out_check(&o, path, 1, &err);
+  if (!s) s = cli_out_whole(&o, NULL, 0, svg, size - 1, &err);
+  free(svg);
+  return s ? cli_error(cli_exit_code(s), "explain", "%s", err.message) : 0;
+}
+
 int cmd_explain(int argc, char **argv) {
   cli_opt opts[] = {{.name = "dims"},
                     {.name = "shape"},
                     {.name = "dtype"},
                     {.name = "c0"},
+                    {.name = "svg"},
+                    {.name = "values", .is_flag = 1},
                     {0}};
   const char *pos[1];
   int npos, rc;
@@ -210,7 +237,13 @@ int cmd_explain(int argc, char **argv) {
     rc = cli_error(cli_exit_code(st), "explain", "%s", err.message);
     goto done;
   }
-  print(&d, l);
+  if (cli_get(opts, "svg"))
+    rc = draw(&d, l, cli_get(opts, "svg"),
+              cli_get(opts, "values") ? RELAYOUT_SVG_VALUES : 0);
+  else if (cli_get(opts, "values"))
+    rc = cli_error(EXIT_USAGE, "explain", "--values labels a --svg picture");
+  else
+    print(&d, l);
 done:
   relayout_layout_free(l);
   return rc;

@@ -259,6 +259,24 @@ RELAYOUT_API void relayout_desc_physical_shape(int *rank, int64_t *shape,
  */
 RELAYOUT_API int relayout_desc_holds_shape(const relayout_desc *d, int rank,
                                            const int64_t *shape);
+/**
+ * d's buffer drawn as SVG text: a cell per element in physical order, in
+ * rows of the second innermost axis's stride, each labelled with the
+ * logical coordinate stored there ("3,17"), or with RELAYOUT_SVG_VALUES
+ * its index in row-major logical order (as the seeds' tables print it);
+ * padding shaded; a line where outer axes roll over, thicker the more of
+ * them; the axes listed. Past 64 rows and 32 columns the rest is counted,
+ * not drawn; past 2^26 logical elements it is refused. title (NULL: none)
+ * heads it. out NULL: *size receives the bytes needed, the final NUL
+ * included; else out has *size bytes of room (RELAYOUT_ERR_BUFFER if too
+ * few) and *size receives the bytes written.
+ */
+#define RELAYOUT_SVG_VALUES 1u
+RELAYOUT_API relayout_status relayout_desc_svg(char *out, size_t *size,
+                                               const relayout_desc *d,
+                                               const char *title,
+                                               unsigned flags,
+                                               relayout_error *err);
 /** The descriptor's dtype. */
 RELAYOUT_API relayout_dtype relayout_desc_dtype(const relayout_desc *d);
 /** Its logical dims: their count, and (where not NULL) their names ('A'..'Z',

@@ -28,7 +28,8 @@ import numpy as np
 from . import _command, _lib
 from ._lib import lib
 
-__all__ = ["Error", "Layout", "Engine", "Plan", "Aipp", "Preprocessing",
+__all__ = ["Error", "Layout", "Explained", "Engine", "Plan", "Aipp",
+           "Preprocessing",
            "convert", "convert_many", "preprocess", "repack", "restore",
            "__version__"]
 __version__: str = lib.relayout_version_string().decode()
@@ -193,10 +194,12 @@ class Layout:
             out, C.byref(batch), C.byref(positional), self._handle, err), err)
         return out.value.decode()
 
-    def explain(self, shape: Sequence[int], dtype: str = "f32") -> Dict:
+    def explain(self, shape: Sequence[int], dtype: str = "f32"
+                ) -> "Explained":
         """The layout bound to logical extents (in logical order): its dims,
         physical axes (outermost first: dim, extent, weight, stride in
-        elements), each dim's padding, array shape and bytes."""
+        elements), each dim's padding, array shape and bytes; a dict that
+        Jupyter shows as the picture of the buffer (Explained.svg)."""
         names = self.logical_names() or "".join(
             chr(ord("0") + i) for i in range(len(shape)))
         desc = _lib.Desc()
@@ -205,10 +208,34 @@ class Layout:
         _check(lib.relayout_desc_init(C.byref(desc), self._handle,
                                       _dtype_code(dtype), len(shape),
                                       names.encode(), dims, err), err)
-        return _describe(desc)
+        return Explained(_describe(desc), desc, self.text)
 
     def __repr__(self) -> str:
         return f"Layout({self.text!r})"
+
+
+class Explained(dict):
+    """Layout.explain's description (a dict), with the picture of the
+    buffer: svg() (values=True labels cells with the logical index instead
+    of the coordinate), shown by Jupyter."""
+
+    def __init__(self, description: Dict, desc: _lib.Desc, title: str):
+        super().__init__(description)
+        self._desc, self._title = desc, title
+
+    def svg(self, values: bool = False) -> str:
+        """The buffer drawn as SVG text: a cell per element in physical
+        order labelled with its logical coordinate, padding shaded, blocks
+        outlined (relayout_desc_svg)."""
+        size, err = C.c_size_t(0), _lib.Error()
+        args = (C.byref(self._desc), self._title.encode(), int(values), err)
+        _check(lib.relayout_desc_svg(None, C.byref(size), *args), err)
+        out = C.create_string_buffer(size.value)
+        _check(lib.relayout_desc_svg(out, C.byref(size), *args), err)
+        return out.value.decode()
+
+    def _repr_svg_(self) -> str:
+        return self.svg()
 
 
 def _describe(desc: _lib.Desc) -> Dict:

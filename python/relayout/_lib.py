@@ -109,6 +109,8 @@ _PROTOTYPES = {
     "relayout_desc_dtype": (I, [PD]),
     "relayout_desc_axes": (I, [PD, C.POINTER(Axis)]),
     "relayout_desc_vdims": (I, [PD, C.POINTER(VDim)]),
+    "relayout_desc_svg": (I, [C.c_char_p, C.POINTER(C.c_size_t), PD, S,
+                              C.c_uint, PE]),
     "relayout_engine_create": (I, [C.POINTER(P), C.POINTER(EngineOptions),
                                    PE]),
     "relayout_engine_free": (V, [P]),

@@ -451,3 +451,26 @@ def test_argument_types_named():
     with pytest.raises(TypeError, match=r"dims\['C'\] must be an integer"):
         relayout.convert(np.zeros((2, 2, 5, 3, 16), np.float32), "NC1HWC0",
                          "NCHW", dims={"C": "17"}, device="ref")
+
+
+def test_explain_draws_the_buffer(tmp_path):
+    """Layout.explain's result is still the dict, and Jupyter's picture:
+    the same SVG the command draws."""
+    e = relayout.Layout("FRACTAL_NZ").explain([20, 28], "f16")
+    assert e["shape"] == (2, 2, 16, 16) and isinstance(e, dict)
+    svg = e._repr_svg_()
+    import subprocess
+    out = tmp_path / "nz.svg"
+    subprocess.run([relayout._command._command(), "explain", "FRACTAL_NZ",
+                    "--shape", "20x28", "--dtype", "f16", "--svg", str(out)],
+                   check=True)
+    assert out.read_text() == svg
+    import xml.etree.ElementTree as ET
+    cells = [c for c in ET.fromstring(svg).iter(
+        "{http://www.w3.org/2000/svg}rect")]
+    assert len(cells) == 1024
+    labels = {int(c.get("data-offset")): c.get("data-label") for c in cells}
+    assert labels[0] == "0,0" and labels[16] == "1,0" and labels[256] == "16,0"
+    assert labels[512] == "0,16" and labels[20 * 16] == ""  # M's padding
+    assert "--values" not in e.svg(values=True) and \
+        'data-label="28"' in e.svg(values=True)

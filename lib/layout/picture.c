@@ -1,0 +1,237 @@
+/* picture.c - a descriptor's buffer drawn as SVG: a cell per element in
+ * physical order, labelled with the logical coordinate that lands there */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ROWS  64 /* drawn; the rest are counted */
+#define MAX_COLS  32
+#define MAX_ELEMS ((int64_t)1 << 26) /* logical elements walked for labels */
+#define CELL_H    14
+#define LINE_H    13
+
+/* Growing text; oom once any append failed. */
+typedef struct text {
+  char *p;
+  size_t n, cap;
+  int oom;
+} text;
+
+__attribute__((format(printf, 2, 3))) static void put(text *t, const char *fmt,
+                                                      ...) {
+  va_list ap;
+  for (int pass = 0; pass < 2 && !t->oom; pass++) {
+    va_start(ap, fmt);
+    int k =
+        vsnprintf(t->p ? t->p + t->n : NULL, t->p ? t->cap - t->n : 0, fmt, ap);
+    va_end(ap);
+    if (k < 0) {
+      t->oom = 1;
+    } else if (t->p && (size_t)k < t->cap - t->n) {
+      t->n += (size_t)k;
+      return;
+    } else {
+      size_t cap = (t->cap + (size_t)k + 1) * 2;
+      char *p = realloc(t->p, cap);
+      if (!p) t->oom = 1;
+      t->p = p ? p : t->p;
+      t->cap = p ? cap : t->cap;
+    }
+  }
+}
+
+/* s with XML's special characters escaped. */
+static void put_escaped(text *t, const char *s) {
+  for (; *s; s++) switch (*s) {
+    case '<': put(t, "&lt;"); break;
+    case '>': put(t, "&gt;"); break;
+    case '&': put(t, "&amp;"); break;
+    case '"': put(t, "&quot;"); break;
+    default: put(t, "%c", (unsigned char)*s >= ' ' ? *s : '?');
+    }
+}
+
+/* An axis's name as the grammar writes it: its dim's letter for the dim's
+ * outer part, else its extent and the letter in lowercase (16c). */
+static void axis_name(char *buf, const relayout_axis *ax, int naxes, int i,
+                      const relayout_vdim *v) {
+  char dim[8];
+  relayout_dim_label(dim, v[ax[i].dim].name);
+  for (int j = 0; j < naxes; j++)
+    if (ax[j].dim == ax[i].dim && ax[j].weight > ax[i].weight) {
+      snprintf(buf, 32, "%lld%c", (long long)ax[i].extent,
+               dim[0] >= 'A' && dim[0] <= 'Z' ? dim[0] - 'A' + 'a' : dim[0]);
+      return;
+    }
+  snprintf(buf, 32, "%s", dim);
+}
+
+/* The drawn cells' logical elements: index[r * cols + c] is the row-major
+ * logical index of the element at offset r * width + c, or -1 (padding or
+ * a gap). Every logical coordinate is walked once. */
+static relayout_status label_cells(int64_t *index, const relayout_desc *d,
+                                   int64_t width, int64_t rows, int64_t cols,
+                                   relayout_error *err) {
+  int64_t ext[RELAYOUT_MAX_DIMS], coord[RELAYOUT_MAX_DIMS] = {0}, count = 1;
+  int n = relayout_desc_dims(d, NULL, ext);
+  for (int64_t i = 0; i < rows * cols; i++) index[i] = -1;
+  for (int i = 0; i < n; i++) count *= ext[i];
+  if (count > MAX_ELEMS)
+    return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
+                   "%lld elements are too many to draw (at most %lld): a "
+                   "picture shows the layout, so give smaller extents",
+                   (long long)count, (long long)MAX_ELEMS);
+  for (int64_t flat = 0; flat < count; flat++) {
+    int64_t at;
+    relayout_status s = relayout_desc_offset(&at, d, coord, err);
+    if (s) return s;
+    if (at / width < rows && at % width < cols)
+      index[at / width * cols + at % width] = flat;
+    for (int k = n - 1; k >= 0 && ++coord[k] == ext[k]; k--) coord[k] = 0;
+  }
+  return RELAYOUT_OK;
+}
+
+/* A cell's label: its logical coordinate, or with `values` its index. */
+static void cell_label(char *buf, size_t room, int64_t flat, const int64_t *ext,
+                       int n, int values) {
+  if (values) {
+    snprintf(buf, room, "%lld", (long long)flat);
+    return;
+  }
+  int64_t c[RELAYOUT_MAX_DIMS];
+  for (int k = n - 1; k >= 0; k--) {
+    c[k] = flat % ext[k];
+    flat /= ext[k];
+  }
+  size_t at = 0;
+  for (int k = 0; k < n && at < room; k++)
+    at += (size_t)snprintf(buf + at, room - at, "%s%lld", k ? "," : "",
+                           (long long)c[k]);
+}
+
+/* Header lines: the title, the dtype, the axes outermost first. */
+static int header(text *t, const relayout_desc *d, const char *title,
+                  const relayout_axis *ax, int naxes, const relayout_vdim *v) {
+  int y = LINE_H;
+  if (title) {
+    put(t, "<text x=\"4\" y=\"%d\" font-weight=\"bold\">", y);
+    put_escaped(t, title);
+    put(t, "</text>\n");
+    y += LINE_H;
+  }
+  put(t,
+      "<text x=\"4\" y=\"%d\">%s; axes outermost first (extent x stride):", y,
+      relayout_dtype_name(relayout_desc_dtype(d)));
+  for (int i = 0; i < naxes; i++) {
+    char name[32];
+    axis_name(name, ax, naxes, i, v);
+    put(t, " %s %lldx%lld", name, (long long)ax[i].extent,
+        (long long)ax[i].stride);
+  }
+  put(t, "</text>\n");
+  return y + 6;
+}
+
+/* Lines where outer axes roll over between rows: the more axes begin
+ * there, the thicker. */
+static void boundaries(text *t, const relayout_axis *ax, int naxes,
+                       int64_t width, int64_t rows, int top, int right) {
+  for (int64_t r = 1; r < rows; r++) {
+    int level = 0;
+    for (int k = 0; k + 1 < naxes; k++)
+      level += ax[k].stride > width && (r * width) % ax[k].stride == 0;
+    if (level)
+      put(t,
+          "<line x1=\"4\" y1=\"%lld\" x2=\"%d\" y2=\"%lld\" stroke=\"#000\" "
+          "stroke-width=\"%d\"/>\n",
+          (long long)(top + r * CELL_H), right, (long long)(top + r * CELL_H),
+          level);
+  }
+}
+
+relayout_status relayout_desc_svg(char *out, size_t *size,
+                                  const relayout_desc *d, const char *title,
+                                  unsigned flags, relayout_error *err) {
+  if (!size || !d) return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
+  relayout_axis ax[RELAYOUT_MAX_AXES];
+  relayout_vdim v[RELAYOUT_MAX_DIMS + 1];
+  int64_t ext[RELAYOUT_MAX_DIMS];
+  int naxes = relayout_desc_axes(d, ax), n = relayout_desc_dims(d, NULL, ext);
+  relayout_desc_vdims(d, v);
+  int64_t span = relayout_desc_span(d);
+  int64_t width =
+      naxes > 1 && ax[naxes - 2].stride < span ? ax[naxes - 2].stride : span;
+  int64_t all_rows = (span + width - 1) / width;
+  int64_t rows = all_rows < MAX_ROWS ? all_rows : MAX_ROWS;
+  int64_t cols = width < MAX_COLS ? width : MAX_COLS;
+  int64_t *index = malloc(sizeof *index * (size_t)(rows * cols));
+  if (!index) return rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  relayout_status s = label_cells(index, d, width, rows, cols, err);
+  if (s) {
+    free(index);
+    return s;
+  }
+  int chars = 1;
+  for (int k = 0; k < n; k++)
+    chars += (int)snprintf(NULL, 0, "%lld,", (long long)ext[k]);
+  int cell_w = 6 * chars + 6;
+  text t = {0};
+  int top = (title ? 2 : 1) * LINE_H + 6;
+  int right = 4 + (int)cols * cell_w;
+  int bottom = top + (int)rows * CELL_H + 2 * LINE_H;
+  put(&t,
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+      "font-family=\"monospace\" font-size=\"9\">\n",
+      right + 4 > 560 ? right + 4 : 560, bottom);
+  header(&t, d, title, ax, naxes, v);
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t c = 0; c < cols; c++) {
+      int64_t at = r * width + c, flat = index[r * cols + c];
+      if (at >= span) continue;
+      char label[160] = "";
+      if (flat >= 0)
+        cell_label(label, sizeof label, flat, ext, n,
+                   flags & RELAYOUT_SVG_VALUES);
+      int x = 4 + (int)c * cell_w, y = top + (int)r * CELL_H;
+      put(&t,
+          "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
+          "stroke=\"#bbb\" stroke-width=\"0.5\" class=\"%s\" "
+          "data-offset=\"%lld\" data-label=\"%s\"/>",
+          x, y, cell_w, CELL_H, flat >= 0 ? "#fff" : "#d8d8d8",
+          flat >= 0 ? "data" : "padding", (long long)at, label);
+      if (*label)
+        put(&t, "<text x=\"%d\" y=\"%d\">%s</text>", x + 3, y + CELL_H - 4,
+            label);
+      put(&t, "\n");
+    }
+  boundaries(&t, ax, naxes, width, rows, top, right);
+  put(&t,
+      "<text x=\"4\" y=\"%d\">%lld elements in rows of %lld (the second "
+      "innermost axis's stride); grey: padding (written as zero)%s",
+      top + (int)rows * CELL_H + LINE_H, (long long)span, (long long)width,
+      span > rows * width || width > cols ? "; " : "</text>\n");
+  if (span > rows * width || width > cols)
+    put(&t, "%lld rows and %lld columns not drawn</text>\n",
+        (long long)(all_rows - rows), (long long)(width - cols));
+  put(&t, "</svg>\n");
+  free(index);
+  if (t.oom) {
+    free(t.p);
+    return rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  }
+  size_t need = t.n + 1, room = *size;
+  *size = need;
+  if (out && room < need)
+    s = rl_fail(err, RELAYOUT_ERR_BUFFER,
+                "the picture needs %zu bytes, the buffer "
+                "holds %zu",
+                need, room);
+  else if (out)
+    memcpy(out, t.p, need);
+  free(t.p);
+  return s;
+}
