@@ -23,8 +23,25 @@ static const char usage[] =
     "  show     print a .npy array\n"
     "  verify   check another implementation's output against the reference\n"
     "\n"
-    "'relayout COMMAND --help' describes each; 'relayout --version' prints\n"
-    "the version.\n";
+    "'relayout COMMAND --help' or 'relayout help COMMAND' describes each;\n"
+    "'relayout --version' prints the version.\n"
+    "\n"
+    "exit status:\n"
+    "  0  success\n"
+    "  1  the conversion, a file or a device failed\n"
+    "  2  the command line was wrong\n"
+    "Every error reads 'relayout COMMAND: error: ...'.\n"
+    "\n"
+    "environment:\n"
+    "  RELAYOUT_DEVICE     auto (the first GPU, else a CPU device, else the\n"
+    "                      reference), gpu, cpu, ref, an index or part of a\n"
+    "                      name; --device wins\n"
+    "  RELAYOUT_CACHE_DIR  compiled kernels (default ~/.cache/relayout; off)\n"
+    "  RELAYOUT_CACHE_MB   the cache's bound (default 256)\n"
+    "  RELAYOUT_KERNELS    auto (a new conversion starts on a generic kernel\n"
+    "                      while its own compiles), specialised, generic\n"
+    "  RELAYOUT_MAX_ALLOC, RELAYOUT_UNIFIED=0, RELAYOUT_FAMILIES=gpu|cpu,\n"
+    "  RELAYOUT_STREAM_BYTES  for tests and tuning (docs/ARCHITECTURE.md)\n";
 
 #ifndef RELAYOUT_HAVE_BENCH
 /* A build without the bench (RELAYOUT_BUILD_BENCH=OFF) says so. */
@@ -52,9 +69,19 @@ int main(int argc, char **argv) {
     return EXIT_USAGE;
   }
   if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
-      !strcmp(argv[1], "help")) {
+      (!strcmp(argv[1], "help") && argc == 2)) {
     fputs(usage, stdout);
     return 0;
+  }
+  static char flag[] = "--help";
+  char *help[] = {argv[0], argv[argc > 2 ? 2 : 1], flag, NULL};
+  if (!strcmp(argv[1], "help")) { /* help CMD: CMD --help */
+    if (argc > 3) {
+      fprintf(stderr, "relayout help: error: one COMMAND at a time\n");
+      return EXIT_USAGE;
+    }
+    argc = 3;
+    argv = help;
   }
   if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
     printf("relayout %s\n", relayout_version_string());

@@ -16,7 +16,8 @@ run() { local d=$1; shift; if "$@" >"$T/out" 2>&1; then ok; else bad "$d: $(cat 
 
 run "cmake --install" cmake --install "$build" --prefix "$T/prefix"
 P=$T/prefix
-for f in include/relayout.h include/relayout_cl.h include/relayout_npy.h bin/relayout; do
+for f in include/relayout.h include/relayout_cl.h include/relayout_npy.h bin/relayout \
+  share/man/man1/relayout.1 share/bash-completion/completions/relayout; do
   [ -e "$P/$f" ] && ok || bad "$f not installed"
 done
 pc=$(find "$P" -name relayout.pc | head -1)
