@@ -6,7 +6,7 @@
  * reference the peers are memcpy's bandwidth. --suite runs the real-world
  * rows of suite.c with their peers instead.
  */
-#include "../cli/cli.h"
+#include "cli.h"
 #include "measure.h"
 #include "suite.h"
 

@@ -7,7 +7,7 @@
  */
 #include "measure.h"
 
-#include "../cli/cli.h"
+#include "cli.h"
 
 #include <stdlib.h>
 #include <string.h>

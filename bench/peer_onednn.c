@@ -9,7 +9,7 @@
  */
 #include "peer.h"
 
-#include "../cli/cli.h"
+#include "cli.h"
 #include "measure.h"
 
 #include <stdio.h>

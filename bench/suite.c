@@ -15,7 +15,7 @@
  */
 #include "suite.h"
 
-#include "../cli/cli.h"
+#include "cli.h"
 #include "measure.h"
 #include "peer.h"
 

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """test_cycles.py BUILD_DIR - no two source files of the libraries and the
-command call into each other, directly or round a longer loop: reads which
-symbols each object file defines and uses (nm) and looks for a cycle among
-the files."""
+command call into each other, directly or round a longer loop, and no file
+of one of the command's jobs (cli/convert, repack, conform, preprocess)
+calls into another job's folder, only into cli/common: reads which symbols
+each object file defines and uses (nm) and looks for a cycle among the
+files and for calls across jobs."""
 import glob
 import subprocess
 import sys
@@ -41,7 +43,27 @@ for n in sorted(calls):
         walk(n)
 for c in found:
     print("cycle: " + " -> ".join(c))
-print(f"{len(calls)} files, {len(found)} cycles")
+
+
+def job(name):
+    """The command's job folder a file is in, or None (main, common)."""
+    parts = name.split("/")
+    return parts[1] if len(parts) == 3 and parts[0] == "cli" and \
+        parts[1] != "common" else None
+
+
+across = [(n, m) for n in sorted(calls) for m in sorted(calls[n])
+          if job(n) and job(m) and job(n) != job(m)]
+for n, m in across:
+    print(f"across jobs: {n} calls {m} (share it through cli/common)")
+jobs = {job(n) for n in calls} - {None}
+print(f"{len(calls)} files, {len(found)} cycles, {len(jobs)} command jobs, "
+      f"{len(across)} calls across them")
+found += across
+if len(jobs) < 4:
+    print("the command's job folders are missing: is this the build "
+          "directory?")
+    sys.exit(1)
 if len(calls) < 40:
     print("too few object files: is this the build directory?")
     sys.exit(1)

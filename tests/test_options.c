@@ -1,7 +1,7 @@
 /* test_options.c - the relayout command's RELAYOUT_* variables mapped onto
- * an engine's options (cli/options.c): each variable, its default, and
+ * an engine's options (cli/common/options.c): each variable, its default, and
  * values that are no plain number, which leave the default */
-#include "../cli/cli.h"
+#include "../cli/common/cli.h"
 #include "check.h"
 
 /* The options with every variable unset but `name` (NULL: none) = value. */

@@ -1,6 +1,6 @@
 /* diff.c - where an output differs from the reference's: the elements,
  * each by logical coordinate or as padding (verify, conform) */
-#include "cli.h"
+#include "conform.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,11 +1,32 @@
 /* conform.h - relayout conform's cases (cases.c): the matrix (conform.c)
- * run on a device, or written to and read from a golden corpus (corpus.c) */
+ * run on a device, or written to and read from a golden corpus (corpus.c);
+ * where an output differs (diff.c), for conform and verify */
 #ifndef RELAYOUT_CONFORM_H
 #define RELAYOUT_CONFORM_H
 
 #include "cli.h"
 
 #include <jansson.h>
+
+/* Where an output differs from the reference's: of span elements (padding
+ * of them padding), count differ (in_padding in padding); the first k, at
+ * their element offsets, padding or not, data ones' logical coordinates in
+ * text. */
+typedef struct cli_diff {
+  int64_t span, padding, count, in_padding;
+  int k;
+  int64_t *at;
+  int *pad;
+  char (*text)[96];
+} cli_diff;
+/* Finds the differences, the first `report` of them kept; -1 when out of
+ * memory. */
+int cli_diff_find(cli_diff *r, const unsigned char *want,
+                  const unsigned char *got, const relayout_desc *d, int report);
+/* A line per kept difference: data or padding, coordinate, element, bits. */
+void cli_diff_print(FILE *f, const cli_diff *r, const unsigned char *want,
+                    const unsigned char *got, const relayout_desc *d);
+void cli_diff_free(cli_diff *r);
 
 /* One side's element type, quantized or not. */
 typedef struct cf_side {

@@ -1,6 +1,6 @@
 /* verify.c - relayout verify: an output made by anything else, checked
  * against the reference, element by element, data and padding apart */
-#include "cli.h"
+#include "conform.h"
 
 #include <stdio.h>
 #include <stdlib.h>

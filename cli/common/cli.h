@@ -53,7 +53,6 @@ typedef struct cli_input {
   char descr[16]; /* .npy only */
   void *keep;     /* per-channel quantization arrays (cli_cast) */
 } cli_input;
-
 /* Reads IN: raw bytes of --shape and --dtype where shape is given, else a
  * .npy file (--dtype, where given, reinterprets its elements); prints on
  * failure and returns the exit code. */
@@ -65,25 +64,7 @@ int cli_input_bind(relayout_desc *s, relayout_desc *d, const char **descr,
                    cli_input *x, const relayout_layout *from,
                    const relayout_layout *to, const cli_opt *opts,
                    const char *cmd);
-/* Where an output differs from the reference's: of span elements (padding
- * of them padding), count differ (in_padding in padding); the first k, at
- * their element offsets, padding or not, data ones' logical coordinates in
- * text. */
-typedef struct cli_diff {
-  int64_t span, padding, count, in_padding;
-  int k;
-  int64_t *at;
-  int *pad;
-  char (*text)[96];
-} cli_diff;
-/* Finds the differences, the first `report` of them kept; -1 when out of
- * memory. */
-int cli_diff_find(cli_diff *r, const unsigned char *want,
-                  const unsigned char *got, const relayout_desc *d, int report);
-/* A line per kept difference: data or padding, coordinate, element, bits. */
-void cli_diff_print(FILE *f, const cli_diff *r, const unsigned char *want,
-                    const unsigned char *got, const relayout_desc *d);
-void cli_diff_free(cli_diff *r);
+
 /* A scale: a positive finite number; a zero point: a whole number within a
  * million of 0 (the dtype's range is the library's check). */
 int cli_parse_scale(float *out, const char *text, const char *what,
