@@ -277,6 +277,17 @@ RELAYOUT_API relayout_status relayout_desc_svg(char *out, size_t *size,
                                                const char *title,
                                                unsigned flags,
                                                relayout_error *err);
+/**
+ * A bound pair (relayout_bind, relayout_bind_extents) drawn side by side as
+ * relayout_desc_svg draws each, src left, dst right, headed by their
+ * titles, with the paths of a few elements (the first, the last, the
+ * middle one, the first of the last row) from their cells in src to theirs
+ * in dst, where both are drawn. out and size as relayout_desc_svg's.
+ */
+RELAYOUT_API relayout_status
+relayout_descs_svg(char *out, size_t *size, const relayout_desc *src,
+                   const relayout_desc *dst, const char *src_title,
+                   const char *dst_title, unsigned flags, relayout_error *err);
 /** The descriptor's dtype. */
 RELAYOUT_API relayout_dtype relayout_desc_dtype(const relayout_desc *d);
 /** Its logical dims: their count, and (where not NULL) their names ('A'..'Z',

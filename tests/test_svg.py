@@ -101,6 +101,26 @@ r = subprocess.run([RELAYOUT, "explain", "NCHW", "--shape", "1x2x3x4",
 check(r.returncode == 2 and "--values labels a --svg" in r.stderr,
       "--values without --svg is refused")
 
+# A pair: both buffers, and the paths of the first, last, middle and
+# last row's first elements from ND's offsets to FRACTAL_NZ's.
+path = os.path.join(TMP, "pair.svg")
+r = subprocess.run([RELAYOUT, "explain", "--from", "ND", "--to", "FRACTAL_NZ",
+                    "--shape", f"{M}x{N}", "--dtype", "f16", "--svg", path],
+                   capture_output=True, text=True)
+check(r.returncode == 0, f"a pair drawn: {r.stderr}")
+root = ET.parse(path).getroot()
+moves = {(int(p.get("data-from")), int(p.get("data-to")))
+         for p in root.iter(NS + "path")}
+want = {(m * N + n, nz_f16(m, n, M, N))
+        for m, n in ((0, 0), (M - 1, N - 1), (M // 2, N // 2), (M - 1, 0))}
+check(moves == want, f"the paths go from ND's offsets to NZ's: {moves}")
+check(len(list(root.iter(NS + "rect"))) == M * N + 1024,
+      "both buffers drawn, a cell per element")
+r = subprocess.run([RELAYOUT, "explain", "--from", "ND", "--shape", "2x3",
+                    "--svg", path], capture_output=True, text=True)
+check(r.returncode == 2 and "--from and --to draw a pair" in r.stderr,
+      "--from without --to is refused")
+
 rsvg = shutil.which("rsvg-convert")
 check(rsvg is not None, "rsvg-convert (Debian librsvg2-bin) is installed")
 if rsvg:

@@ -9,6 +9,8 @@
 static const char usage[] =
     "usage: relayout explain LAYOUT (--dims X=n,... | --shape AxBxC)\n"
     "                        [--dtype T] [--c0 N] [--svg FILE [--values]]\n"
+    "       relayout explain --from A --to B (--dims ... | --shape ...)\n"
+    "                        [--dtype T] --svg FILE [--values]\n"
     "\n"
     "Prints the physical axes (extent, stride), the padding, the array shape\n"
     "and the byte size of LAYOUT at the given logical extents.\n"
@@ -22,7 +24,10 @@ static const char usage[] =
     "           coordinate, padding shaded, blocks outlined, the axes listed;\n"
     "           past 64 rows and 32 columns the rest is counted\n"
     "  --values labels cells with the logical index instead (the seeds'\n"
-    "           tables)\n";
+    "           tables)\n"
+    "  --from, --to  draws A's buffer and B's side by side (extents in A's\n"
+    "           logical order), with the paths of a few elements from one\n"
+    "           to the other\n";
 
 /* A descriptor as explain reads it, through relayout.h's queries. */
 typedef struct desc_view {
@@ -134,22 +139,44 @@ static void print(const relayout_desc *desc, const relayout_layout *l) {
   print_note(d, l);
 }
 
-/* The picture of d into path: 0, or the exit code. */
+/* The picture of d, or of the pair d and e (e not NULL), titled by their
+ * layouts, into path: 0, or the exit code. */
 static int draw(const relayout_desc *d, const relayout_layout *l,
+                const relayout_desc *e, const relayout_layout *m,
                 const char *path, unsigned flags) {
   relayout_error err;
   size_t size = 0;
-  char *svg = NULL, title[300];
+  char *svg = NULL;
+  const char *a = relayout_layout_text(l), *b = e ? relayout_layout_text(m) : 0;
   cli_out o;
-  snprintf(title, sizeof title, "%s", relayout_layout_text(l));
-  relayout_status s = relayout_desc_svg(NULL, &size, d, title, flags, &err);
+  relayout_status s =
+      e ? relayout_descs_svg(NULL, &size, d, e, a, b, flags, &err)
+        : relayout_desc_svg(NULL, &size, d, a, flags, &err);
   if (!s && !(svg = malloc(size)))
     s = cli_fail(&err, RELAYOUT_ERR_NOMEM, "out of memory");
-  if (!s) s = relayout_desc_svg(svg, &size, d, title, flags, &err);
+  if (!s)
+    s = e ? relayout_descs_svg(svg, &size, d, e, a, b, flags, &err)
+          : relayout_desc_svg(svg, &size, d, a, flags, &err);
   if (!s) s = cli_out_check(&o, path, 1, &err);
   if (!s) s = cli_out_whole(&o, NULL, 0, svg, size - 1, &err);
   free(svg);
   return s ? cli_error(cli_exit_code(s), "explain", "%s", err.message) : 0;
+}
+
+/* l (bound at ext) and layout text `to`, bound as a conversion, drawn as
+ * a pair into path: 0, or the exit code. */
+static int draw_pair(const relayout_layout *l, const char *to,
+                     relayout_dtype dtype, int n, const int64_t *ext,
+                     const char *path, unsigned flags) {
+  relayout_layout *m = NULL;
+  relayout_desc s, d;
+  relayout_error err;
+  int rc = relayout_layout_parse(&m, to, &err) ||
+                   relayout_bind_extents(&s, &d, l, m, dtype, n, ext, &err)
+               ? cli_error(EXIT_USAGE, "explain", "%s", err.message)
+               : draw(&s, l, &d, m, path, flags);
+  relayout_layout_free(m);
+  return rc;
 }
 
 int cmd_explain(int argc, char **argv) {
@@ -158,14 +185,22 @@ int cmd_explain(int argc, char **argv) {
                     {.name = "dtype"},
                     {.name = "c0"},
                     {.name = "svg"},
+                    {.name = "from"},
+                    {.name = "to"},
                     {.name = "values", .is_flag = 1},
                     {0}};
   const char *pos[1];
   int npos, rc;
   if ((rc = cli_parse(argc, argv, opts, pos, 1, &npos, "explain", usage)))
     return rc < 0 ? 0 : rc;
-  if (npos != 1)
+  const char *from = cli_get(opts, "from"), *to = cli_get(opts, "to");
+  if ((from || to) && (npos || !from || !to || !cli_get(opts, "svg")))
+    return cli_error(EXIT_USAGE, "explain",
+                     "--from and --to draw a pair: both, with --svg and no "
+                     "LAYOUT");
+  if (npos != 1 && !from)
     return cli_error(EXIT_USAGE, "explain", "needs a LAYOUT\n%s", usage);
+  const char *text = from ? from : pos[0];
   const char *dims = cli_get(opts, "dims"), *shape = cli_get(opts, "shape");
   if (!dims == !shape)
     return cli_error(EXIT_USAGE, "explain", "give either --dims or --shape");
@@ -177,7 +212,7 @@ int cmd_explain(int argc, char **argv) {
   relayout_layout *l = NULL;
   const char *c0 = cli_get(opts, "c0");
   int64_t v;
-  if (relayout_layout_parse(&l, pos[0], &err))
+  if (relayout_layout_parse(&l, text, &err))
     return cli_error(EXIT_USAGE, "explain", "%s", err.message);
   if (c0) {
     if ((rc = cli_parse_int(&v, c0, "--c0"))) goto done;
@@ -197,7 +232,7 @@ int cmd_explain(int argc, char **argv) {
     if (positional) nbatch = n;
     if (nbatch < 0 || (nbatch > 0 && !has_batch && !positional)) {
       rc = cli_error(EXIT_USAGE, "explain",
-                     "--shape has %d dims; %s has dims %s%s", n, pos[0],
+                     "--shape has %d dims; %s has dims %s%s", n, text,
                      has_batch ? "..." : "", letters);
       goto done;
     }
@@ -209,7 +244,7 @@ int cmd_explain(int argc, char **argv) {
     if ((rc = cli_parse_dims(given, &ng, dims))) goto done;
     if (positional) {
       rc = cli_error(EXIT_USAGE, "explain",
-                     "%s has no dim letters: give --shape", pos[0]);
+                     "%s has no dim letters: give --shape", text);
       goto done;
     }
     for (n = 0; letters[n]; n++) {
@@ -220,14 +255,14 @@ int cmd_explain(int argc, char **argv) {
       if (ext[n] < 0) {
         rc =
             cli_error(EXIT_USAGE, "explain", "--dims lacks %c (%s has dims %s)",
-                      letters[n], pos[0], letters);
+                      letters[n], text, letters);
         goto done;
       }
     }
     for (int j = 0; j < ng; j++)
       if (!strchr(letters, given[j].name)) {
         rc = cli_error(EXIT_USAGE, "explain", "%s has no dim %c (its dims: %s)",
-                       pos[0], given[j].name, letters);
+                       text, given[j].name, letters);
         goto done;
       }
   }
@@ -237,8 +272,11 @@ int cmd_explain(int argc, char **argv) {
     rc = cli_error(cli_exit_code(st), "explain", "%s", err.message);
     goto done;
   }
-  if (cli_get(opts, "svg"))
-    rc = draw(&d, l, cli_get(opts, "svg"),
+  if (to)
+    rc = draw_pair(l, to, dtype, n, ext, cli_get(opts, "svg"),
+                   cli_get(opts, "values") ? RELAYOUT_SVG_VALUES : 0);
+  else if (cli_get(opts, "svg"))
+    rc = draw(&d, l, NULL, NULL, cli_get(opts, "svg"),
               cli_get(opts, "values") ? RELAYOUT_SVG_VALUES : 0);
   else if (cli_get(opts, "values"))
     rc = cli_error(EXIT_USAGE, "explain", "--values labels a --svg picture");

@@ -1,5 +1,6 @@
-/* picture.c - a descriptor's buffer drawn as SVG: a cell per element in
- * physical order, labelled with the logical coordinate that lands there */
+/* picture.c - a descriptor's buffer drawn as SVG, alone or beside another
+ * (where elements go): a cell per element in physical order, labelled
+ * with the logical coordinate that lands there */
 #include "internal.h"
 
 #include <stdarg.h>
@@ -153,85 +154,180 @@ static void boundaries(text *t, const relayout_axis *ax, int naxes,
   }
 }
 
-relayout_status relayout_desc_svg(char *out, size_t *size,
-                                  const relayout_desc *d, const char *title,
-                                  unsigned flags, relayout_error *err) {
-  if (!size || !d) return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
+/* Where a descriptor's cells go: the picture's rows of `width` elements,
+ * rows x cols of them drawn, cells cell_w wide from y = top, the picture
+ * w x h, its left edge at x0. */
+typedef struct picture {
+  const relayout_desc *d;
+  int64_t span, width, all_rows, rows, cols;
+  int cell_w, top, w, h, x0;
+} picture;
+
+static void lay_out(picture *p, const relayout_desc *d, const char *title,
+                    int x0) {
+  relayout_axis ax[RELAYOUT_MAX_AXES];
+  int64_t ext[RELAYOUT_MAX_DIMS];
+  int naxes = relayout_desc_axes(d, ax), n = relayout_desc_dims(d, NULL, ext);
+  p->d = d;
+  p->span = relayout_desc_span(d);
+  p->width = naxes > 1 && ax[naxes - 2].stride < p->span ? ax[naxes - 2].stride
+                                                         : p->span;
+  p->all_rows = (p->span + p->width - 1) / p->width;
+  p->rows = p->all_rows < MAX_ROWS ? p->all_rows : MAX_ROWS;
+  p->cols = p->width < MAX_COLS ? p->width : MAX_COLS;
+  int chars = 1;
+  for (int k = 0; k < n; k++)
+    chars += snprintf(NULL, 0, "%lld,", (long long)ext[k]);
+  p->cell_w = 6 * chars + 6;
+  p->top = (title ? 2 : 1) * LINE_H + 6;
+  p->x0 = x0;
+  p->w = 8 + (int)p->cols * p->cell_w;
+  if (p->w < 560) p->w = 560;
+  p->h = p->top + (int)p->rows * CELL_H + 2 * LINE_H;
+}
+
+/* The picture p lays out, into t. */
+static relayout_status draw(text *t, const picture *p, const char *title,
+                            unsigned flags, relayout_error *err) {
   relayout_axis ax[RELAYOUT_MAX_AXES];
   relayout_vdim v[RELAYOUT_MAX_DIMS + 1];
   int64_t ext[RELAYOUT_MAX_DIMS];
+  const relayout_desc *d = p->d;
   int naxes = relayout_desc_axes(d, ax), n = relayout_desc_dims(d, NULL, ext);
   relayout_desc_vdims(d, v);
-  int64_t span = relayout_desc_span(d);
-  int64_t width =
-      naxes > 1 && ax[naxes - 2].stride < span ? ax[naxes - 2].stride : span;
-  int64_t all_rows = (span + width - 1) / width;
-  int64_t rows = all_rows < MAX_ROWS ? all_rows : MAX_ROWS;
-  int64_t cols = width < MAX_COLS ? width : MAX_COLS;
-  int64_t *index = malloc(sizeof *index * (size_t)(rows * cols));
+  int64_t *index = malloc(sizeof *index * (size_t)(p->rows * p->cols));
   if (!index) return rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
-  relayout_status s = label_cells(index, d, width, rows, cols, err);
+  relayout_status s = label_cells(index, d, p->width, p->rows, p->cols, err);
   if (s) {
     free(index);
     return s;
   }
-  int chars = 1;
-  for (int k = 0; k < n; k++)
-    chars += (int)snprintf(NULL, 0, "%lld,", (long long)ext[k]);
-  int cell_w = 6 * chars + 6;
-  text t = {0};
-  int top = (title ? 2 : 1) * LINE_H + 6;
-  int right = 4 + (int)cols * cell_w;
-  int bottom = top + (int)rows * CELL_H + 2 * LINE_H;
-  put(&t,
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-      "font-family=\"monospace\" font-size=\"9\">\n",
-      right + 4 > 560 ? right + 4 : 560, bottom);
-  header(&t, d, title, ax, naxes, v);
-  for (int64_t r = 0; r < rows; r++)
-    for (int64_t c = 0; c < cols; c++) {
-      int64_t at = r * width + c, flat = index[r * cols + c];
-      if (at >= span) continue;
+  put(t, "<g transform=\"translate(%d,0)\">\n", p->x0);
+  header(t, d, title, ax, naxes, v);
+  for (int64_t r = 0; r < p->rows; r++)
+    for (int64_t c = 0; c < p->cols; c++) {
+      int64_t at = r * p->width + c, flat = index[r * p->cols + c];
+      if (at >= p->span) continue;
       char label[160] = "";
       if (flat >= 0)
         cell_label(label, sizeof label, flat, ext, n,
                    flags & RELAYOUT_SVG_VALUES);
-      int x = 4 + (int)c * cell_w, y = top + (int)r * CELL_H;
-      put(&t,
+      int x = 4 + (int)c * p->cell_w, y = p->top + (int)r * CELL_H;
+      put(t,
           "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" "
           "stroke=\"#bbb\" stroke-width=\"0.5\" class=\"%s\" "
           "data-offset=\"%lld\" data-label=\"%s\"/>",
-          x, y, cell_w, CELL_H, flat >= 0 ? "#fff" : "#d8d8d8",
+          x, y, p->cell_w, CELL_H, flat >= 0 ? "#fff" : "#d8d8d8",
           flat >= 0 ? "data" : "padding", (long long)at, label);
       if (*label)
-        put(&t, "<text x=\"%d\" y=\"%d\">%s</text>", x + 3, y + CELL_H - 4,
+        put(t, "<text x=\"%d\" y=\"%d\">%s</text>", x + 3, y + CELL_H - 4,
             label);
-      put(&t, "\n");
+      put(t, "\n");
     }
-  boundaries(&t, ax, naxes, width, rows, top, right);
-  put(&t,
+  boundaries(t, ax, naxes, p->width, p->rows, p->top,
+             4 + (int)p->cols * p->cell_w);
+  int cut = p->span > p->rows * p->width || p->width > p->cols;
+  put(t,
       "<text x=\"4\" y=\"%d\">%lld elements in rows of %lld (the second "
       "innermost axis's stride); grey: padding (written as zero)%s",
-      top + (int)rows * CELL_H + LINE_H, (long long)span, (long long)width,
-      span > rows * width || width > cols ? "; " : "</text>\n");
-  if (span > rows * width || width > cols)
-    put(&t, "%lld rows and %lld columns not drawn</text>\n",
-        (long long)(all_rows - rows), (long long)(width - cols));
-  put(&t, "</svg>\n");
+      p->top + (int)p->rows * CELL_H + LINE_H, (long long)p->span,
+      (long long)p->width, cut ? "; " : "</text>\n");
+  if (cut)
+    put(t, "%lld rows and %lld columns not drawn</text>\n",
+        (long long)(p->all_rows - p->rows), (long long)(p->width - p->cols));
+  put(t, "</g>\n");
   free(index);
-  if (t.oom) {
-    free(t.p);
-    return rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  return RELAYOUT_OK;
+}
+
+/* The centre of offset at's cell in p, where it is drawn: 1, else 0. */
+static int cell_centre(int *x, int *y, const picture *p, int64_t at) {
+  int64_t r = at / p->width, c = at % p->width;
+  if (r >= p->rows || c >= p->cols) return 0;
+  *x = p->x0 + 4 + (int)c * p->cell_w + p->cell_w / 2;
+  *y = p->top + (int)r * CELL_H + CELL_H / 2;
+  return 1;
+}
+
+/* Lines from a few elements' cells in a to theirs in b (the first, the
+ * last, the middle one, the first of the last row): where an element goes. */
+static void paths(text *t, const picture *a, const picture *b) {
+  static const char *const colour[] = {"#d62728", "#1f77b4", "#2ca02c",
+                                       "#9467bd"};
+  int64_t ext[RELAYOUT_MAX_DIMS], coord[RELAYOUT_MAX_DIMS];
+  int n = relayout_desc_dims(a->d, NULL, ext);
+  for (int k = 0; k < 4; k++) {
+    for (int i = 0; i < n; i++)
+      coord[i] = k == 0   ? 0
+                 : k == 1 ? ext[i] - 1
+                 : k == 2 ? ext[i] / 2
+                          : (i + 1 == n ? 0 : ext[i] - 1);
+    int64_t oa, ob;
+    int xa, ya, xb, yb;
+    if (relayout_desc_offset(&oa, a->d, coord, NULL) ||
+        relayout_desc_offset(&ob, b->d, coord, NULL) ||
+        !cell_centre(&xa, &ya, a, oa) || !cell_centre(&xb, &yb, b, ob))
+      continue;
+    put(t,
+        "<path d=\"M%d,%d C%d,%d %d,%d %d,%d\" fill=\"none\" stroke=\"%s\" "
+        "stroke-width=\"1.5\" class=\"path\" data-from=\"%lld\" "
+        "data-to=\"%lld\"/>\n",
+        xa, ya, (xa + xb) / 2, ya, (xa + xb) / 2, yb, xb, yb, colour[k],
+        (long long)oa, (long long)ob);
   }
-  size_t need = t.n + 1, room = *size;
-  *size = need;
-  if (out && room < need)
+}
+
+/* t's text to the caller as relayout_desc_svg says. */
+static relayout_status hand_over(char *out, size_t *size, text *t,
+                                 relayout_status s, relayout_error *err) {
+  if (!s && t->oom) s = rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  size_t need = t->n + 1, room = *size;
+  if (!s) *size = need;
+  if (!s && out && room < need)
     s = rl_fail(err, RELAYOUT_ERR_BUFFER,
-                "the picture needs %zu bytes, the buffer "
-                "holds %zu",
-                need, room);
-  else if (out)
-    memcpy(out, t.p, need);
-  free(t.p);
+                "the picture needs %zu bytes, the buffer holds %zu", need,
+                room);
+  else if (!s && out)
+    memcpy(out, t->p, need);
+  free(t->p);
   return s;
+}
+
+static void svg_open(text *t, int w, int h) {
+  put(t,
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+      "height=\"%d\" font-family=\"monospace\" font-size=\"9\">\n",
+      w, h);
+}
+
+relayout_status relayout_desc_svg(char *out, size_t *size,
+                                  const relayout_desc *d, const char *title,
+                                  unsigned flags, relayout_error *err) {
+  if (!size || !d) return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
+  picture p;
+  text t = {0};
+  lay_out(&p, d, title, 0);
+  svg_open(&t, p.w, p.h);
+  relayout_status s = draw(&t, &p, title, flags, err);
+  put(&t, "</svg>\n");
+  return hand_over(out, size, &t, s, err);
+}
+
+relayout_status relayout_descs_svg(char *out, size_t *size,
+                                   const relayout_desc *src,
+                                   const relayout_desc *dst,
+                                   const char *src_title, const char *dst_title,
+                                   unsigned flags, relayout_error *err) {
+  if (!size || !src || !dst)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL argument");
+  picture a, b;
+  text t = {0};
+  lay_out(&a, src, src_title, 0);
+  lay_out(&b, dst, dst_title, a.w + 40);
+  svg_open(&t, b.x0 + b.w, a.h > b.h ? a.h : b.h);
+  relayout_status s = draw(&t, &a, src_title, flags, err);
+  if (!s) s = draw(&t, &b, dst_title, flags, err);
+  if (!s) paths(&t, &a, &b);
+  put(&t, "</svg>\n");
+  return hand_over(out, size, &t, s, err);
 }
