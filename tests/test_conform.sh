@@ -152,6 +152,36 @@ sleep 1 && kill -INT $! && wait $!
 [ $? != 0 ] && ok || bad "an interrupted export fails"
 absent "the interrupted export" late
 
+# A fleet's share: three parts merged are the one run, case for case; a
+# part missing, one twice, an interrupted one refused.
+G="--device ref --formats NCHW,NHWC,NC1HWC0 --dtypes f16,i8"
+expect_ok "the matrix in one run" "$R" conform $G --json whole.json
+for i in 0 1 2; do
+  expect_ok "part $i/3" "$R" conform $G --part $i/3 --json part$i.json
+done
+expect_ok "the parts merged" "$R" conform --merge part0.json part1.json part2.json --json merged.json --junit merged.xml
+python3 - <<'PY' && ok || bad "the merged parts are the one run's cases and verdicts"
+import json
+w, m = json.load(open("whole.json")), json.load(open("merged.json"))
+key = lambda r: [(c["index"], c["case"], c["verdict"]) for c in r["cases"]]
+assert key(w) == key(m) and len(w["cases"]) == w["matrix_cases"] == 24
+assert {len(json.load(open(f"part{i}.json"))["cases"]) for i in range(3)} == {8}
+PY
+has "JUnit of the merge" 'tests="24" failures="0"' merged.xml
+expect_fail "a part missing" 1 "8 of the matrix's 24 cases are in no report" "$R" conform --merge part0.json part2.json
+expect_fail "a part twice" 1 "parts overlap" "$R" conform --merge part0.json part0.json part1.json part2.json
+expect_fail "a part of another matrix" 1 "another matrix" "$R" conform --merge part0.json s.json
+expect_fail "--part out of range" 2 "--part 3/3: I/N" "$R" conform $G --part 3/3
+# Stopped by a signal, the matrix leaves its reports of the cases done.
+"$R" conform --device ref --full --json int.json --junit int.xml >out.txt 2>err.txt &
+sleep 2 && kill -INT $! && wait $!
+[ $? != 0 ] && ok || bad "an interrupted matrix exits non-zero"
+has "it says so" "marked incomplete" err.txt
+python3 -c 'import json; r = json.load(open("int.json")); assert r["complete"] is False and r["cases"]' && ok ||
+  bad "the interrupted run's JSON holds its cases, incomplete"
+has "JUnit says incomplete" 'name="complete" value="false' int.xml
+expect_fail "an interrupted part is not merged" 1 "an interrupted part" "$R" conform --merge int.json
+
 for args in "--device cpu --quick --full" "--device cpu --case NCHW" "--device cpu --dtypes f8" "--quick" \
   "--device cpu --dtypes f32->i8:0:-3" "--export x --device cpu" "--import corpus --device cpu --quick" \
   "--device cpu --quick --allow-skips"; do

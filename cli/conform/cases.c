@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 const char *const cf_verdicts[3] = {"pass", "fail", "skip"};
 
@@ -135,7 +136,7 @@ static void plant(unsigned char *out, const relayout_desc *d) {
 }
 
 /* The tally of group and types, added where new (the last one when full). */
-static cf_tally *tally(conform *c, const char *group, const char *types) {
+cf_tally *cf_tally_of(conform *c, const char *group, const char *types) {
   for (int i = 0; i < c->ntallies; i++)
     if (!strcmp(c->tallies[i].group, group) &&
         !strcmp(c->tallies[i].types, types))
@@ -145,6 +146,23 @@ static cf_tally *tally(conform *c, const char *group, const char *types) {
   snprintf(t->group, sizeof t->group, "%s", group);
   snprintf(t->types, sizeof t->types, "%s", types);
   return t;
+}
+
+/* Cases done and failed: on a terminal a line rewritten each case, else a
+ * line every ten seconds (a long matrix in CI is not silent). */
+static void progress(conform *c) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+  int fails = 0;
+  for (int i = 0; i < c->ntallies; i++) fails += c->tallies[i].n[CF_FAIL];
+  if (c->tty)
+    fprintf(stderr, "\rconform: %d cases, %d failed", c->ncases, fails);
+  else if (now - c->last_progress >= 10) {
+    if (c->last_progress > 0)
+      fprintf(stderr, "conform: %d cases, %d failed\n", c->ncases, fails);
+    c->last_progress = now;
+  }
 }
 
 int cf_run(conform *c, const char *group, const cf_case *k,
@@ -215,14 +233,16 @@ int cf_run(conform *c, const char *group, const cf_case *k,
 done:
   fclose(f);
   c->ncases++;
-  tally(c, group, k->types)->n[verdict]++;
+  cf_tally_of(c, group, k->types)->n[verdict]++;
   if (verdict != CF_PASS)
     printf("%s %s: %s\n", verdict == CF_FAIL ? "FAIL" : "SKIP", k->text,
            details);
   json_array_append_new(c->cases,
-                        json_pack("{s:s, s:s, s:s}", "case", k->text, "verdict",
+                        json_pack("{s:I, s:s, s:s, s:s, s:s, s:s}", "index",
+                                  (json_int_t)(c->seen - 1), "group", group,
+                                  "types", k->types, "case", k->text, "verdict",
                                   cf_verdicts[verdict], "details", details));
-  if (c->tty) fprintf(stderr, "\rconform: %d cases", c->ncases);
+  progress(c);
   free(details);
   free(in);
   free(want);
@@ -245,8 +265,11 @@ static void junit(const conform *c, FILE *f) {
   fprintf(f,
           "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
           "<testsuite name=\"relayout conform %s\" tests=\"%d\" "
-          "failures=\"%d\" skipped=\"%d\">\n",
-          c->device, c->ncases, fails, skips);
+          "failures=\"%d\" skipped=\"%d\">\n"
+          "  <properties><property name=\"complete\" value=\"%s\"/>"
+          "</properties>\n",
+          c->device, c->ncases, fails, skips,
+          c->interrupted ? "false: interrupted" : "true");
   json_array_foreach(c->cases, i, v) {
     const char *name = json_string_value(json_object_get(v, "case"));
     const char *verdict = json_string_value(json_object_get(v, "verdict"));
@@ -289,8 +312,14 @@ static int write_report(cli_out *o, const conform *c, int xml) {
       junit(c, f);
       fclose(f);
     }
-  } else if ((text = json_dumps(c->cases, JSON_INDENT(1)))) {
-    len = strlen(text);
+  } else {
+    json_t *r = json_pack("{s:s, s:s, s:s, s:[i,i], s:I, s:b, s:O}", "device",
+                          c->device, "against", c->against_name, "matrix",
+                          c->matrix, "part", c->part, c->parts, "matrix_cases",
+                          (json_int_t)c->seen, "complete", !c->interrupted,
+                          "cases", c->cases);
+    if (r && (text = json_dumps(r, JSON_INDENT(1)))) len = strlen(text);
+    json_decref(r);
   }
   relayout_error err;
   int rc = !text ? cli_error(EXIT_WORK, "conform", "out of memory")

@@ -3,6 +3,7 @@
  * as a golden corpus, or a corpus run (corpus.c) */
 #include "conform.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,15 +13,16 @@ static const char usage[] =
     "usage: relayout conform --device D [--against ref|D2] [--quick|--full]\n"
     "                        [--formats F,F,...] [--dtypes T,T,...]\n"
     "                        [--shapes N] [--seed N] [--case CASE]\n"
-    "                        [--junit FILE] [--json FILE]\n"
+    "                        [--part I/N] [--junit FILE] [--json FILE]\n"
     "       relayout conform --export DIR [--quick|--full] [--formats ...]\n"
     "                        [--dtypes ...] [--shapes N] [--seed N]\n"
     "       relayout conform --import DIR --device D [--junit F] [--json F]\n"
     "                        [--allow-skips]\n"
+    "       relayout conform --merge PART.json... [--junit F] [--json F]\n"
     "\n"
     "Runs every ordered pair of the formats of one family of logical dims\n"
     "(NCHW: NCHW NHWC HWCN CHWN NC1HWC0 FRACTAL_Z NCHW4 NCHW32 CHWN4 4N 2N\n"
-    "nChw8c nChw16c; MN: MN NM ND FRACTAL_NZ ND_ALIGN; NCDHW: NCDHW NDHWC\n"
+    "nChw8c nChw16c; MN: MN NM ND FRACTAL_NZ ND_ALIGN nN; NCDHW: NCDHW NDHWC\n"
     "NDC1HWC0 FRACTAL_Z_3D) at odd extents on device D, each case on its own\n"
     "kernel, into a poisoned buffer, and compares the output with the\n"
     "reference's (or with D2's) byte for byte, padding included. A case is\n"
@@ -43,6 +45,16 @@ static const char usage[] =
     "              outputs as .npy files, manifest.json, README\n"
     "  --import DIR  runs a corpus on D against its expected outputs; a\n"
     "              case that skips there fails unless --allow-skips\n"
+    "  --part I/N  the matrix's cases whose index is I modulo N (neighbours\n"
+    "              are alike, so each part covers every family and type):\n"
+    "              a CI shard, or a machine of a fleet\n"
+    "  --merge     the parts' --json reports as one run: its table, exit\n"
+    "              code, --junit and --json; parts of another matrix, a\n"
+    "              case missing or in two parts, an interrupted part:\n"
+    "              refused\n"
+    "Progress goes to stderr: a line per case on a terminal, else a line\n"
+    "every ten seconds. SIGINT or SIGTERM ends the matrix after the case\n"
+    "under way; the reports then hold the cases done, marked incomplete.\n"
     "A run of no case fails: nothing was checked.\n";
 
 static const char *const family_nchw[] = {
@@ -159,8 +171,12 @@ static void enumerate(void *ctx, cf_visit *visit, void *visit_ctx) {
   }
 }
 
+/* A case of the matrix, where it is this part's and no signal came. */
 static void run_case(void *ctx, const char *group, const cf_case *k) {
-  cf_run(ctx, group, k, NULL, NULL);
+  conform *c = ctx;
+  if (c->seen++ % c->parts == c->part && !c->interrupted &&
+      !(c->interrupted = cli_interrupted()))
+    cf_run(c, group, k, NULL, NULL);
 }
 
 /* --case 'SRC->DST TYPES AxBxC': the one case. */
@@ -177,6 +193,7 @@ static int rerun(conform *c, const char *text) {
   memcpy(k.from, text, (size_t)(arrow - text));
   snprintf(k.to, sizeof k.to, "%s", dst);
   cf_name(&k);
+  c->seen++;
   int v = cf_run(c, "case", &k, NULL, NULL);
   printf("%s %s\n", cf_verdicts[v], k.text);
   return v == CF_FAIL;
@@ -201,6 +218,8 @@ static const char *default_types(char *buf, size_t room, int quick, int full) {
   return buf;
 }
 
+static int conform_main(cli_opt *opts, const char **pos, int npos);
+
 int cmd_conform(int argc, char **argv) {
   cli_opt opts[] = {{.name = "device"},
                     {.name = "against"},
@@ -216,11 +235,36 @@ int cmd_conform(int argc, char **argv) {
                     {.name = "export"},
                     {.name = "import"},
                     {.name = "allow-skips", .is_flag = 1},
+                    {.name = "part"},
+                    {.name = "merge", .is_flag = 1},
                     {0}};
-  const char *pos[1];
+  const char **pos = malloc(sizeof *pos * (size_t)argc);
   int npos, rc;
-  if ((rc = cli_parse(argc, argv, opts, pos, 0, &npos, "conform", usage)))
-    return rc < 0 ? 0 : rc;
+  if (!pos) return cli_error(EXIT_WORK, "conform", "out of memory");
+  rc = cli_parse(argc, argv, opts, pos, argc, &npos, "conform", usage);
+  if (!rc) rc = conform_main(opts, pos, npos);
+  free(pos);
+  return rc < 0 ? 0 : rc;
+}
+
+/* --part I/N into *part and *parts: 0, or the exit code. */
+static int parse_part(int *part, int *parts, const char *text) {
+  char *end;
+  long i = strtol(text, &end, 10),
+       n = *end == '/' ? strtol(end + 1, &end, 10) : 0;
+  if (*end || !isdigit((unsigned char)*text) || n < 1 || n > 100000 || i < 0 ||
+      i >= n)
+    return cli_error(EXIT_USAGE, "conform",
+                     "--part %s: I/N with 0 <= I < N (e.g. 0/3, 1/3, 2/3)",
+                     text);
+  *part = (int)i;
+  *parts = (int)n;
+  return 0;
+}
+
+/* conform after its options: the exit code. */
+static int conform_main(cli_opt *opts, const char **pos, int npos) {
+  int rc;
   int quick = cli_get(opts, "quick") != NULL, full = !!cli_get(opts, "full");
   const char *export = cli_get(opts, "export"),
              *import = cli_get(opts, "import");
@@ -241,16 +285,35 @@ int cmd_conform(int argc, char **argv) {
     return cli_error(EXIT_USAGE, "conform",
                      "--allow-skips is for --import (a matrix's skips are "
                      "never failures)");
-  if (!export && !cli_get(opts, "device"))
-    return cli_error(EXIT_USAGE, "conform", "needs --device\n%s", usage);
-  if (quick && full)
-    return cli_error(EXIT_USAGE, "conform", "--quick or --full, not both");
+  int merge = cli_get(opts, "merge") != NULL;
+  int matrix_only = quick || full || cli_get(opts, "formats") ||
+                    cli_get(opts, "dtypes") || cli_get(opts, "shapes") ||
+                    cli_get(opts, "seed") || cli_get(opts, "case") || import ||
+                    export || cli_get(opts, "against") ||
+                    cli_get(opts, "device") || cli_get(opts, "part");
+  if (merge ? !npos || matrix_only : npos > 0)
+    return cli_error(EXIT_USAGE, "conform",
+                     merge ? "--merge takes the parts' JSON reports, and "
+                             "--junit and --json only"
+                           : "unexpected '%s' (--merge merges reports)",
+                     npos ? pos[0] : "");
   conform c = {.device = cli_get(opts, "device"),
                .device_arg = cli_get(opts, "device"),
                .against_name =
                    cli_get(opts, "against") ? cli_get(opts, "against") : "ref",
                .seed = 1,
-               .tty = isatty(2)};
+               .tty = isatty(2),
+               .parts = 1};
+  if (cli_get(opts, "part") &&
+      ((import || export || cli_get(opts, "case"))
+           ? (rc = cli_error(EXIT_USAGE, "conform",
+                             "--part splits a matrix run on a device"))
+           : (rc = parse_part(&c.part, &c.parts, cli_get(opts, "part")))))
+    return rc;
+  if (!export && !merge && !cli_get(opts, "device"))
+    return cli_error(EXIT_USAGE, "conform", "needs --device\n%s", usage);
+  if (quick && full)
+    return cli_error(EXIT_USAGE, "conform", "--quick or --full, not both");
   char typebuf[512];
   matrix m = {.formats = cli_get(opts, "formats"),
               .types = cli_get(opts, "dtypes"),
@@ -284,6 +347,11 @@ int cmd_conform(int argc, char **argv) {
     if (cf_parse_types(&k, item, "conform --dtypes")) return EXIT_USAGE;
   }
   if (export) return cf_export(export, enumerate, &m, c.seed);
+  snprintf(c.matrix, sizeof c.matrix,
+           "families %d, shapes %d, every cast %d, seed %llu, formats %s, "
+           "dtypes %s",
+           m.families, m.shapes, m.every_cast, (unsigned long long)m.seed,
+           m.formats ? m.formats : "all", m.types);
   cli_out junit_out, json_out;
   relayout_error err;
   const char *reports[2] = {cli_get(opts, "junit"), cli_get(opts, "json")};
@@ -298,6 +366,13 @@ int cmd_conform(int argc, char **argv) {
   for (int i = 0; i < 2; i++)
     if (reports[i] && cli_out_check(outs[i], reports[i], 1, &err))
       return cli_error(EXIT_WORK, "conform", "%s", err.message);
+  if (merge) {
+    c.cases = json_array();
+    rc = cf_merge(&c, pos, npos, reports[0] ? &junit_out : NULL,
+                  reports[1] ? &json_out : NULL);
+    json_decref(c.cases);
+    return rc;
+  }
   if ((rc = cli_engine(&c.engine, c.device, "conform"))) return rc;
   if (strcmp(c.against_name, "ref") &&
       (rc = cli_engine(&c.against, c.against_name, "conform"))) {
@@ -315,7 +390,13 @@ int cmd_conform(int argc, char **argv) {
     c.skips_fail = !cli_get(opts, "allow-skips");
     rc = cf_import(&c, import);
   } else {
+    cli_defer_signals(); /* a signal ends the matrix with its reports */
     enumerate(&m, run_case, &c);
+    if (c.interrupted)
+      cli_error(EXIT_WORK, "conform",
+                "interrupted by signal %d after %d cases: the reports hold "
+                "them, marked incomplete",
+                c.interrupted, c.ncases);
   }
   int frc = rc == EXIT_USAGE || (import && rc)
                 ? 0
@@ -325,5 +406,6 @@ int cmd_conform(int argc, char **argv) {
   json_decref(c.cases);
   relayout_engine_free(c.against);
   relayout_engine_free(c.engine);
+  if (c.interrupted) cli_reraise();
   return rc;
 }

@@ -76,6 +76,14 @@ typedef struct conform {
   json_t *cases;
   int tty;
   int skips_fail; /* a skip counts as a failure (an imported corpus's) */
+  /* --part I/N: the cases of the matrix whose index is I modulo N; seen:
+   * the matrix's cases so far; matrix: what makes it this matrix (the
+   * options that choose its cases), for --merge */
+  int part, parts;
+  int64_t seen;
+  char matrix[512];
+  int interrupted; /* by this signal: the reports are incomplete */
+  double last_progress;
 } conform;
 
 enum { CF_PASS, CF_FAIL, CF_SKIP };
@@ -96,5 +104,13 @@ typedef void cf_visit(void *ctx, const char *group, const cf_case *k);
 int cf_export(const char *dir, void (*list)(void *, cf_visit *, void *),
               void *list_ctx, uint64_t seed);
 int cf_import(conform *c, const char *dir);
+
+/* merge.c: the JSON reports of a matrix's parts as one run in c (its cases
+ * in the matrix's order, its tallies), finished as cf_finish does: the
+ * exit code, after saying what is missing, doubled or mixed. */
+int cf_merge(conform *c, const char *const *paths, int n, cli_out *junit,
+             cli_out *json);
+/* cases.c: the tally of group and types, made where there is none. */
+cf_tally *cf_tally_of(conform *c, const char *group, const char *types);
 
 #endif /* RELAYOUT_CONFORM_H */

@@ -410,7 +410,7 @@ static int import_case(conform *c, const char *dir, const char *path, size_t i,
                    "conversion %lld and %lld",
                    path, i + 1, k.text, sizes[0], sizes[1], (long long)sb,
                    (long long)db);
-  else if (run)
+  else if (run && ++c->seen)
     cf_run(c, group ? group : "corpus", &k, data[0], data[1]);
   relayout_layout_free(a);
   relayout_layout_free(b);
