@@ -537,7 +537,8 @@ RELAYOUT_API relayout_status relayout_engine_create(
     relayout_engine **out, const relayout_engine_options *options,
     relayout_error *err);
 /** Frees an engine (its plans must be freed first); accepts NULL. Builds
- *  under way finish first, into the disk cache. */
+ *  queued or under way finish first, into the disk cache, so that the next
+ *  run of the same conversions finds their kernels. */
 RELAYOUT_API void relayout_engine_free(relayout_engine *engine);
 /** The device's name, or "reference". */
 RELAYOUT_API const char *relayout_engine_device(const relayout_engine *engine);

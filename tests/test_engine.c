@@ -452,8 +452,9 @@ static const char *runs_on(relayout_engine *e, int64_t w, int wait) {
 
 /* The kernels option: AUTO starts a conversion new to the caches on the
  * generic kernel, its own building in the background, and switches once
- * it is built; the build lands in the disk cache for the next engine. A
- * plan, or an engine, freed while builds run leaves nothing behind. */
+ * it is built; the build lands in the disk cache for the next engine, one
+ * still queued when the engine is freed too. A plan, or an engine, freed
+ * while builds run leaves nothing behind. */
 static void kernels(void) {
   relayout_engine_options o = {
       .size = sizeof o, .device = "cpu", .cache_dir = dir};
@@ -468,6 +469,11 @@ static void kernels(void) {
   CHECK(!strcmp(runs_on(e, 37, 0), "specialised"),
         "a new engine finds the build in the disk cache");
   for (int w = 40; w < 44; w++) runs_on(e, w, 0); /* left building */
+  relayout_engine_free(e);
+  CHECK_OK(relayout_engine_create(&e, &o, &e_));
+  CHECK(!strcmp(runs_on(e, 43, 0), "specialised"),
+        "a build still queued when its plan and engine were freed landed in "
+        "the disk cache: the next run starts on its own kernel");
   relayout_engine_free(e);
   o.build_threads = -1;
   CHECK_OK(relayout_engine_create(&e, &o, &e_));
