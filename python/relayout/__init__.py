@@ -26,10 +26,11 @@ from ._common import Error
 from ._engine import Engine, Plan
 from ._layout import Explained, Layout
 from ._lib import lib
+from ._pipeline import Preprocessor
 from ._preprocess import Aipp, Preprocessing
 
 __all__ = ["Error", "Layout", "Explained", "Engine", "Plan", "Aipp",
-           "Preprocessing",
+           "Preprocessing", "Preprocessor",
            "convert", "convert_many", "preprocess", "repack", "restore",
            "__version__"]
 __version__: str = lib.relayout_version_string().decode()

@@ -1,0 +1,83 @@
+"""relayout.Preprocessor in data pipelines: it pickles before any device
+state exists, maps a batch dict to the model's input with the bytes of AIPP's
+steps written in numpy (test_relayout.aipp_nv12), and builds its plan once
+per worker process, in a process pool and in a Dask cluster of two."""
+import multiprocessing
+import os
+import pickle
+
+import numpy as np
+import pytest
+
+import relayout
+from test_relayout import NV12_JPEG, aipp_nv12
+
+W, H, FRAME = 40, 6, 40 * 6 * 3 // 2
+rng = np.random.default_rng(3)
+BATCHES = [rng.integers(0, 256, (4, FRAME), dtype=np.uint8) for _ in range(8)]
+
+
+def want(frames):
+    return aipp_nv12(frames, len(frames), W, H).astype(np.float32)
+
+
+def make():
+    return relayout.Preprocessor(NV12_JPEG, to="NCHW", dtype="f32",
+                                 device="cpu")
+
+
+def test_pickles_and_maps_a_batch():
+    pre = pickle.loads(pickle.dumps(make()))
+    assert len(pickle.dumps(make())) < 2000  # settings only, no device
+    for frames in BATCHES[:3]:
+        out = pre({"frames": frames, "id": 7})
+        assert out["id"] == 7 and out["input"].shape == (4, 3, H, W)
+        assert out["input"].tobytes() == want(frames).tobytes()
+    assert pre.plans_built == 1, "one plan for one batch size"
+    with pytest.raises(relayout.Error, match="no 'frames'"):
+        pre({"images": BATCHES[0]})
+    with pytest.raises(relayout.Error, match="not a whole number"):
+        pre({"frames": BATCHES[0].ravel()[:-1]})
+    with pytest.raises(relayout.Error, match="line 2"):
+        relayout.Preprocessor("aipp_op {\n resize : true\n}\n")
+
+
+def _in_worker(args):
+    pre, frames = args
+    return os.getpid(), pre({"frames": frames})["input"], pre.plans_built
+
+
+def test_a_process_pool():
+    """Two spawned workers: the serial bytes, a plan per worker."""
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(2) as pool:
+        results = pool.map(_in_worker, [(make(), b) for b in BATCHES])
+    for (_, out, _), frames in zip(results, BATCHES):
+        assert out.tobytes() == want(frames).tobytes()
+    built = {}
+    for pid, _, n in results:
+        built[pid] = max(built.get(pid, 0), n)
+    assert set(built.values()) == {1}, built
+
+
+def test_dask():
+    """Dask's LocalCluster of two worker processes, through client.map and
+    a bag's map_partitions: the serial bytes, a plan per worker."""
+    distributed = pytest.importorskip("distributed")
+    import dask.bag as db
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1,
+                                  processes=True, dashboard_address=None
+                                  ) as cluster, \
+            distributed.Client(cluster) as client:
+        pre = make()
+        outs = client.gather(client.map(pre, [{"frames": b} for b in BATCHES],
+                                        pure=False))
+        for out, frames in zip(outs, BATCHES):
+            assert out["input"].tobytes() == want(frames).tobytes()
+        bag = db.from_sequence([{"frames": b} for b in BATCHES],
+                               npartitions=4)
+        parts = bag.map_partitions(lambda p: [pre(x) for x in p]).compute()
+        assert [o["input"].tobytes() for o in parts] == \
+            [want(b).tobytes() for b in BATCHES]
+        counts = client.run(lambda: dict(relayout._pipeline.plans_built))
+        assert all(list(c.values()) == [1] for c in counts.values()), counts
