@@ -520,6 +520,12 @@ typedef struct relayout_engine_options {
    *  that AUTO builds each plan's kernel when the plan is created). Builder
    *  threads run at the lowest priority. */
   int build_threads;
+  /** 1: a build still queued when its plan is freed finishes into the
+   *  cache, and relayout_engine_free waits for it, so that the next run of
+   *  the same conversions (a second repack of a checkpoint) finds every
+   *  kernel; 0 (default): it is dropped, and the engine waits only for the
+   *  builds under way (a matrix of one-off conversions exits at once). */
+  int finish_builds;
 } relayout_engine_options;
 
 /**
@@ -537,8 +543,8 @@ RELAYOUT_API relayout_status relayout_engine_create(
     relayout_engine **out, const relayout_engine_options *options,
     relayout_error *err);
 /** Frees an engine (its plans must be freed first); accepts NULL. Builds
- *  queued or under way finish first, into the disk cache, so that the next
- *  run of the same conversions finds their kernels. */
+ *  under way (and, with finish_builds, queued) finish first, into the disk
+ *  cache. */
 RELAYOUT_API void relayout_engine_free(relayout_engine *engine);
 /** The device's name, or "reference". */
 RELAYOUT_API const char *relayout_engine_device(const relayout_engine *engine);

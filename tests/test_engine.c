@@ -452,9 +452,9 @@ static const char *runs_on(relayout_engine *e, int64_t w, int wait) {
 
 /* The kernels option: AUTO starts a conversion new to the caches on the
  * generic kernel, its own building in the background, and switches once
- * it is built; the build lands in the disk cache for the next engine, one
- * still queued when the engine is freed too. A plan, or an engine, freed
- * while builds run leaves nothing behind. */
+ * it is built; the build lands in the disk cache for the next engine (with
+ * finish_builds, one still queued when the engine is freed too). A plan, or
+ * an engine, freed while builds run leaves nothing behind. */
 static void kernels(void) {
   relayout_engine_options o = {
       .size = sizeof o, .device = "cpu", .cache_dir = dir};
@@ -470,11 +470,17 @@ static void kernels(void) {
         "a new engine finds the build in the disk cache");
   for (int w = 40; w < 44; w++) runs_on(e, w, 0); /* left building */
   relayout_engine_free(e);
+  o.finish_builds = 1;
   CHECK_OK(relayout_engine_create(&e, &o, &e_));
-  CHECK(!strcmp(runs_on(e, 43, 0), "specialised"),
-        "a build still queued when its plan and engine were freed landed in "
-        "the disk cache: the next run starts on its own kernel");
+  for (int w = 60; w < 64; w++) runs_on(e, w, 0); /* left queued */
   relayout_engine_free(e);
+  CHECK_OK(relayout_engine_create(&e, &o, &e_));
+  CHECK(!strcmp(runs_on(e, 63, 0), "specialised"),
+        "finish_builds: a build still queued when its plan and engine were "
+        "freed landed in the disk cache: the next run starts on its own "
+        "kernel");
+  relayout_engine_free(e);
+  o.finish_builds = 0;
   o.build_threads = -1;
   CHECK_OK(relayout_engine_create(&e, &o, &e_));
   CHECK(!strcmp(runs_on(e, 47, 0), "specialised"),

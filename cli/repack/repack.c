@@ -128,8 +128,12 @@ int cmd_repack(int argc, char **argv) {
   o.max_memory = (uint64_t)mem;
   for (; o.nrules < opts[0].count; o.nrules++)
     if ((rc = rp_rule_parse(&o.rules[o.nrules], rules[o.nrules]))) goto done;
+  /* the next repack of the same shapes finds every kernel built */
+  relayout_engine_options eo;
+  cli_engine_options(&eo, cli_get(opts, "device"));
+  eo.finish_builds = 1;
   if (!o.dry_run &&
-      (rc = cli_engine(&o.engine, cli_get(opts, "device"), "repack")))
+      (rc = cli_engine_from(&o.engine, &eo, cli_get(opts, "device"), "repack")))
     goto done;
   cli_defer_signals();
   rp_report_init(&o.report);

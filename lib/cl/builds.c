@@ -6,9 +6,11 @@
  * several at once, and put each program into the program cache, memory and
  * disk, as rl_program_get does. The plan polls its build when it runs and
  * switches once the program is there. A plan freed first abandons its
- * build, which still finishes into the cache, queued or under way: the
- * next run of the same shapes (a second repack of a checkpoint) finds
- * every kernel there. The engine, freed, waits for the queue.
+ * build: one under way finishes into the cache (a later plan of the same
+ * shape finds it); one not started is dropped, or with the engine's
+ * finish_builds stays queued, so that the next run of the same shapes (a
+ * second repack of a checkpoint) finds every kernel. The engine, freed,
+ * waits for the builds under way and the queue.
  *
  * On a CPU device PoCL makes a kernel's machine code for its work-group
  * size at its first launch, a tenth of a second more: the builder launches
@@ -142,7 +144,12 @@ void rl_build_release(relayout_engine *e, rl_build *b) {
   if (!b) return;
   pthread_mutex_lock(&e->lock);
   int done = b->state == DONE || b->state == FAILED;
-  /* one queued or under way still lands in the cache, for the next run */
+  if (b->state == QUEUED && !e->finish_builds) { /* not started: dropped */
+    rl_build **at = &e->waiting;
+    while (*at != b) at = &(*at)->next;
+    *at = b->next;
+    done = 1;
+  }
   if (!done) b->abandoned = 1; /* its builder frees it */
   pthread_mutex_unlock(&e->lock);
   if (done) build_free(b);

@@ -53,6 +53,7 @@ static void set_up(relayout_engine *e, const relayout_engine_options *o) {
       o->cache_bytes > 0 ? (uint64_t)o->cache_bytes : (uint64_t)256 << 20;
   e->families = o->families;
   e->kernels = o->kernels;
+  e->finish_builds = o->finish_builds != 0;
   /* by default one build at a time on a CPU device, whose compiler (PoCL)
    * builds one program at a time per process; a GPU's driver, one per CPU */
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
