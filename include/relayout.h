@@ -265,11 +265,12 @@ RELAYOUT_API int relayout_desc_holds_shape(const relayout_desc *d, int rank,
  * logical coordinate stored there ("3,17"), or with RELAYOUT_SVG_VALUES
  * its index in row-major logical order (as the seeds' tables print it);
  * padding shaded; a line where outer axes roll over, thicker the more of
- * them; the axes listed. Past 64 rows and 32 columns the rest is counted,
- * not drawn; past 2^26 logical elements it is refused. title (NULL: none)
- * heads it. out NULL: *size receives the bytes needed, the final NUL
- * included; else out has *size bytes of room (RELAYOUT_ERR_BUFFER if too
- * few) and *size receives the bytes written.
+ * them; where the outermost axis leaves gaps between its positions (a TPU
+ * layout's NPUs), a band per position ("lane"); the axes listed. Past 64 rows
+ * and 32 columns the rest is counted, not drawn; past 2^26 logical elements it
+ * is refused. title (NULL: none) heads it. out NULL: *size receives the bytes
+ * needed, the final NUL included; else out has *size bytes of room
+ * (RELAYOUT_ERR_BUFFER if too few) and *size receives the bytes written.
  */
 #define RELAYOUT_SVG_VALUES 1u
 RELAYOUT_API relayout_status relayout_desc_svg(char *out, size_t *size,

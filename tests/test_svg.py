@@ -101,6 +101,30 @@ r = subprocess.run([RELAYOUT, "explain", "NCHW", "--shape", "1x2x3x4",
 check(r.returncode == 2 and "--values labels a --svg" in r.stderr,
       "--values without --svg is refused")
 
+# Seed 004's 128-byte aligned fp32 (N=2, C=3, H=4, W=5) on 4 NPUs of 1024
+# bytes: channel c on NPU (start + c) % 4, a band per NPU.
+def tpu_aligned(start):
+    per_npu = cdiv(start + 3, 4)
+    return lambda n, c, h, w: ((start + c) % 4 * 256 + n * 32 * per_npu +
+                               (start + c) // 4 * 32 + h * 5 + w)
+
+
+for start in (0, 2):
+    r, path = draw(f"TPU_ALIGNED(npus=4,lmem=1024,start={start})", "2x3x4x5",
+                   "f32")
+    root, got = cells(path)
+    want = expect(tpu_aligned(start), [2, 3, 4, 5], 1024)
+    drawn = {o: v for o, v in want.items() if o in got}
+    data_lanes = {o // 256 for o, v in got.items() if v[0] == "data"}
+    check(r.returncode == 0 and got == drawn and
+          data_lanes == {(start + c) % 4 for c in range(3)},
+          f"TPU_ALIGNED start={start}: every drawn element where seed 004 "
+          f"puts it, channels on their NPUs ({r.stderr.strip()})")
+    lanes = [t.text for t in root.iter(NS + "text")
+             if (t.text or "").startswith("lane ")]
+    check(lanes == ["lane 0", "lane 1", "lane 2", "lane 3"],
+          f"start={start}: a band per NPU: {lanes}")
+
 # A pair: both buffers, and the paths of the first, last, middle and
 # last row's first elements from ND's offsets to FRACTAL_NZ's.
 path = os.path.join(TMP, "pair.svg")

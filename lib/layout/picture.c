@@ -70,15 +70,82 @@ static void axis_name(char *buf, const relayout_axis *ax, int naxes, int i,
   snprintf(buf, 32, "%s", dim);
 }
 
+/* Where a descriptor's cells go. Rows hold `width` elements (the second
+ * innermost axis's stride); where the outermost axis leaves a gap after
+ * each of its positions (lanes: a TPU layout's NPUs), each lane is a band
+ * of lane_rows rows of its own, of which the first drawn_rows are drawn
+ * for the first drawn_lanes lanes. rows x cols cells are drawn, cell_w
+ * wide from y = top; the picture is w x h, its left edge at x0. */
+typedef struct picture {
+  const relayout_desc *d;
+  int64_t span, width, lanes, lane_stride, lane_span, lane_rows, all_rows, rows,
+      cols;
+  int64_t drawn_lanes, drawn_rows; /* lanes drawn, and rows of each */
+  int cell_w, top, w, h, x0;
+} picture;
+
+static void lay_out(picture *p, const relayout_desc *d, const char *title,
+                    int x0) {
+  relayout_axis ax[RELAYOUT_MAX_AXES];
+  int64_t ext[RELAYOUT_MAX_DIMS];
+  int naxes = relayout_desc_axes(d, ax), n = relayout_desc_dims(d, NULL, ext);
+  p->d = d;
+  p->span = relayout_desc_span(d);
+  int64_t inner = 1; /* elements a position of the outermost axis spans */
+  for (int k = 1; k < naxes; k++) inner += (ax[k].extent - 1) * ax[k].stride;
+  int lanes = naxes > 1 && ax[0].extent > 1 && ax[0].stride > inner;
+  p->lanes = lanes ? ax[0].extent : 1;
+  p->lane_stride = lanes ? ax[0].stride : p->span;
+  p->lane_span = lanes ? inner : p->span;
+  p->width = naxes - lanes > 1 && ax[naxes - 2].stride < p->lane_span
+                 ? ax[naxes - 2].stride
+                 : p->lane_span;
+  p->lane_rows = (p->lane_span + p->width - 1) / p->width;
+  p->all_rows = p->lanes * p->lane_rows;
+  /* every lane's first rows where there are lanes, up to 16 of them */
+  p->drawn_lanes = p->lanes < 16 ? p->lanes : 16;
+  int64_t room = MAX_ROWS / p->drawn_lanes > 2 ? MAX_ROWS / p->drawn_lanes : 2;
+  p->drawn_rows = p->lane_rows < room ? p->lane_rows : room;
+  p->rows = p->drawn_lanes * p->drawn_rows;
+  p->cols = p->width < MAX_COLS ? p->width : MAX_COLS;
+  int chars = 1;
+  for (int k = 0; k < n; k++)
+    chars += snprintf(NULL, 0, "%lld,", (long long)ext[k]);
+  p->cell_w = 6 * chars + 6;
+  p->top = (title ? 2 : 1) * LINE_H + 6;
+  p->x0 = x0;
+  p->w = 8 + (int)p->cols * p->cell_w + (lanes ? 60 : 0);
+  if (p->w < (lanes ? 820 : 560)) p->w = lanes ? 820 : 560; /* the footnote */
+  p->h = p->top + (int)p->rows * CELL_H + 2 * LINE_H;
+}
+
+/* The offset drawn at row r, column c, or -1 (past a lane's span, or the
+ * buffer's). */
+static int64_t offset_at(const picture *p, int64_t r, int64_t c) {
+  int64_t in_lane = r % p->drawn_rows * p->width + c;
+  int64_t at = r / p->drawn_rows * p->lane_stride + in_lane;
+  return in_lane < p->lane_span && at < p->span ? at : -1;
+}
+
+/* The drawn cell (r * cols + c) of offset at, or -1. */
+static int64_t cell_of(const picture *p, int64_t at) {
+  int64_t lane = at / p->lane_stride, in_lane = at % p->lane_stride;
+  int64_t row = in_lane / p->width, c = in_lane % p->width;
+  return in_lane < p->lane_span && lane < p->drawn_lanes &&
+                 row < p->drawn_rows && c < p->cols
+             ? (lane * p->drawn_rows + row) * p->cols + c
+             : -1;
+}
+
 /* The drawn cells' logical elements: index[r * cols + c] is the row-major
- * logical index of the element at offset r * width + c, or -1 (padding or
- * a gap). Every logical coordinate is walked once. */
-static relayout_status label_cells(int64_t *index, const relayout_desc *d,
-                                   int64_t width, int64_t rows, int64_t cols,
+ * logical index of the element drawn there, or -1 (padding or a gap).
+ * Every logical coordinate is walked once. */
+static relayout_status label_cells(int64_t *index, const picture *p,
                                    relayout_error *err) {
+  const relayout_desc *d = p->d;
   int64_t ext[RELAYOUT_MAX_DIMS], coord[RELAYOUT_MAX_DIMS] = {0}, count = 1;
   int n = relayout_desc_dims(d, NULL, ext);
-  for (int64_t i = 0; i < rows * cols; i++) index[i] = -1;
+  for (int64_t i = 0; i < p->rows * p->cols; i++) index[i] = -1;
   for (int i = 0; i < n; i++) count *= ext[i];
   if (count > MAX_ELEMS)
     return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
@@ -89,8 +156,8 @@ static relayout_status label_cells(int64_t *index, const relayout_desc *d,
     int64_t at;
     relayout_status s = relayout_desc_offset(&at, d, coord, err);
     if (s) return s;
-    if (at / width < rows && at % width < cols)
-      index[at / width * cols + at % width] = flat;
+    int64_t cell = cell_of(p, at);
+    if (cell >= 0) index[cell] = flat;
     for (int k = n - 1; k >= 0 && ++coord[k] == ext[k]; k--) coord[k] = 0;
   }
   return RELAYOUT_OK;
@@ -138,52 +205,25 @@ static int header(text *t, const relayout_desc *d, const char *title,
 }
 
 /* Lines where outer axes roll over between rows: the more axes begin
- * there, the thicker. */
-static void boundaries(text *t, const relayout_axis *ax, int naxes,
-                       int64_t width, int64_t rows, int top, int right) {
-  for (int64_t r = 1; r < rows; r++) {
-    int level = 0;
+ * there, the thicker; each lane's band named. */
+static void boundaries(text *t, const picture *p, const relayout_axis *ax,
+                       int naxes) {
+  int right = 4 + (int)p->cols * p->cell_w;
+  for (int64_t r = 0; r < p->rows; r++) {
+    int64_t at =
+        r / p->drawn_rows * p->lane_stride + r % p->drawn_rows * p->width;
+    int level = 0, y = p->top + (int)r * CELL_H;
     for (int k = 0; k + 1 < naxes; k++)
-      level += ax[k].stride > width && (r * width) % ax[k].stride == 0;
-    if (level)
+      level += ax[k].stride > p->width && at % ax[k].stride == 0;
+    if (level && r)
       put(t,
-          "<line x1=\"4\" y1=\"%lld\" x2=\"%d\" y2=\"%lld\" stroke=\"#000\" "
+          "<line x1=\"4\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#000\" "
           "stroke-width=\"%d\"/>\n",
-          (long long)(top + r * CELL_H), right, (long long)(top + r * CELL_H),
-          level);
+          y, right, y, level);
+    if (p->lanes > 1 && r % p->drawn_rows == 0)
+      put(t, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">lane %lld</text>\n",
+          right + 6, y + CELL_H - 4, (long long)(r / p->drawn_rows));
   }
-}
-
-/* Where a descriptor's cells go: the picture's rows of `width` elements,
- * rows x cols of them drawn, cells cell_w wide from y = top, the picture
- * w x h, its left edge at x0. */
-typedef struct picture {
-  const relayout_desc *d;
-  int64_t span, width, all_rows, rows, cols;
-  int cell_w, top, w, h, x0;
-} picture;
-
-static void lay_out(picture *p, const relayout_desc *d, const char *title,
-                    int x0) {
-  relayout_axis ax[RELAYOUT_MAX_AXES];
-  int64_t ext[RELAYOUT_MAX_DIMS];
-  int naxes = relayout_desc_axes(d, ax), n = relayout_desc_dims(d, NULL, ext);
-  p->d = d;
-  p->span = relayout_desc_span(d);
-  p->width = naxes > 1 && ax[naxes - 2].stride < p->span ? ax[naxes - 2].stride
-                                                         : p->span;
-  p->all_rows = (p->span + p->width - 1) / p->width;
-  p->rows = p->all_rows < MAX_ROWS ? p->all_rows : MAX_ROWS;
-  p->cols = p->width < MAX_COLS ? p->width : MAX_COLS;
-  int chars = 1;
-  for (int k = 0; k < n; k++)
-    chars += snprintf(NULL, 0, "%lld,", (long long)ext[k]);
-  p->cell_w = 6 * chars + 6;
-  p->top = (title ? 2 : 1) * LINE_H + 6;
-  p->x0 = x0;
-  p->w = 8 + (int)p->cols * p->cell_w;
-  if (p->w < 560) p->w = 560;
-  p->h = p->top + (int)p->rows * CELL_H + 2 * LINE_H;
 }
 
 /* The picture p lays out, into t. */
@@ -197,7 +237,7 @@ static relayout_status draw(text *t, const picture *p, const char *title,
   relayout_desc_vdims(d, v);
   int64_t *index = malloc(sizeof *index * (size_t)(p->rows * p->cols));
   if (!index) return rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
-  relayout_status s = label_cells(index, d, p->width, p->rows, p->cols, err);
+  relayout_status s = label_cells(index, p, err);
   if (s) {
     free(index);
     return s;
@@ -206,8 +246,8 @@ static relayout_status draw(text *t, const picture *p, const char *title,
   header(t, d, title, ax, naxes, v);
   for (int64_t r = 0; r < p->rows; r++)
     for (int64_t c = 0; c < p->cols; c++) {
-      int64_t at = r * p->width + c, flat = index[r * p->cols + c];
-      if (at >= p->span) continue;
+      int64_t at = offset_at(p, r, c), flat = index[r * p->cols + c];
+      if (at < 0) continue;
       char label[160] = "";
       if (flat >= 0)
         cell_label(label, sizeof label, flat, ext, n,
@@ -224,14 +264,17 @@ static relayout_status draw(text *t, const picture *p, const char *title,
             label);
       put(t, "\n");
     }
-  boundaries(t, ax, naxes, p->width, p->rows, p->top,
-             4 + (int)p->cols * p->cell_w);
-  int cut = p->span > p->rows * p->width || p->width > p->cols;
+  boundaries(t, p, ax, naxes);
+  int cut = p->all_rows > p->rows || p->width > p->cols;
   put(t,
       "<text x=\"4\" y=\"%d\">%lld elements in rows of %lld (the second "
-      "innermost axis's stride); grey: padding (written as zero)%s",
+      "innermost axis's stride)%s; grey: padding (written as zero)%s",
       p->top + (int)p->rows * CELL_H + LINE_H, (long long)p->span,
-      (long long)p->width, cut ? "; " : "</text>\n");
+      (long long)p->width,
+      p->lanes > 1 ? ", a band per lane of the outermost axis (its "
+                     "positions lie apart: a TPU layout's NPUs)"
+                   : "",
+      cut ? "; " : "</text>\n");
   if (cut)
     put(t, "%lld rows and %lld columns not drawn</text>\n",
         (long long)(p->all_rows - p->rows), (long long)(p->width - p->cols));
@@ -242,8 +285,8 @@ static relayout_status draw(text *t, const picture *p, const char *title,
 
 /* The centre of offset at's cell in p, where it is drawn: 1, else 0. */
 static int cell_centre(int *x, int *y, const picture *p, int64_t at) {
-  int64_t r = at / p->width, c = at % p->width;
-  if (r >= p->rows || c >= p->cols) return 0;
+  int64_t cell = cell_of(p, at), r = cell / p->cols, c = cell % p->cols;
+  if (cell < 0) return 0;
   *x = p->x0 + 4 + (int)c * p->cell_w + p->cell_w / 2;
   *y = p->top + (int)r * CELL_H + CELL_H / 2;
   return 1;
