@@ -519,8 +519,10 @@ static void *run_long(void *arg) {
   long_run *r = arg;
   atomic_store(&r->started, 1);
   relayout_error err;
-  r->status = relayout_plan_run(r->plan, r->f->got.data, r->f->got.size,
-                                r->f->in, (size_t)r->f->sb, &err);
+  do /* the other thread's plan_create may hold the engine a moment */
+    r->status = relayout_plan_run(r->plan, r->f->got.data, r->f->got.size,
+                                  r->f->in, (size_t)r->f->sb, &err);
+  while (r->status == RELAYOUT_ERR_BUSY);
   atomic_store(&r->done, 1);
   return NULL;
 }
