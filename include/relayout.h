@@ -315,6 +315,10 @@ RELAYOUT_API int relayout_desc_groups(const relayout_desc *d,
                                       relayout_groups *out);
 /** Elements from offset 0 past the last addressable one. */
 RELAYOUT_API int64_t relayout_desc_span(const relayout_desc *d);
+/** Elements before the axes' origin: an element's offset is this plus its
+ * coordinates times the axes' strides (a TPU tensor's offset= inside its
+ * NPU, in elements); 0 for every other layout. */
+RELAYOUT_API int64_t relayout_desc_base(const relayout_desc *d);
 /** 1 when no gap lies between the axes (the physical shape is the axes). */
 RELAYOUT_API int relayout_desc_is_compact(const relayout_desc *d);
 /** An integer tensor's quantization: element q stands for the value

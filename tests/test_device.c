@@ -293,6 +293,48 @@ static void device_case(const char *kind, int (*want)(const char *),
   force = NULL;
 }
 
+/* TPU local memory as seed 004 has it (test_examples checks the offsets):
+ * tensors at an offset inside their NPU, with free strides, in the 4N, 2N
+ * and 2IC storage modes; each to and from plain and blocked layouts. */
+static void tpu_local(void) {
+  static const struct {
+    const char *layout;
+    relayout_dtype t;
+    int64_t ext[4];
+  } c[] = {
+      {"TPU_ALIGNED(npus=4,lmem=1024,start=1,offset=384)",
+       RELAYOUT_F32,
+       {2, 5, 3, 4}},
+      {"TPU_COMPACT(npus=4,lmem=1024,start=2,offset=252)",
+       RELAYOUT_F16,
+       {2, 7, 3, 5}},
+      {"TPU_STRIDED(npus=4,lmem=1024,wstride=2,hstride=16,cstride=56,"
+       "nstride=120)",
+       RELAYOUT_F32,
+       {2, 5, 3, 4}},
+      {"TPU_STRIDED(npus=4,lmem=1024,start=1,offset=8,wstride=2,nstride=120)",
+       RELAYOUT_F32,
+       {2, 3, 1, 10}},
+      {"TPU_ALIGNED(npus=4,lmem=1024,offset=128,n0=4)",
+       RELAYOUT_U8,
+       {6, 5, 4, 5}},
+      {"TPU_ALIGNED(npus=4,lmem=1024,n0=2)", RELAYOUT_I16, {3, 5, 4, 5}},
+      {"TPU_COMPACT(npus=4,lmem=1024,start=1,offset=8,n0=2)",
+       RELAYOUT_F32,
+       {3, 5, 2, 2}},
+  };
+  static const char *const other[] = {"NCHW", "NHWC", "NC1HWC0"};
+  int before = pairs_run;
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+    for (size_t j = 0; j < 3; j++) {
+      one_pair(other[j], c[i].layout, c[i].t, &families[0], c[i].ext);
+      one_pair(c[i].layout, other[j], c[i].t, &families[0], c[i].ext);
+    }
+  pair_flush();
+  CHECK(pairs_run - before == 6 * (int)(sizeof c / sizeof c[0]),
+        "every TPU pair ran (%d)", pairs_run - before);
+}
+
 /* A widened plan still refuses offsets off the element, as every plan
  * does, and writes nothing: f16 NCHW4 -> CHWN4 (8-byte units) at a
  * destination offset of 1 byte, then of one element past the end. */
@@ -511,6 +553,7 @@ int main(int argc, char **argv) {
     pair_flush();
     reads_inside();
     widened_refusals();
+    tpu_local();
   }
   if (cases) random_layouts(60 * nshapes);
   relayout_engine_free(engine);

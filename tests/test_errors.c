@@ -176,6 +176,30 @@ static void bad_strides(void) {
                                  (const int64_t[]){1, 1LL << 31, 3, 1LL << 31},
                                  &e_));
   relayout_layout_free(l);
+  /* a TPU tensor's offset: inside the NPU, on a word, with room after it;
+   * free strides that overlap */
+  l = parse("TPU_COMPACT(npus=4,lmem=1024,offset=1024)");
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "offset=1024 must be below lmem=1024",
+              relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW", nchw, &e_));
+  relayout_layout_free(l);
+  l = parse("TPU_STRIDED(npus=4,lmem=1024,offset=2)");
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "offset=2 is not a whole number of 4-byte",
+              relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW", nchw, &e_));
+  relayout_layout_free(l);
+  l = parse("TPU_COMPACT(npus=4,lmem=1024,offset=960)");
+  CHECK_FAILS(RELAYOUT_ERR_DIMS,
+              "needs 40 f32 elements on each NPU, more "
+              "than lmem=1024 bytes hold past the offset",
+              relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW", nchw, &e_));
+  relayout_layout_free(l);
+  l = parse("TPU_STRIDED(npus=4,lmem=1024,hstride=2)");
+  CHECK_FAILS(RELAYOUT_ERR_UNSUPPORTED, "two coordinates to one element",
+              relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW", nchw, &e_));
+  relayout_layout_free(l);
+  l = parse("TPU_MATRIX(npus=4,lmem=1024,w=8)");
+  CHECK_FAILS(RELAYOUT_ERR_UNKNOWN, "has no parameter 'n0'",
+              relayout_layout_set_param(l, "n0", 4, &e_));
+  relayout_layout_free(l);
   /* H*W past 2^63, checked before it is multiplied (UBSan's pass) */
   l = parse("TPU_COMPACT(npus=4,lmem=1024)");
   CHECK_FAILS(RELAYOUT_ERR_OVERFLOW, "H*W overflows",

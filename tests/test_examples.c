@@ -274,6 +274,123 @@ static void four_n(void) {
   relayout_layout_free(l);
 }
 
+/* Every coordinate of an NCHW tensor at (n, c, h, w) in layout text, as
+ * want() computes it from the seed's formula, in elements. */
+typedef int64_t (*offset_fn)(const int64_t *x);
+static void every_offset(const char *text, relayout_dtype t, const int64_t *ext,
+                         offset_fn want) {
+  relayout_layout *l = parse(text);
+  relayout_desc d;
+  CHECK_OK(relayout_desc_init(&d, l, t, 4, "NCHW", ext, &e_));
+  int64_t x[4], off, bad = 0;
+  for (x[0] = 0; x[0] < ext[0]; x[0]++)
+    for (x[1] = 0; x[1] < ext[1]; x[1]++)
+      for (x[2] = 0; x[2] < ext[2]; x[2]++)
+        for (x[3] = 0; x[3] < ext[3]; x[3]++) {
+          relayout_desc_offset(&off, &d, x, NULL);
+          if (off != want(x) && !bad++)
+            CHECK(0, "%s: (%lld,%lld,%lld,%lld) at %lld, the seed says %lld",
+                  text, (long long)x[0], (long long)x[1], (long long)x[2],
+                  (long long)x[3], (long long)off, (long long)want(x));
+        }
+  relayout_layout_free(l);
+}
+
+/* 004, "Strides in Local Memory", 4 NPUs of 1024 bytes (256 fp32): (2, 5,
+ * 3, 4) from NPU 0 with W, H, C, N strides 2, 16, 56, 120; (2, 3, 1, 10)
+ * from NPU 1 with W stride 2, N stride 120. */
+static int64_t strided_1(const int64_t *x) {
+  return x[1] % 4 * 256 + x[0] * 120 + x[1] / 4 * 56 + x[2] * 16 + x[3] * 2;
+}
+static int64_t strided_2(const int64_t *x) {
+  return (1 + x[1]) % 4 * 256 + x[0] * 120 + x[3] * 2;
+}
+/* 4N on (6, 5, 4, 5) int8, aligned: int8x4 words, C stride ceil(20 / 32) *
+ * 32 = 32 words, two channels per NPU so N stride 64 words; the four N of a
+ * word side by side. 2N on (3, 5, 4, 5) int16 the same in int16x2 words
+ * (bytes / 2 per NPU). 2IC on an fp32 [I, O, H, W] = (3, 5, 2, 2) weight,
+ * compact, from NPU 1: fp32x2 words, C stride 4, N stride 8 words. */
+static int64_t four_n_aligned(const int64_t *x) {
+  return x[1] % 4 * 1024 +
+         (x[0] / 4 * 64 + x[1] / 4 * 32 + x[2] * 5 + x[3]) * 4 + x[0] % 4;
+}
+static int64_t two_n_aligned(const int64_t *x) {
+  return x[1] % 4 * 512 +
+         (x[0] / 2 * 64 + x[1] / 4 * 32 + x[2] * 5 + x[3]) * 2 + x[0] % 2;
+}
+static int64_t two_ic_compact(const int64_t *x) {
+  return (1 + x[1]) % 4 * 256 +
+         (x[0] / 2 * 8 + (1 + x[1]) / 4 * 4 + x[2] * 2 + x[3]) * 2 + x[0] % 2;
+}
+
+static void tpu_local(void) {
+  /* "Address of Tensor in Local Memory": X = 4, S = 1024; A = Q * S + R
+   * for A = 340, 1472, 2300, 3088; a compact fp32 tensor there has its
+   * first element at byte A. */
+  static const int64_t addr[4] = {340, 1472, 2300, 3088};
+  for (int i = 0; i < 4; i++) {
+    char text[96];
+    snprintf(text, sizeof text,
+             "TPU_COMPACT(npus=4,lmem=1024,start=%lld,"
+             "offset=%lld)",
+             (long long)(addr[i] / 1024), (long long)(addr[i] % 1024));
+    relayout_layout *l = parse(text);
+    relayout_desc d;
+    int64_t off;
+    CHECK_OK(relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW",
+                                (const int64_t[]){2, 3, 4, 5}, &e_));
+    relayout_desc_offset(&off, &d, (const int64_t[]){0, 0, 0, 0}, NULL);
+    CHECK(off * 4 == addr[i], "%s: the tensor starts at byte %lld", text,
+          (long long)(off * 4));
+    int pad;
+    relayout_desc_is_padding(&pad, &d, off - 1, NULL);
+    CHECK(pad, "%s: the element before the address is not the tensor's", text);
+    relayout_layout_free(l);
+    /* "The address of the tensor is divisable by 128" (aligned) */
+    snprintf(text, sizeof text,
+             "TPU_ALIGNED(npus=4,lmem=1024,start=%lld,"
+             "offset=%lld)",
+             (long long)(addr[i] / 1024), (long long)(addr[i] % 1024));
+    l = parse(text);
+    CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "not a multiple of 128 bytes",
+                relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW",
+                                   (const int64_t[]){2, 3, 4, 5}, &e_));
+    relayout_layout_free(l);
+  }
+  every_offset("TPU_STRIDED(npus=4,lmem=1024,wstride=2,hstride=16,"
+               "cstride=56,nstride=120)",
+               RELAYOUT_F32, (const int64_t[]){2, 5, 3, 4}, strided_1);
+  every_offset("TPU_STRIDED(npus=4,lmem=1024,start=1,wstride=2,nstride=120)",
+               RELAYOUT_F32, (const int64_t[]){2, 3, 1, 10}, strided_2);
+  every_offset("TPU_ALIGNED(npus=4,lmem=1024,n0=4)", RELAYOUT_I8,
+               (const int64_t[]){6, 5, 4, 5}, four_n_aligned);
+  every_offset("TPU_ALIGNED(npus=4,lmem=1024,n0=2)", RELAYOUT_I16,
+               (const int64_t[]){3, 5, 4, 5}, two_n_aligned);
+  every_offset("TPU_COMPACT(npus=4,lmem=1024,start=1,n0=2)", RELAYOUT_F32,
+               (const int64_t[]){3, 5, 2, 2}, two_ic_compact);
+  /* 4N's dummies: N = 6 fills words 0 and 1 with 4 + 2, bytes 2 and 3 of
+   * word (1, 0, 0, 0) are padding */
+  relayout_layout *l = parse("TPU_ALIGNED(npus=4,lmem=1024,n0=4)");
+  relayout_desc d;
+  int pad;
+  CHECK_OK(relayout_desc_init(&d, l, RELAYOUT_I8, 4, "NCHW",
+                              (const int64_t[]){6, 5, 4, 5}, &e_));
+  relayout_desc_is_padding(&pad, &d, 64 * 4 + 1, NULL);
+  CHECK(!pad, "(5, 0, 0, 0) is data");
+  relayout_desc_is_padding(&pad, &d, 64 * 4 + 2, NULL);
+  CHECK(pad, "the third byte of word (1, 0, 0, 0) is a dummy");
+  /* each storage mode's dtypes */
+  CHECK_FAILS(RELAYOUT_ERR_UNSUPPORTED, "n0=4 does not hold i16",
+              relayout_desc_init(&d, l, RELAYOUT_I16, 4, "NCHW",
+                                 (const int64_t[]){6, 5, 4, 5}, &e_));
+  relayout_layout_free(l);
+  l = parse("TPU_COMPACT(npus=4,lmem=1024,n0=2)");
+  CHECK_FAILS(RELAYOUT_ERR_UNSUPPORTED, "n0=2 does not hold f16",
+              relayout_desc_init(&d, l, RELAYOUT_F16, 4, "NCHW",
+                                 (const int64_t[]){2, 5, 4, 5}, &e_));
+  relayout_layout_free(l);
+}
+
 int main(void) {
   nz_20x28();
   fractal_z_hwcn();
@@ -284,6 +401,7 @@ int main(void) {
   tpu_strides();
   tpu_matrix();
   four_n();
+  tpu_local();
   fractal_zn();
   return check_summary();
 }

@@ -133,6 +133,58 @@ int cli_parse_int(int64_t *out, const char *text, const char *what) {
   return 0;
 }
 
+/* I/N from two strings; first counts from 1 (GitLab's CI_NODE_INDEX). */
+static int part_of(long *i, long *n, const char *si, const char *sn,
+                   int first) {
+  char *e1, *e2;
+  *i = strtol(si, &e1, 10) - first;
+  *n = strtol(sn, &e2, 10);
+  return isdigit((unsigned char)*si) && isdigit((unsigned char)*sn) && !*e1 &&
+         !*e2;
+}
+
+int cli_parse_part(int *part, int *parts, const char *text, const char *cmd) {
+  static const char *const launchers[][3] = {
+      {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "0"},
+      {"PMI_RANK", "PMI_SIZE", "0"},
+      {"SLURM_PROCID", "SLURM_NTASKS", "0"},
+      {"RANK", "WORLD_SIZE", "0"},
+      {"CI_NODE_INDEX", "CI_NODE_TOTAL", "1"}};
+  long i = -1, n = 0;
+  char *end = NULL;
+  if (!strcmp(text, "auto")) {
+    for (size_t k = 0; k < sizeof launchers / sizeof launchers[0]; k++) {
+      const char *si = getenv(launchers[k][0]), *sn = getenv(launchers[k][1]);
+      if (!si || !sn) continue;
+      if (!part_of(&i, &n, si, sn, launchers[k][2][0] - '0')) i = -1;
+      if (i < 0 || i >= n)
+        return cli_error(EXIT_USAGE, cmd,
+                         "--part auto: %s=%s and %s=%s are "
+                         "no rank and size",
+                         launchers[k][0], si, launchers[k][1], sn);
+      break;
+    }
+    if (!n)
+      return cli_error(EXIT_USAGE, cmd,
+                       "--part auto: no launcher's rank and size in the "
+                       "environment (OMPI_COMM_WORLD_RANK, PMI_RANK, "
+                       "SLURM_PROCID, RANK with WORLD_SIZE, CI_NODE_INDEX); "
+                       "give --part I/N");
+  } else {
+    i = strtol(text, &end, 10);
+    n = *end == '/' ? strtol(end + 1, &end, 10) : 0;
+    if (!isdigit((unsigned char)*text)) i = -1;
+  }
+  if ((end && *end) || n < 1 || n > 100000 || i < 0 || i >= n)
+    return cli_error(EXIT_USAGE, cmd,
+                     "--part %s: I/N with 0 <= I < N (e.g. 0/3, 1/3, 2/3), or "
+                     "auto",
+                     text);
+  *part = (int)i;
+  *parts = (int)n;
+  return 0;
+}
+
 int cli_parse_bytes(int64_t *out, const char *text, const char *what) {
   char num[32];
   size_t len = strspn(text, "0123456789");

@@ -36,6 +36,10 @@ int cli_parse_dims(relayout_dim_value *out, int *n, const char *text);
  * 0, or -1 when text is neither. */
 int cli_parse_dim_name(char *out, const char *text);
 int cli_parse_shape(int64_t *out, int *rank, const char *text);
+/* --part I/N (0 <= I < N), or auto: the rank and size a launcher set (Open
+ * MPI, PMI, Slurm, torchrun, GitLab CI's parallel jobs). 0, or the exit
+ * code after printing the reason. */
+int cli_parse_part(int *part, int *parts, const char *text, const char *cmd);
 /* Parses the two sides of a conversion and applies --c0 (if given) to
  * whichever side has a c0 parameter; prints on failure. */
 int cli_layouts(relayout_layout **from, relayout_layout **to, const char *src,

@@ -58,8 +58,14 @@ static const char usage[] =
     "A run of no case fails: nothing was checked.\n";
 
 static const char *const family_nchw[] = {
-    "NCHW",   "NHWC",  "HWCN", "CHWN", "NC1HWC0", "FRACTAL_Z", "NCHW4",
-    "NCHW32", "CHWN4", "4N",   "2N",   "nChw8c",  "nChw16c",   NULL};
+    "NCHW",    "NHWC",
+    "HWCN",    "CHWN",
+    "NC1HWC0", "FRACTAL_Z",
+    "NCHW4",   "NCHW32",
+    "CHWN4",   "4N",
+    "2N",      "nChw8c",
+    "nChw16c", "TPU_ALIGNED(npus=4,start=1,offset=128,lmem=1048576)",
+    NULL};
 static const char *const family_mn[] = {"MN",       "NM", "ND", "FRACTAL_NZ",
                                         "ND_ALIGN", "nN", NULL};
 static const char *const family_ncdhw[] = {"NCDHW", "NDHWC", "NDC1HWC0",
@@ -72,13 +78,22 @@ static const struct {
     {"NCHW", family_nchw, 4}, {"MN", family_mn, 2}, {"NCDHW", family_ncdhw, 5}};
 enum { NFAMILIES = 3 };
 
+/* The end of the list item at p: the next comma outside parentheses (a
+ * format's parameters), or the list's end. */
+static const char *item_end(const char *p) {
+  for (int depth = 0; *p && (depth || *p != ','); p++)
+    depth += (*p == '(') - (*p == ')');
+  return p;
+}
+
 /* Whether name is in the comma-separated list (NULL: every name is). */
 static int listed(const char *list, const char *name) {
   if (!list) return 1;
   size_t n = strlen(name);
-  for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : 0)
-    if (!strncmp(p, name, n) && (p[n] == ',' || !p[n])) return 1;
-  return 0;
+  for (const char *p = list;; p = item_end(p) + 1) {
+    if ((size_t)(item_end(p) - p) == n && !strncmp(p, name, n)) return 1;
+    if (!*item_end(p)) return 0;
+  }
 }
 
 /* Every name in --formats is one of the matrix's: 0, or the exit code
@@ -89,9 +104,9 @@ static int check_formats(const char *list) {
     for (int i = 0; families[f].formats[i]; i++)
       snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s",
                *all ? ", " : "", families[f].formats[i]);
-  for (const char *p = list; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : 0) {
-    char name[64];
-    snprintf(name, sizeof name, "%.*s", (int)strcspn(p, ","), p);
+  for (const char *p = list; p; p = *item_end(p) ? item_end(p) + 1 : NULL) {
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)(item_end(p) - p), p);
     int known = 0;
     for (int f = 0; f < NFAMILIES && !known; f++)
       for (int i = 0; families[f].formats[i] && !known; i++)
@@ -247,21 +262,6 @@ int cmd_conform(int argc, char **argv) {
   return rc < 0 ? 0 : rc;
 }
 
-/* --part I/N into *part and *parts: 0, or the exit code. */
-static int parse_part(int *part, int *parts, const char *text) {
-  char *end;
-  long i = strtol(text, &end, 10),
-       n = *end == '/' ? strtol(end + 1, &end, 10) : 0;
-  if (*end || !isdigit((unsigned char)*text) || n < 1 || n > 100000 || i < 0 ||
-      i >= n)
-    return cli_error(EXIT_USAGE, "conform",
-                     "--part %s: I/N with 0 <= I < N (e.g. 0/3, 1/3, 2/3)",
-                     text);
-  *part = (int)i;
-  *parts = (int)n;
-  return 0;
-}
-
 /* conform after its options: the exit code. */
 static int conform_main(cli_opt *opts, const char **pos, int npos) {
   int rc;
@@ -308,7 +308,8 @@ static int conform_main(cli_opt *opts, const char **pos, int npos) {
       ((import || export || cli_get(opts, "case"))
            ? (rc = cli_error(EXIT_USAGE, "conform",
                              "--part splits a matrix run on a device"))
-           : (rc = parse_part(&c.part, &c.parts, cli_get(opts, "part")))))
+           : (rc = cli_parse_part(&c.part, &c.parts, cli_get(opts, "part"),
+                                  "conform"))))
     return rc;
   if (!export && !merge && !cli_get(opts, "device"))
     return cli_error(EXIT_USAGE, "conform", "needs --device\n%s", usage);

@@ -123,6 +123,11 @@ static void print(const relayout_desc *desc, const relayout_layout *l) {
     printf("          %-8s %12lld %14lld\n", lab, (long long)d->axes[i].extent,
            (long long)d->axes[i].stride);
   }
+  int64_t base = relayout_desc_base(desc);
+  if (base)
+    printf("origin    element %lld (byte %lld): every offset is past it\n",
+           (long long)base,
+           (long long)(base * relayout_dtype_bits(d->dtype) / 8));
   int rank;
   int64_t shape[RELAYOUT_MAX_AXES];
   relayout_desc_physical_shape(&rank, shape, desc);

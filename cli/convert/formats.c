@@ -38,9 +38,14 @@ int cmd_formats(int argc, char **argv) {
     memcpy(dims, "...", 3);
     const char *shown = positional ? "any" : batch ? dims : dims + 3;
     for (int k = 0; k < 4; k++) grammar_at(g[k], sizeof g[k], l, widths[k]);
-    printf("%-14s %-6s %-7s %-22s %-17s %-17s %-17s %s\n", f.name,
-           f.alias ? f.alias : "-", shown, *f.params ? f.params : "-", g[0],
-           g[1], g[2], g[3]);
+    if (!strcmp(g[0], "-") && !strcmp(g[3], "-")) /* no grammar: the
+                                                    parameters, however long */
+      printf("%-14s %-6s %-7s %s\n", f.name, f.alias ? f.alias : "-", shown,
+             *f.params ? f.params : "-");
+    else
+      printf("%-14s %-6s %-7s %-22s %-17s %-17s %-17s %s\n", f.name,
+             f.alias ? f.alias : "-", shown, *f.params ? f.params : "-", g[0],
+             g[1], g[2], g[3]);
     relayout_layout_free(l);
   }
   printf("\n- ND is row-major over any rank; TPU layouts are NPU-scattered "

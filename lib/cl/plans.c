@@ -186,10 +186,17 @@ static relayout_status plan_create(relayout_plan **out, relayout_engine *engine,
   src = &p->src;
   rl_desc dst_w, src_w; /* the layouts in the units the kernel moves */
   int cast = rl_is_cast(dst, src);
-  if (widen && !cast && rl_widen(&dst_w, &src_w, dst, src))
+  if (widen && !cast && !dst->base && !src->base &&
+      rl_widen(&dst_w, &src_w, dst, src))
     dst = &dst_w, src = &src_w;
+  /* the kernel runs from the axes' origins: the bases are offsets added
+   * when it is enqueued (rl_enqueue) */
   p->moved = *dst;
   p->moved_src = *src;
+  rl_desc_unbase(&p->moved);
+  rl_desc_unbase(&p->moved_src);
+  dst = &p->moved;
+  src = &p->moved_src;
   /* the device's kind's kernels, unless the options force the other's */
   int for_cpu = engine->families == RELAYOUT_FAMILIES_GPU   ? 0
                 : engine->families == RELAYOUT_FAMILIES_CPU ? 1
@@ -291,8 +298,16 @@ cl_int rl_enqueue(relayout_plan *p, cl_mem dst, size_t dst_off, cl_mem src,
                   size_t src_off, cl_uint nwait, const cl_event *wait,
                   cl_event *done) {
   cl_command_queue q = p->engine->queue;
-  int64_t bytes;
-  rl_desc_size_bytes(&bytes, &p->dst, NULL);
+  int64_t bytes, base = p->dst.base * relayout_dtype_bits(p->dst.dtype) / 8;
+  rl_desc_size_bytes(&bytes, &p->moved, NULL);
+  if (base) { /* the bytes before the destination's origin are padding */
+    uint8_t pad = rl_pad_byte(&p->dst);
+    cl_int rc = clEnqueueFillBuffer(q, dst, &pad, 1, dst_off, (size_t)base,
+                                    nwait, wait, NULL);
+    if (rc != CL_SUCCESS) return rc;
+    dst_off += (size_t)base, nwait = 0, wait = NULL; /* the queue is in order */
+  }
+  src_off += (size_t)(p->src.base * relayout_dtype_bits(p->src.dtype) / 8);
   if (p->layout.family == RL_FAMILY_COPY)
     return clEnqueueCopyBuffer(q, src, dst, src_off, dst_off, (size_t)bytes,
                                nwait, wait, done);

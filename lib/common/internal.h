@@ -25,6 +25,9 @@ typedef struct rl_desc {
   relayout_groups groups;
   int compact;  /* 1: no gaps between axes, the physical shape is the axes */
   int64_t span; /* elements from offset 0 past the last addressable one */
+  /* Elements before the axes' origin (a TPU tensor's offset inside its
+   * NPU): every offset the axes give is past it; 0 for other layouts */
+  int64_t base;
   /* The array axes a compact buffer is stored in, its leading physical axes
    * merged into one: 4 for FRACTAL_Z (C1*H*W, N1, N0, C0) and FRACTAL_Z_3D
    * (D*C1*H*W, N1, N0, C0), as CANN stores them; 0: one per axis. */
@@ -101,6 +104,12 @@ enum {
   RL_P_LMEM,
   RL_P_W,
   RL_P_ALIGN,
+  RL_P_OFFSET,
+  RL_P_N0,
+  RL_P_NSTRIDE,
+  RL_P_CSTRIDE,
+  RL_P_HSTRIDE,
+  RL_P_WSTRIDE,
   RL_NPARAMS
 };
 
@@ -247,6 +256,9 @@ relayout_status rl_convert_ref(const rl_desc *dst, void *dst_buf,
 
 /* ---- desc.c: shared by the builders */
 relayout_status rl_finish_desc(rl_desc *d, relayout_error *err);
+/* The descriptor from its axes' origin: base 0, the span shortened by it
+ * (what a kernel runs over; the base is an offset added to its buffer's). */
+void rl_desc_unbase(rl_desc *d);
 /* Virtual coordinates of a logical coordinate (grouped packing applied). */
 void rl_virtual_coords(int64_t *v, const rl_desc *d, const int64_t *coord);
 /* Offset straight from the axes; coord must be in range. */

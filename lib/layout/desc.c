@@ -45,12 +45,21 @@ relayout_status rl_finish_desc(rl_desc *d, relayout_error *err) {
                      "the layout spans more than 2^63 elements");
   }
   int64_t bits;
-  if (!rl_mul(&bits, span, relayout_dtype_bits(d->dtype)))
+  if (!rl_add(&span, span, d->base) ||
+      !rl_mul(&bits, span, relayout_dtype_bits(d->dtype)))
     return rl_fail(err, RELAYOUT_ERR_OVERFLOW,
                    "the buffer would hold more than 2^63 bits");
   d->span = span;
-  d->compact = span == elems;
+  d->compact = !d->base && span == elems;
   return RELAYOUT_OK;
+}
+
+void rl_desc_unbase(rl_desc *d) {
+  int64_t elems = 1;
+  for (int i = 0; i < d->naxes; i++) elems *= d->axes[i].extent;
+  d->span -= d->base;
+  d->base = 0;
+  d->compact = d->span == elems;
 }
 
 void rl_virtual_coords(int64_t *v, const rl_desc *d, const int64_t *coord) {
@@ -64,7 +73,7 @@ void rl_virtual_coords(int64_t *v, const rl_desc *d, const int64_t *coord) {
 }
 
 int64_t rl_offset(const rl_desc *d, const int64_t *coord) {
-  int64_t v[RELAYOUT_MAX_DIMS + 1], off = 0;
+  int64_t v[RELAYOUT_MAX_DIMS + 1], off = d->base;
   rl_virtual_coords(v, d, coord);
   for (int i = 0; i < d->naxes; i++) {
     const relayout_axis *a = &d->axes[i];
@@ -97,8 +106,9 @@ relayout_status rl_desc_is_padding(int *out, const rl_desc *d, int64_t offset,
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
                    "offset %lld is outside the buffer's %lld elements",
                    (long long)offset, (long long)d->span);
-  int64_t v[RELAYOUT_MAX_DIMS + 1] = {0}, rest = offset;
+  int64_t v[RELAYOUT_MAX_DIMS + 1] = {0}, rest = offset - d->base;
   *out = 1;
+  if (rest < 0) return RELAYOUT_OK; /* before the axes' origin */
   for (int i = 0; i < d->naxes; i++) {
     const relayout_axis *a = &d->axes[i];
     if (a->extent == 1) continue;

@@ -135,6 +135,8 @@ int relayout_desc_groups(const relayout_desc *d, relayout_groups *out) {
 
 int64_t relayout_desc_span(const relayout_desc *d) { return rl_cd(d)->span; }
 
+int64_t relayout_desc_base(const relayout_desc *d) { return rl_cd(d)->base; }
+
 int relayout_desc_is_compact(const relayout_desc *d) {
   return rl_cd(d)->compact;
 }

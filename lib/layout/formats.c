@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define P(x) (1u << RL_P_##x)
+#define P(x)       (1u << RL_P_##x)
+#define TPU_PARAMS (P(NPUS) | P(START) | P(OFFSET) | P(LMEM) | P(N0))
 
 /* LAYOUTS.md section 3. Patterns are grammar text with the block sizes left
  * open; logical order is the order in which ND binds to the dims. FRACTAL_Z
@@ -40,16 +41,19 @@ static const rl_format formats[] = {
     {"4N", NULL, RL_GRAMMAR, "NCHW", "NCHW4n", RL_BLOCK_NONE, 0, 0},
     {"2N", NULL, RL_GRAMMAR, "NCHW", "NCHW2n", RL_BLOCK_NONE, 0, 0},
     {"2IC", NULL, RL_GRAMMAR, "IOHW", "IOHW2i", RL_BLOCK_NONE, 0, 0},
-    {"TPU_COMPACT", NULL, RL_TPU, "NCHW", NULL, RL_BLOCK_NONE,
-     P(NPUS) | P(START) | P(LMEM), 0},
-    {"TPU_ALIGNED", NULL, RL_TPU, "NCHW", NULL, RL_BLOCK_NONE,
-     P(NPUS) | P(START) | P(LMEM), 0},
+    /* TPU local memory: a tensor at NPU start, byte offset inside it; n0
+     * packs 4N, 2N or 2IC words; TPU_STRIDED takes the seed's free strides */
+    {"TPU_COMPACT", NULL, RL_TPU, "NCHW", NULL, RL_BLOCK_NONE, TPU_PARAMS, 0},
+    {"TPU_ALIGNED", NULL, RL_TPU, "NCHW", NULL, RL_BLOCK_NONE, TPU_PARAMS, 0},
+    {"TPU_STRIDED", NULL, RL_TPU, "NCHW", NULL, RL_BLOCK_NONE,
+     TPU_PARAMS | P(NSTRIDE) | P(CSTRIDE) | P(HSTRIDE) | P(WSTRIDE), 0},
     {"TPU_MATRIX", NULL, RL_TPU, "NM", NULL, RL_BLOCK_NONE,
-     P(NPUS) | P(START) | P(LMEM) | P(W), 0},
+     P(NPUS) | P(START) | P(OFFSET) | P(LMEM) | P(W), 0},
 };
 
 static const char *const param_names[RL_NPARAMS] = {
-    "c0", "b16", "groups", "npus", "start", "lmem", "w", "align"};
+    "c0",    "b16",    "groups", "npus",    "start",   "lmem",    "w",
+    "align", "offset", "n0",     "nstride", "cstride", "hstride", "wstride"};
 
 const char *rl_param_name(int param) { return param_names[param]; }
 

@@ -27,7 +27,7 @@ relayout_status relayout_layout_set_param(relayout_layout *l, const char *key,
   int p = 0;
   while (p < RL_NPARAMS && strcmp(key, rl_param_name(p))) p++;
   if (!l->format || p == RL_NPARAMS || !(l->format->params & (1u << p))) {
-    char known[64] = "";
+    char known[128] = "";
     for (int i = 0; l->format && i < RL_NPARAMS; i++)
       if (l->format->params & (1u << i)) {
         strcat(known, " ");
@@ -37,7 +37,7 @@ relayout_status relayout_layout_set_param(relayout_layout *l, const char *key,
                    "layout '%s' has no parameter '%s' (it takes:%s)", l->text,
                    key, *known ? known : " none");
   }
-  int64_t min = p == RL_P_START ? 0 : 1;
+  int64_t min = p == RL_P_START || p == RL_P_OFFSET ? 0 : 1;
   if (value < min || value > ((int64_t)1 << 40))
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT,
                    "parameter %s=%lld of '%s' is out of range [%lld, 2^40]",

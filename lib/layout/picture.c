@@ -91,7 +91,8 @@ static void lay_out(picture *p, const relayout_desc *d, const char *title,
   int naxes = relayout_desc_axes(d, ax), n = relayout_desc_dims(d, NULL, ext);
   p->d = d;
   p->span = relayout_desc_span(d);
-  int64_t inner = 1; /* elements a position of the outermost axis spans */
+  /* elements a position of the outermost axis spans, from its start */
+  int64_t inner = 1 + relayout_desc_base(d);
   for (int k = 1; k < naxes; k++) inner += (ax[k].extent - 1) * ax[k].stride;
   int lanes = naxes > 1 && ax[0].extent > 1 && ax[0].stride > inner;
   p->lanes = lanes ? ax[0].extent : 1;

@@ -362,6 +362,11 @@ relayout_status rl_preprocess_check(const relayout_aipp *a, const rl_desc *d,
                    (long long)d->dims[at[1]], (long long)d->dims[at[2]],
                    (long long)d->dims[at[3]], (long long)c, (long long)h,
                    (long long)w);
+  if (d->base)
+    return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
+                   "the output layout starts %lld elements into its buffer "
+                   "(a TPU offset=); preprocessing writes from offset 0",
+                   (long long)d->base);
   rl_desc f32 = {.dtype = RELAYOUT_F32, .scale = 1};
   return rl_check_cast(d, &f32, err);
 }

@@ -41,7 +41,8 @@ class Layout:
                 ) -> "Explained":
         """The layout bound to logical extents (in logical order): its dims,
         physical axes (outermost first: dim, extent, weight, stride in
-        elements), each dim's padding, array shape and bytes; a dict that
+        elements), the base (elements before the axes' origin: a TPU
+        offset), each dim's padding, array shape and bytes; a dict that
         Jupyter shows as the picture of the buffer (Explained.svg)."""
         names = self.logical_names() or "".join(
             chr(ord("0") + i) for i in range(len(shape)))
@@ -96,6 +97,7 @@ def _describe(desc: _lib.Desc) -> Dict:
         "axes": [{"dim": label[a.dim], "extent": a.extent,
                   "weight": a.weight, "stride": a.stride}
                  for a in axes[:na]],
+        "base": lib.relayout_desc_base(C.byref(desc)),
         "padding": {v.name.decode(): {"valid": v.valid, "padded": v.padded,
                                       "before": v.pad_before}
                     for v in vd[:nv] if v.padded != v.valid},

@@ -108,6 +108,7 @@ _PROTOTYPES = {
     "relayout_desc_physical_shape": (V, [C.POINTER(I), C.POINTER(I64), PD]),
     "relayout_desc_dtype": (I, [PD]),
     "relayout_desc_axes": (I, [PD, C.POINTER(Axis)]),
+    "relayout_desc_base": (C.c_int64, [PD]),
     "relayout_desc_vdims": (I, [PD, C.POINTER(VDim)]),
     "relayout_desc_svg": (I, [C.c_char_p, C.POINTER(C.c_size_t), PD, S,
                               C.c_uint, PE]),

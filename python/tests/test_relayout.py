@@ -118,6 +118,25 @@ def test_explain():
     assert relayout.Layout("nChw16c").logical_names() == "NCHW"
 
 
+def test_tpu_local_memory():
+    # seed 004's strides (W 2, H 16, C 56, N 120; 4 NPUs of 256 fp32), the
+    # tensor 64 bytes into its NPU: numpy's placement, and back
+    x = np.arange(2 * 5 * 3 * 4, dtype=np.float32).reshape(2, 5, 3, 4) + 1
+    to = ("TPU_STRIDED(npus=4,lmem=1024,offset=64,wstride=2,hstride=16,"
+          "cstride=56,nstride=120)")
+    e = relayout.Layout(to).explain([2, 5, 3, 4])
+    assert e["base"] == 16
+    want = np.zeros(e["bytes"] // 4, np.float32)
+    n, c, h, w = np.indices(x.shape)
+    want[c % 4 * 256 + 16 + n * 120 + c // 4 * 56 + h * 16 + w * 2] = x
+    for device in ("ref", "cpu"):
+        y = relayout.convert(x, "NCHW", to, device=device)
+        assert y.tobytes() == want.tobytes()
+        back = relayout.convert(y, to, "NCHW", device=device,
+                                dims={"N": 2, "C": 5, "H": 3, "W": 4})
+        assert np.array_equal(back, x)
+
+
 def test_errors():
     with pytest.raises(relayout.Error) as e:
         relayout.Layout("NCHW16")
