@@ -1117,8 +1117,135 @@ static void test_shared_plans(void) {
   free_view(&v);
 }
 
+/* A 3-shard model (shards of 4, 5 and 3 tensors) and its index in dir. */
+static void write_sharded(const char *dir) {
+  static const int first[4] = {0, 4, 9, NMODEL};
+  char path[256];
+  mkdir(dir, 0777);
+  json_t *map = json_object();
+  for (int k = 0; k < 3; k++) {
+    snprintf(path, sizeof path, "%s/s-%d.safetensors", dir, k);
+    write_model(path, first[k], first[k + 1] - first[k], 1);
+    for (int i = first[k]; i < first[k + 1]; i++)
+      json_object_set_new(map, model[i].name,
+                          json_string(strrchr(path, '/') + 1));
+  }
+  snprintf(path, sizeof path, "%s/model.safetensors.index.json", dir);
+  json_t *idx = json_pack("{s:{s:i}, s:o}", "metadata", "total_size", 1,
+                          "weight_map", map);
+  json_dump_file(idx, path, JSON_INDENT(2));
+  json_decref(idx);
+}
+
+/* dir holds what ref holds, byte for byte, and nothing else. */
+static int same_dirs(const char *dir, const char *ref) {
+  static const char *const names[] = {"s-0.safetensors", "s-1.safetensors",
+                                      "s-2.safetensors",
+                                      "model.safetensors.index.json"};
+  char a[256], b[256];
+  int same = 1;
+  for (int i = 0; i < 4; i++) {
+    snprintf(a, sizeof a, "%s/%s", dir, names[i]);
+    snprintf(b, sizeof b, "%s/%s", ref, names[i]);
+    same &= same_files(a, b);
+  }
+  snprintf(a, sizeof a, "ls -A '%s' | wc -l | grep -qx 4", dir);
+  return same && system(a) == 0;
+}
+
+#define QRULES RULES " --rule 'fc.weight=FRACTAL_NZ:i8'"
+
+/* A sharded repack in 1, 2 and 3 parts, then --finish: the output and
+ * index of one run, byte for byte. A part killed mid-run (its shard cut
+ * short, a temp file left, no record), then every part rerun: only that
+ * shard is written again. Another job's parts are refused. */
+static void test_parts(void) {
+  write_sharded("pp");
+  CHECK(cli("repack pp pp.ref " QRULES) == 0, "one-process repack");
+  for (int n = 1; n <= 3; n++) {
+    char out[16];
+    snprintf(out, sizeof out, "pp.%d", n);
+    for (int i = 0; i < n; i++)
+      CHECK(cli("repack pp %s " QRULES " --part %d/%d", out, i, n) == 0 &&
+                (i == n - 1 || cli("repack --finish %s", out) == 1),
+            "part %d/%d (finish refused before the last)", i, n);
+    CHECK(cli("repack --finish %s", out) == 0 && same_dirs(out, "pp.ref"),
+          "%d parts and --finish give the one-process output", n);
+  }
+  /* killed: part 1 of 3 cut its shard short and left a temp file */
+  CHECK(cli("repack pp pp.k " QRULES " --part 0/3") == 0 &&
+            cli("repack pp pp.k " QRULES " --part 1/3") == 0 &&
+            cli("repack pp pp.k " QRULES " --part 2/3") == 0,
+        "three parts");
+  char killed[64] = "";
+  for (int k = 0; k < 3 && !*killed; k++) {
+    char rec[96];
+    snprintf(rec, sizeof rec, "pp.k/.relayout-parts/s-%d.safetensors.json", k);
+    json_t *j = json_load_file(rec, 0, NULL);
+    if (j) snprintf(killed, sizeof killed, "s-%d.safetensors", k);
+    json_decref(j);
+    if (*killed) unlink(rec);
+  }
+  char path[128];
+  snprintf(path, sizeof path, "pp.k/%s", killed);
+  CHECK(*killed && truncate(path, 100) == 0, "a shard cut short");
+  snprintf(path, sizeof path, "pp.k/%s.tmp-Ab3dEf", killed);
+  put_file(path, "x", 1, "", 0);
+  CHECK(cli("repack --finish pp.k") == 1 && said(killed) &&
+            said("no valid completion record"),
+        "finish names the shard without a record");
+  struct stat before[3], after[3];
+  for (int k = 0; k < 3; k++) {
+    snprintf(path, sizeof path, "pp.k/s-%d.safetensors", k);
+    stat(path, &before[k]);
+  }
+  setenv("SLURM_NTASKS", "3", 1);
+  for (int i = 0; i < 3; i++) {
+    char rank[8];
+    snprintf(rank, sizeof rank, "%d", i);
+    setenv("SLURM_PROCID", rank, 1);
+    CHECK(cli("repack pp pp.k " QRULES " --part auto") == 0,
+          "rerun of part %d as Slurm's rank", i);
+  }
+  unsetenv("SLURM_PROCID");
+  unsetenv("SLURM_NTASKS");
+  for (int k = 0; k < 3; k++) {
+    snprintf(path, sizeof path, "pp.k/s-%d.safetensors", k);
+    stat(path, &after[k]);
+    int kept = before[k].st_ino == after[k].st_ino &&
+               before[k].st_mtim.tv_sec == after[k].st_mtim.tv_sec &&
+               before[k].st_mtim.tv_nsec == after[k].st_mtim.tv_nsec;
+    CHECK(kept == !!strcmp(path + 5, killed), "%s %s", path,
+          kept ? "kept" : "rewritten");
+  }
+  CHECK(cli("repack --finish pp.k") == 0 && same_dirs("pp.k", "pp.ref"),
+        "the rerun job gives the one-process output, its temp file gone");
+  /* another job into a job's directory; a finished one; misuse */
+  CHECK(cli("repack pp pp.x " QRULES " --part 0/2") == 0 &&
+            cli("repack pp pp.x " QRULES " --part 1/3") == 2 &&
+            said("parts of another repack") &&
+            cli("repack pp pp.x " RULES " --part 1/2") == 2 &&
+            said("parts of another repack"),
+        "a part count or rules of another job refused");
+  CHECK(cli("repack pp pp.ref " QRULES " --part 0/2") == 1 &&
+            said("finished checkpoint"),
+        "parts into a finished checkpoint refused");
+  CHECK(cli("repack pp/s-0.safetensors x.st " RULES " --part 0/2") == 2 &&
+            said("one file"),
+        "--part of one file refused");
+  CHECK(cli("repack pp pp.y " RULES " --part auto") == 2 &&
+            said("no launcher's rank"),
+        "--part auto outside a launcher refused");
+  CHECK(cli("repack pp pp.y " RULES " --part 3/3") == 2 && said("I/N"),
+        "--part 3/3 refused");
+  CHECK(cli("repack --finish pp") == 1 && said("no repack parts"),
+        "--finish of a directory without parts refused");
+  CHECK(absent("pp.y"), "nothing written by a refused part");
+}
+
 int main(int argc, char **argv) {
   if (cli_setup(argc, argv, "repack")) return 2;
+  test_parts();
   test_shared_plans();
   test_damaged_records();
   test_shard_clash();

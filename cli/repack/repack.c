@@ -10,6 +10,8 @@ static const char usage[] =
     "usage: relayout repack IN OUT --rule RULE [--rule RULE ...]\n"
     "       relayout repack --restore IN OUT\n"
     "       relayout repack --dry-run IN [--rule RULE ...]\n"
+    "       relayout repack IN OUT (--rule RULE ... | --restore) --part I/N\n"
+    "       relayout repack --finish OUT\n"
     "\n"
     "Repacks the tensors of a safetensors file into the layouts a device "
     "wants,\n"
@@ -54,6 +56,16 @@ static const char usage[] =
     "                shapes new to the device wait for their own kernels,\n"
     "                built all at once (else they start on the generic\n"
     "                kernels while their own build)\n"
+    "  --part I/N    a sharded IN's part I of N (0 <= I < N), for N\n"
+    "                processes or machines sharing a file system: the\n"
+    "                shards split by bytes, each written into OUT with a\n"
+    "                completion record; a rerun of the same command redoes\n"
+    "                only the shards without a valid record, and a part of\n"
+    "                another job (rules, N or input) is refused. --part auto\n"
+    "                takes I and N from the launcher (mpirun, srun, torchrun,\n"
+    "                PMI, GitLab CI's parallel jobs)\n"
+    "  --finish OUT  once every part is done: OUT's index, from the\n"
+    "                records alone (a shard without one is named)\n"
     "\n"
     "Progress goes to stderr on a terminal. OUT is written whole or not at "
     "all\n"
@@ -71,17 +83,23 @@ static int run(rp_options *o, const char *in, const char *out) {
   int dir = S_ISDIR(st.st_mode);
   if (out && cli_same_file(in, out))
     return cli_error(EXIT_USAGE, "repack", "%s: OUT is the input", out);
-  if (out && dir && (!strcmp(out, "-") || !stat(out, &st)))
+  if (out && dir && (!strcmp(out, "-") || (!o->parts && !stat(out, &st))))
     return cli_error(EXIT_USAGE, "repack",
                      "%s%s; a sharded model goes into a new directory", out,
                      strcmp(out, "-") ? " exists" : " is standard output");
   uint64_t bytes;
   cli_out file;
+  if (o->parts && !dir)
+    return cli_error(EXIT_USAGE, "repack",
+                     "--part splits a sharded checkpoint (a directory with "
+                     "%s); %s is one file",
+                     RP_INDEX_NAME, in);
   if (!dir && out && cli_out_check(&file, out, 1, &err))
     return cli_error(EXIT_WORK, "repack", "%s", err.message);
   relayout_status s =
-      dir ? rp_directory(o, in, out, &err)
-          : rp_file(o, in, out ? &file : NULL, in, &bytes, NULL, &err);
+      o->parts ? rp_part(o, in, out, &err)
+      : dir    ? rp_directory(o, in, out, &err)
+               : rp_file(o, in, out ? &file : NULL, in, &bytes, NULL, &err);
   rp_report_finish(&o->report, !s, o, in, out,
                    o->engine ? relayout_engine_device(o->engine) : "none");
   if (s) {
@@ -104,6 +122,8 @@ int cmd_repack(int argc, char **argv) {
                     {.name = "max-memory"},
                     {.name = "device"},
                     {.name = "wait-compile", .is_flag = 1},
+                    {.name = "part"},
+                    {.name = "finish", .is_flag = 1},
                     {0}};
   const char *pos[2];
   int npos, rc;
@@ -113,6 +133,23 @@ int cmd_repack(int argc, char **argv) {
   o.dry_run = cli_get(opts, "dry-run") != NULL;
   o.json = cli_get(opts, "json") != NULL;
   o.wait_compile = cli_get(opts, "wait-compile") != NULL;
+  if (cli_get(opts, "finish")) {
+    relayout_error err;
+    if (npos != 1 || opts[0].count || o.restore || o.dry_run ||
+        cli_get(opts, "part"))
+      return cli_error(EXIT_USAGE, "repack",
+                       "--finish takes OUT alone: the parts recorded the rest");
+    if (rp_finish(pos[0], &err))
+      return cli_error(EXIT_WORK, "repack", "%s", err.message);
+    return 0;
+  }
+  if (cli_get(opts, "part") &&
+      (o.dry_run ? cli_error(EXIT_USAGE, "repack",
+                             "--part writes a share of OUT; --dry-run "
+                             "writes nothing")
+                 : cli_parse_part(&o.part, &o.parts, cli_get(opts, "part"),
+                                  "repack")))
+    return EXIT_USAGE;
   if (npos < 1 + !o.dry_run)
     return cli_error(EXIT_USAGE, "repack", "needs IN and OUT\n%s", usage);
   if (o.restore && opts[0].count)

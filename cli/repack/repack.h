@@ -71,6 +71,7 @@ typedef struct rp_options {
   rp_rule rules[RP_MAX_RULES];
   int nrules;
   int restore, dry_run, json, wait_compile;
+  int part, parts; /* --part I/N (parts 0: one run makes the whole output) */
   uint64_t max_memory;
   relayout_engine *engine;
   rp_report report;
@@ -93,8 +94,36 @@ relayout_status rp_records_digest(char hex[65], int *count, json_t *metadata,
 relayout_status rp_records_check(const st_file *f, int version,
                                  relayout_error *err);
 
+/* shards.c: a sharded checkpoint, its shards named by its index */
+#define RP_INDEX_NAME "model.safetensors.index.json"
+typedef struct rp_shards {
+  json_t *index;      /* the index, owned */
+  const char **names; /* distinct shard files, in order of first mention */
+  int count;
+} rp_shards;
+/* dir/name, malloc'd (NULL: out of memory). */
+char *rp_join(const char *dir, const char *name);
+/* in's index, every tensor it names in the shard it names. */
+relayout_status rp_read_shards(rp_shards *l, const char *in,
+                               relayout_error *err);
+void rp_shards_free(rp_shards *l);
+/* index, its metadata.total_size set, written into dir (shown names it). */
+relayout_status rp_write_index(const char *dir, const char *shown,
+                               json_t *index, uint64_t total,
+                               relayout_error *err);
+
 /* Repacks a directory of shards and its model.safetensors.index.json. */
 relayout_status rp_directory(rp_options *o, const char *in, const char *out,
                              relayout_error *err);
+
+/* parts.c: a sharded repack split into o->parts parts by bytes; part
+ * o->part writes its shards into out, each with a completion record, and
+ * passes over those a valid record already covers. rp_finish writes out's
+ * index from the records once every shard has one. */
+relayout_status rp_part(rp_options *o, const char *in, const char *out,
+                        relayout_error *err);
+relayout_status rp_finish(const char *out, relayout_error *err);
+/* --part's text (I/N, or auto: the launcher's rank and size) into o. */
+int rp_parse_part(rp_options *o, const char *text);
 
 #endif /* RELAYOUT_REPACK_H */

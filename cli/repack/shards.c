@@ -11,21 +11,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define INDEX_NAME "model.safetensors.index.json"
-
-typedef struct shard_list {
-  const char **names; /* distinct shard files, in order of first mention */
-  int count;
-} shard_list;
-
-static char *join(const char *dir, const char *name) {
+char *rp_join(const char *dir, const char *name) {
   char *p = malloc(strlen(dir) + strlen(name) + 2);
   if (p) sprintf(p, "%s/%s", dir, name);
   return p;
 }
 
 /* The index's weight_map: every value a plain file name in the directory. */
-static relayout_status read_index(json_t **out, shard_list *l, const char *path,
+static relayout_status read_index(rp_shards *l, const char *path,
                                   relayout_error *err) {
   json_error_t je;
   relayout_error why;
@@ -37,7 +30,7 @@ static relayout_status read_index(json_t **out, shard_list *l, const char *path,
   if (!idx)
     return cli_fail(err, RELAYOUT_ERR_FILE, "%s: %s (line %d)", path, je.text,
                     je.line);
-  *out = idx;
+  l->index = idx;
   json_t *map = json_object_get(idx, "weight_map");
   if (!json_is_object(map) || !json_object_size(map))
     return cli_fail(err, RELAYOUT_ERR_FILE,
@@ -62,11 +55,11 @@ static relayout_status read_index(json_t **out, shard_list *l, const char *path,
 }
 
 /* Every tensor the index names is in the shard it names. */
-static relayout_status check_shards(const json_t *idx, const shard_list *l,
+static relayout_status check_shards(const json_t *idx, const rp_shards *l,
                                     const char *in, relayout_error *err) {
   json_t *map = json_object_get(idx, "weight_map");
   for (int k = 0; k < l->count; k++) {
-    char *path = join(in, l->names[k]);
+    char *path = rp_join(in, l->names[k]);
     st_file f;
     relayout_status s =
         path ? st_open(&f, path, err)
@@ -78,8 +71,8 @@ static relayout_status check_shards(const json_t *idx, const shard_list *l,
       if (s || strcmp(json_string_value(v), l->names[k])) continue;
       if (!json_object_get(f.header, tensor) || !strcmp(tensor, "__metadata__"))
         s = cli_fail(err, RELAYOUT_ERR_FILE,
-                     "%s/" INDEX_NAME ": tensor '%s' is not in %s", in, tensor,
-                     path);
+                     "%s/" RP_INDEX_NAME ": tensor '%s' is not in %s", in,
+                     tensor, path);
     }
     if (opened) st_close(&f);
     free(path);
@@ -88,13 +81,49 @@ static relayout_status check_shards(const json_t *idx, const shard_list *l,
   return RELAYOUT_OK;
 }
 
-static void remove_tree(const char *dir, const shard_list *l) {
+relayout_status rp_read_shards(rp_shards *l, const char *in,
+                               relayout_error *err) {
+  memset(l, 0, sizeof *l);
+  char *index = rp_join(in, RP_INDEX_NAME);
+  relayout_status s = index
+                          ? read_index(l, index, err)
+                          : cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  free(index);
+  return s ? s : check_shards(l->index, l, in, err);
+}
+
+void rp_shards_free(rp_shards *l) {
+  free(l->names);
+  json_decref(l->index);
+  memset(l, 0, sizeof *l);
+}
+
+relayout_status rp_write_index(const char *dir, const char *shown,
+                               json_t *index, uint64_t total,
+                               relayout_error *err) {
+  json_t *meta = json_object_get(index, "metadata");
+  if (!json_is_object(meta)) {
+    meta = json_object();
+    json_object_set_new(index, "metadata", meta);
+  }
+  json_object_set_new(meta, "total_size", json_integer((json_int_t)total));
+  char *path = rp_join(dir, RP_INDEX_NAME);
+  errno = 0;
+  int bad = !path || json_dump_file(index, path, JSON_INDENT(2));
+  free(path);
+  return bad ? cli_fail(err, RELAYOUT_ERR_IO, "%s/%s: cannot write: %s", shown,
+                        RP_INDEX_NAME,
+                        errno ? strerror(errno) : "out of memory")
+             : RELAYOUT_OK;
+}
+
+static void remove_tree(const char *dir, const rp_shards *l) {
   for (int k = 0; k < l->count; k++) {
-    char *p = join(dir, l->names[k]);
+    char *p = rp_join(dir, l->names[k]);
     if (p) unlink(p);
     free(p);
   }
-  char *p = join(dir, INDEX_NAME);
+  char *p = rp_join(dir, RP_INDEX_NAME);
   if (p) unlink(p);
   free(p);
   rmdir(dir);
@@ -104,15 +133,15 @@ static void remove_tree(const char *dir, const shard_list *l) {
  * becomes out: messages name out, not tmp. */
 static relayout_status write_shards(rp_options *o, const char *in,
                                     const char *out, const char *tmp,
-                                    const json_t *idx, const shard_list *l,
+                                    const json_t *idx, const rp_shards *l,
                                     relayout_error *err) {
   uint64_t total = 0;
   json_t *index = json_deep_copy(idx);
   if (!index) return cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
   for (int k = 0; k < l->count; k++) {
-    char *src = join(in, l->names[k]);
-    char *dst = tmp ? join(tmp, l->names[k]) : NULL;
-    char *shown = tmp ? join(out, l->names[k]) : NULL;
+    char *src = rp_join(in, l->names[k]);
+    char *dst = tmp ? rp_join(tmp, l->names[k]) : NULL;
+    char *shown = tmp ? rp_join(out, l->names[k]) : NULL;
     uint64_t bytes = 0;
     cli_out file;
     relayout_status s = !src || (tmp && (!dst || !shown))
@@ -138,31 +167,16 @@ static relayout_status write_shards(rp_options *o, const char *in,
     json_decref(index);
     return RELAYOUT_OK;
   }
-  json_t *meta = json_object_get(index, "metadata");
-  if (!json_is_object(meta)) {
-    meta = json_object();
-    json_object_set_new(index, "metadata", meta);
-  }
-  json_object_set_new(meta, "total_size", json_integer((json_int_t)total));
-  char *path = join(tmp, INDEX_NAME);
-  errno = 0;
-  int bad = !path || json_dump_file(index, path, JSON_INDENT(2));
+  relayout_status s = rp_write_index(tmp, out, index, total, err);
   json_decref(index);
-  free(path);
-  return bad ? cli_fail(err, RELAYOUT_ERR_IO, "%s/%s: cannot write: %s", out,
-                        INDEX_NAME, errno ? strerror(errno) : "out of memory")
-             : RELAYOUT_OK;
+  return s;
 }
 
 relayout_status rp_directory(rp_options *o, const char *in, const char *out,
                              relayout_error *err) {
-  json_t *idx = NULL;
-  shard_list l = {0};
-  char *index = join(in, INDEX_NAME), tmp[4096] = "";
-  relayout_status s = index
-                          ? read_index(&idx, &l, index, err)
-                          : cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
-  if (!s) s = check_shards(idx, &l, in, err);
+  rp_shards l;
+  char tmp[4096] = "";
+  relayout_status s = rp_read_shards(&l, in, err);
   if (!s && out) {
     if (strlen(out) + 16 > sizeof tmp) {
       s = cli_fail(err, RELAYOUT_ERR_IO, "%s: path is too long", out);
@@ -178,14 +192,12 @@ relayout_status rp_directory(rp_options *o, const char *in, const char *out,
       }
     }
   }
-  if (!s) s = write_shards(o, in, out, out ? tmp : NULL, idx, &l, err);
+  if (!s) s = write_shards(o, in, out, out ? tmp : NULL, l.index, &l, err);
   if (!s && out && rename(tmp, out))
     s = cli_fail(err, RELAYOUT_ERR_IO,
                  "%s: cannot move the finished directory into place: %s", out,
                  strerror(errno));
   if (s && *tmp) remove_tree(tmp, &l);
-  free(l.names);
-  json_decref(idx);
-  free(index);
+  rp_shards_free(&l);
   return s;
 }
