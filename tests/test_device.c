@@ -335,6 +335,32 @@ static void tpu_local(void) {
         "every TPU pair ran (%d)", pairs_run - before);
 }
 
+/* Ascend's attention layouts (seed 000), H = N * D stored merged, to and
+ * from the head-major and sequence-major ones. */
+static void attention(void) {
+  static const family f = {0, "BSND", {NULL}};
+  static const char *const a[] = {"BSH(heads=3)", "SBH", "BNSD", "SBND",
+                                  "BSND"};
+  int before = pairs_run;
+  for (int i = 0; i < 5; i++) {
+    /* B, S, N, D = 2, 17, 3, 8 in the source's logical order */
+    char names[RELAYOUT_MAX_DIMS + 1];
+    int batch, positional;
+    int64_t ext[4];
+    relayout_layout *l = NULL;
+    CHECK_OK(relayout_layout_parse(&l, a[i], &e_));
+    CHECK_OK(relayout_layout_logical_names(names, &batch, &positional, l, &e_));
+    relayout_layout_free(l);
+    for (int k = 0; k < 4; k++)
+      ext[k] = (int64_t[]){2, 17, 3, 8}[strchr("BSND", names[k]) - "BSND"];
+    for (int j = 0; j < 5; j++)
+      if (i != j) one_pair(a[i], a[j], widths[(i + j) % 4 + 1], &f, ext);
+  }
+  pair_flush();
+  CHECK(pairs_run - before == 20, "every attention pair ran (%d)",
+        pairs_run - before);
+}
+
 /* A widened plan still refuses offsets off the element, as every plan
  * does, and writes nothing: f16 NCHW4 -> CHWN4 (8-byte units) at a
  * destination offset of 1 byte, then of one element past the end. */
@@ -554,6 +580,7 @@ int main(int argc, char **argv) {
     reads_inside();
     widened_refusals();
     tpu_local();
+    attention();
   }
   if (cases) random_layouts(60 * nshapes);
   relayout_engine_free(engine);

@@ -70,13 +70,17 @@ static const char *const family_mn[] = {"MN",       "NM", "ND", "FRACTAL_NZ",
                                         "ND_ALIGN", "nN", NULL};
 static const char *const family_ncdhw[] = {"NCDHW", "NDHWC", "NDC1HWC0",
                                            "FRACTAL_Z_3D", NULL};
+static const char *const family_bsnd[] = {"BSND", "BNSD", "SBND",
+                                          "BSH",  "SBH",  NULL};
 static const struct {
   const char *name;
   const char *const *formats;
   int rank;
-} families[] = {
-    {"NCHW", family_nchw, 4}, {"MN", family_mn, 2}, {"NCDHW", family_ncdhw, 5}};
-enum { NFAMILIES = 3 };
+} families[] = {{"NCHW", family_nchw, 4},
+                {"MN", family_mn, 2},
+                {"NCDHW", family_ncdhw, 5},
+                {"BSND", family_bsnd, 4}};
+enum { NFAMILIES = 4 };
 
 /* The end of the list item at p: the next comma outside parentheses (a
  * format's parameters), or the list's end. */

@@ -136,7 +136,8 @@ static void print(const relayout_desc *desc, const relayout_layout *l) {
     printf("%s%lld", i ? ", " : "", (long long)shape[i]);
   printf(rank == 1 ? ",)%s\n" : ")%s\n",
          !d->compact       ? "  (strided with gaps: stored flat)"
-         : rank < d->naxes ? "  (its leading axes merged, as CANN stores it; "
+         : rank < d->naxes ? "  (axes merged as the format stores them: "
+                             "FRACTAL_Z's leading ones, BSH's N and D as H; "
                              "one array axis per axis is read too)"
                            : "");
   printf("size      %lld bytes: %lld elements, %lld of them padding\n",

@@ -32,6 +32,9 @@ typedef struct rl_desc {
    * merged into one: 4 for FRACTAL_Z (C1*H*W, N1, N0, C0) and FRACTAL_Z_3D
    * (D*C1*H*W, N1, N0, C0), as CANN stores them; 0: one per axis. */
   int stored_rank;
+  /* Trailing axes a compact buffer stores as one array axis: 2 for BSH and
+   * SBH (N and D as H); 0: none */
+  int merged_tail;
   /* An integer tensor's quantization (value = (q - zero_point) * scale);
    * 1 and 0 for every other tensor (lib/reference/cast.c) */
   float scale;
@@ -110,6 +113,7 @@ enum {
   RL_P_CSTRIDE,
   RL_P_HSTRIDE,
   RL_P_WSTRIDE,
+  RL_P_HEADS,
   RL_NPARAMS
 };
 
@@ -148,6 +152,7 @@ typedef struct rl_format {
   rl_block_rule c0_rule; /* what {c0} is when no c0= is given */
   unsigned params;       /* bit per RL_P_* accepted */
   int stored_rank;       /* see rl_desc.stored_rank; 0: none */
+  int merged_tail;       /* see rl_desc.merged_tail; 0: none */
 } rl_format;
 
 const rl_format *rl_format_find(const char *name);

@@ -77,6 +77,36 @@ static relayout_status set_extent(known_extents *ext, int i, int64_t v,
   return RELAYOUT_OK;
 }
 
+/* Extents from an array whose trailing axes are one (BSH's H = N * D): the
+ * leading axes' extents, and the heads= parameter's N, D = H / N. */
+static relayout_status merged_tail_extents(known_extents *ext, const side *src,
+                                           const rl_grammar *g, int tail,
+                                           const char *names,
+                                           const int64_t *shape,
+                                           relayout_error *err) {
+  relayout_status s = RELAYOUT_OK;
+  int lead = g->naxes - tail;
+  for (int j = 0; j < lead && !s; j++)
+    s = set_extent(ext, (int)(strchr(names, g->axes[j].letter) - names),
+                   shape[j], names, "in the source array", err);
+  int n = (int)(strchr(names, 'N') - names),
+      d = (int)(strchr(names, 'D') - names);
+  int64_t h = shape[lead], heads = src->l->param[RL_P_HEADS];
+  if (s) return s;
+  if (heads == RL_UNSET) heads = ext->v[n]; /* N given as a dim */
+  if (heads < 1)
+    return rl_fail(err, RELAYOUT_ERR_DIMS,
+                   "'%s' stores N and D merged (H = %lld = N * D): give "
+                   "heads= (N) to split it, e.g. %s(heads=8), or the dim N",
+                   src->l->text, (long long)h, src->l->format->name);
+  if (h % heads)
+    return rl_fail(err, RELAYOUT_ERR_DIMS,
+                   "'%s': H = %lld is not a multiple of heads=%lld",
+                   src->l->text, (long long)h, (long long)heads);
+  if ((s = set_extent(ext, n, heads, names, "by heads=", err))) return s;
+  return set_extent(ext, d, h / heads, names, "as H / heads", err);
+}
+
 /* Extents the source array shows: ND axes, batch axes, and the outer axes
  * of dims that are neither blocked, aligned nor padded. An array of a
  * format stored merged (FRACTAL_Z as CANN's 4 axes) may come either way;
@@ -97,7 +127,10 @@ static relayout_status extents_from_array(known_extents *ext, const side *src,
   if ((s = rl_layout_grammar(&g, src->l, dtype, err))) return s;
   int axes = nbatch + g.naxes,
       stored = src->l->format ? src->l->format->stored_rank : 0,
-      merged = stored && axes > stored && rank == stored ? axes - stored : 0;
+      merged = stored && axes > stored && rank == stored ? axes - stored : 0,
+      tail = src->l->format ? src->l->format->merged_tail : 0;
+  if (tail && rank == axes - tail + 1)
+    return merged_tail_extents(ext, src, &g, tail, names, shape, err);
   if (rank != axes && !merged)
     return stored ? rl_fail(err, RELAYOUT_ERR_DIMS,
                             "the source array has %d axes, but '%s' has %d "

@@ -153,6 +153,12 @@ static void axes_shape(int *rank, int64_t *shape, const rl_desc *d) {
 
 void rl_desc_physical_shape(int *rank, int64_t *shape, const rl_desc *d) {
   axes_shape(rank, shape, d);
+  if (d->compact && d->merged_tail > 1 && *rank >= d->merged_tail) {
+    for (int i = 1; i < d->merged_tail; i++) /* within the span */
+      shape[*rank - d->merged_tail] *= shape[*rank - d->merged_tail + i];
+    *rank -= d->merged_tail - 1;
+    return;
+  }
   int merge = d->compact && d->stored_rank > 0 && d->naxes > d->stored_rank
                   ? d->naxes - d->stored_rank + 1
                   : 0;

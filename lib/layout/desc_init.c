@@ -244,6 +244,13 @@ relayout_status rl_desc_init(rl_desc *out, const relayout_layout *layout,
   }
   if (s || (s = rl_finish_desc(&d, err))) return s;
   d.stored_rank = layout->format ? layout->format->stored_rank : 0;
+  d.merged_tail = layout->format ? layout->format->merged_tail : 0;
+  int64_t heads = layout->param[RL_P_HEADS];
+  for (int i = 0; heads != RL_UNSET && i < d.ndims; i++)
+    if (d.names[i] == 'N' && d.dims[i] != heads)
+      return rl_fail(err, RELAYOUT_ERR_DIMS,
+                     "%s: heads=%lld, but N (the heads) is %lld", layout->text,
+                     (long long)heads, (long long)d.dims[i]);
   *out = d;
   return RELAYOUT_OK;
 }

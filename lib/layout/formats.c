@@ -13,47 +13,56 @@
  * open; logical order is the order in which ND binds to the dims. FRACTAL_Z
  * and FRACTAL_Z_3D are stored in 4 array axes, as CANN stores them. */
 static const rl_format formats[] = {
-    {"ND", NULL, RL_POSITIONAL, "", NULL, RL_BLOCK_NONE, 0, 0},
-    {"NC1HWC0", NULL, RL_GRAMMAR, "NCHW", "NCHW{c0}c", RL_BLOCK_CUBE, P(C0), 0},
-    {"NDC1HWC0", NULL, RL_GRAMMAR, "NDCHW", "NDCHW{c0}c", RL_BLOCK_CUBE, P(C0),
+    {"ND", NULL, RL_POSITIONAL, "", NULL, RL_BLOCK_NONE, 0, 0, 0},
+    {"NC1HWC0", NULL, RL_GRAMMAR, "NCHW", "NCHW{c0}c", RL_BLOCK_CUBE, P(C0), 0,
      0},
+    {"NDC1HWC0", NULL, RL_GRAMMAR, "NDCHW", "NDCHW{c0}c", RL_BLOCK_CUBE, P(C0),
+     0, 0},
     /* CATLASS's names for the cube core's fractals (zN, zZ, nZ, nN): the
      * first letter orders a fractal's elements, the second the fractals
      * (z row-major, n column-major); the contiguous side is 32 bytes */
     {"FRACTAL_NZ", "NZ,zN", RL_GRAMMAR, "MN", "...NM{b16}m{c0}n", RL_BLOCK_B32,
-     P(C0) | P(B16), 0},
+     P(C0) | P(B16), 0, 0},
     {"FRACTAL_ZZ", "ZZ,zZ", RL_GRAMMAR, "MK", "...MK{b16}m{c0}k", RL_BLOCK_B32,
-     P(C0) | P(B16), 0},
+     P(C0) | P(B16), 0, 0},
     {"FRACTAL_ZN", "ZN,nZ", RL_GRAMMAR, "KN", "...KN{b16}n{c0}k", RL_BLOCK_B32,
-     P(C0) | P(B16), 0},
+     P(C0) | P(B16), 0, 0},
     {"nN", NULL, RL_GRAMMAR, "MN", "...NM{b16}n{c0}m", RL_BLOCK_B32,
-     P(C0) | P(B16), 0},
+     P(C0) | P(B16), 0, 0},
     {"FRACTAL_Z", NULL, RL_GRAMMAR, "NCHW", "CHWN{b16}n{c0}c", RL_BLOCK_CUBE,
-     P(C0) | P(B16) | P(GROUPS), 4},
+     P(C0) | P(B16) | P(GROUPS), 4, 0},
     {"FRACTAL_Z_3D", NULL, RL_GRAMMAR, "NDHWC", "DCHWN{b16}n{c0}c",
-     RL_BLOCK_CUBE, P(C0) | P(B16), 4},
+     RL_BLOCK_CUBE, P(C0) | P(B16), 4, 0},
     {"ND_ALIGN", NULL, RL_GRAMMAR, "MN", "...MN%{align}B", RL_BLOCK_NONE,
-     P(ALIGN), 0},
-    {"NCHW4", NULL, RL_GRAMMAR, "NCHW", "NCHW4c", RL_BLOCK_NONE, 0, 0},
-    {"NCHW32", NULL, RL_GRAMMAR, "NCHW", "NCHW32c", RL_BLOCK_NONE, 0, 0},
-    {"NCHW64", NULL, RL_GRAMMAR, "NCHW", "NCHW64c", RL_BLOCK_NONE, 0, 0},
-    {"CHWN4", NULL, RL_GRAMMAR, "NCHW", "CHWN4c", RL_BLOCK_NONE, 0, 0},
-    {"4N", NULL, RL_GRAMMAR, "NCHW", "NCHW4n", RL_BLOCK_NONE, 0, 0},
-    {"2N", NULL, RL_GRAMMAR, "NCHW", "NCHW2n", RL_BLOCK_NONE, 0, 0},
-    {"2IC", NULL, RL_GRAMMAR, "IOHW", "IOHW2i", RL_BLOCK_NONE, 0, 0},
+     P(ALIGN), 0, 0},
+    {"NCHW4", NULL, RL_GRAMMAR, "NCHW", "NCHW4c", RL_BLOCK_NONE, 0, 0, 0},
+    {"NCHW32", NULL, RL_GRAMMAR, "NCHW", "NCHW32c", RL_BLOCK_NONE, 0, 0, 0},
+    {"NCHW64", NULL, RL_GRAMMAR, "NCHW", "NCHW64c", RL_BLOCK_NONE, 0, 0, 0},
+    {"CHWN4", NULL, RL_GRAMMAR, "NCHW", "CHWN4c", RL_BLOCK_NONE, 0, 0, 0},
+    {"4N", NULL, RL_GRAMMAR, "NCHW", "NCHW4n", RL_BLOCK_NONE, 0, 0, 0},
+    {"2N", NULL, RL_GRAMMAR, "NCHW", "NCHW2n", RL_BLOCK_NONE, 0, 0, 0},
+    {"2IC", NULL, RL_GRAMMAR, "IOHW", "IOHW2i", RL_BLOCK_NONE, 0, 0, 0},
     /* TPU local memory: a tensor at NPU start, byte offset inside it; n0
      * packs 4N, 2N or 2IC words; TPU_STRIDED takes the seed's free strides */
-    {"TPU_COMPACT", NULL, RL_TPU, "NCHW", NULL, RL_BLOCK_NONE, TPU_PARAMS, 0},
-    {"TPU_ALIGNED", NULL, RL_TPU, "NCHW", NULL, RL_BLOCK_NONE, TPU_PARAMS, 0},
+    {"TPU_COMPACT", NULL, RL_TPU, "NCHW", NULL, RL_BLOCK_NONE, TPU_PARAMS, 0,
+     0},
+    {"TPU_ALIGNED", NULL, RL_TPU, "NCHW", NULL, RL_BLOCK_NONE, TPU_PARAMS, 0,
+     0},
     {"TPU_STRIDED", NULL, RL_TPU, "NCHW", NULL, RL_BLOCK_NONE,
-     TPU_PARAMS | P(NSTRIDE) | P(CSTRIDE) | P(HSTRIDE) | P(WSTRIDE), 0},
+     TPU_PARAMS | P(NSTRIDE) | P(CSTRIDE) | P(HSTRIDE) | P(WSTRIDE), 0, 0},
     {"TPU_MATRIX", NULL, RL_TPU, "NM", NULL, RL_BLOCK_NONE,
-     P(NPUS) | P(START) | P(OFFSET) | P(LMEM) | P(W), 0},
+     P(NPUS) | P(START) | P(OFFSET) | P(LMEM) | P(W), 0, 0},
+    /* Ascend's attention layouts (seed 000): H = N * D, N the heads; the
+     * array holds N and D merged as H. BNGS1S2 names S1 S and S2 T. */
+    {"BSH", NULL, RL_GRAMMAR, "BSND", "BSND", RL_BLOCK_NONE, P(HEADS), 0, 2},
+    {"SBH", NULL, RL_GRAMMAR, "BSND", "SBND", RL_BLOCK_NONE, P(HEADS), 0, 2},
+    {"BNGS1S2", NULL, RL_GRAMMAR, "BNGST", "BNGST", RL_BLOCK_NONE, 0, 0, 0},
 };
 
 static const char *const param_names[RL_NPARAMS] = {
-    "c0",    "b16",    "groups", "npus",    "start",   "lmem",    "w",
-    "align", "offset", "n0",     "nstride", "cstride", "hstride", "wstride"};
+    "c0",      "b16",     "groups",  "npus",    "start",
+    "lmem",    "w",       "align",   "offset",  "n0",
+    "nstride", "cstride", "hstride", "wstride", "heads"};
 
 const char *rl_param_name(int param) { return param_names[param]; }
 

@@ -137,6 +137,23 @@ def test_tpu_local_memory():
         assert np.array_equal(back, x)
 
 
+def test_attention_layouts():
+    # seed 000: BSH's H is N * D; BSH -> BNSD is numpy's reshape and
+    # transpose, SBH numpy's transpose of B and S
+    x = np.arange(2 * 5 * 24, dtype=np.float16).reshape(2, 5, 24)
+    for device in ("ref", "cpu"):
+        y = relayout.convert(x, "BSH(heads=4)", "BNSD", device=device)
+        assert np.array_equal(y, x.reshape(2, 5, 4, 6).transpose(0, 2, 1, 3))
+        z = relayout.convert(y, "BNSD", "SBH", device=device)
+        assert np.array_equal(z, x.transpose(1, 0, 2))
+    assert np.array_equal(
+        relayout.convert(x, "BSH", "BNSD", device="ref", dims={"N": 4}), y)
+    with pytest.raises(relayout.Error, match="give heads="):
+        relayout.convert(x, "BSH", "BNSD", device="ref")
+    with pytest.raises(relayout.Error, match="not a multiple of heads=5"):
+        relayout.convert(x, "BSH(heads=5)", "BNSD", device="ref")
+
+
 def test_errors():
     with pytest.raises(relayout.Error) as e:
         relayout.Layout("NCHW16")
