@@ -8,7 +8,11 @@
 # seeds' 20x28 FRACTAL_NZ as the seed prints it) and imported; a damaged
 # corpus refused, naming the file, before anything runs; an expected
 # output changed (and its checksum with it) fails its case; usage errors.
-# usage: test_conform.sh PATH/TO/relayout
+# --isolate: each case in a child gives the same verdicts, and a case that
+# crashes its driver (tests/fault/clfault.c) fails alone, named, with its
+# signal and rerun command, while the rest of the matrix completes.
+# usage: test_conform.sh PATH/TO/relayout PATH/TO/libclfault.so
+SHIM=$(cd "$(dirname "$2")" && pwd)/$(basename "$2")
 . "$(dirname "$0")/checks.sh"
 F=NCHW,NHWC,NC1HWC0,FRACTAL_Z,nChw16c
 
@@ -181,6 +185,31 @@ python3 -c 'import json; r = json.load(open("int.json")); assert r["complete"] i
   bad "the interrupted run's JSON holds its cases, incomplete"
 has "JUnit says incomplete" 'name="complete" value="false' int.xml
 expect_fail "an interrupted part is not merged" 1 "an interrupted part" "$R" conform --merge int.json
+
+# isolated: the verdicts of a run in one process; a crash fails its case
+I="--device cpu --quick --formats NCHW,NHWC,nChw16c --dtypes f16,i8"
+expect_ok "in one process" "$R" conform $I --json one.json
+expect_ok "isolated" "$R" conform $I --isolate --json iso.json
+python3 - <<'PY' && ok || bad "isolated, the same cases and verdicts"
+import json
+one, iso = (json.load(open(f))["cases"] for f in ("one.json", "iso.json"))
+assert len(one) == 12 and [(c["case"], c["verdict"]) for c in one] == \
+    [(c["case"], c["verdict"]) for c in iso], (one, iso)
+PY
+# (under ASan: the shim after the runtime, and the signal left to kill)
+ASAN_OPTIONS=${ASAN_OPTIONS:-}:verify_asan_link_order=0:handle_segv=0 \
+RELAYOUT_FAULT_CRASH="nChw16c->NHWC f16" LD_PRELOAD=$SHIM "$R" conform $I --isolate --json crash.json >out.txt 2>&1
+[ $? = 1 ] && ok || bad "a crashed case fails the run: $(cat out.txt)"
+has "the crash named" "FAIL nChw16c->NHWC f16" out.txt
+has "with its signal" "crashed its process (signal 11" out.txt
+python3 - <<'PY' && ok || bad "the rest of the matrix completes"
+import json
+r = json.load(open("crash.json"))
+bad = [c for c in r["cases"] if c["verdict"] != "pass"]
+assert r["complete"] and len(r["cases"]) == 12 and len(bad) == 1, r
+assert "rerun: relayout conform --device cpu" in bad[0]["details"], bad
+PY
+expect_fail "--isolate with --case" 2 "--isolate runs a matrix" "$R" conform --device cpu --isolate --case 'NCHW->NHWC f16 2x3x4x5'
 
 for args in "--device cpu --quick --full" "--device cpu --case NCHW" "--device cpu --dtypes f8" "--quick" \
   "--device cpu --dtypes f32->i8:0:-3" "--export x --device cpu" "--import corpus --device cpu --quick" \

@@ -165,6 +165,21 @@ static void progress(conform *c) {
   }
 }
 
+void cf_record(conform *c, const char *group, const cf_case *k, int verdict,
+               const char *details) {
+  c->ncases++;
+  cf_tally_of(c, group, k->types)->n[verdict]++;
+  if (verdict != CF_PASS)
+    printf("%s %s: %s\n", verdict == CF_FAIL ? "FAIL" : "SKIP", k->text,
+           details);
+  json_array_append_new(c->cases,
+                        json_pack("{s:I, s:s, s:s, s:s, s:s, s:s}", "index",
+                                  (json_int_t)(c->seen - 1), "group", group,
+                                  "types", k->types, "case", k->text, "verdict",
+                                  cf_verdicts[verdict], "details", details));
+  progress(c);
+}
+
 int cf_run(conform *c, const char *group, const cf_case *k,
            const unsigned char *in_given, const unsigned char *want_given) {
   relayout_layout *a = NULL, *b = NULL;
@@ -232,17 +247,7 @@ int cf_run(conform *c, const char *group, const cf_case *k,
   cli_diff_free(&r);
 done:
   fclose(f);
-  c->ncases++;
-  cf_tally_of(c, group, k->types)->n[verdict]++;
-  if (verdict != CF_PASS)
-    printf("%s %s: %s\n", verdict == CF_FAIL ? "FAIL" : "SKIP", k->text,
-           details);
-  json_array_append_new(c->cases,
-                        json_pack("{s:I, s:s, s:s, s:s, s:s, s:s}", "index",
-                                  (json_int_t)(c->seen - 1), "group", group,
-                                  "types", k->types, "case", k->text, "verdict",
-                                  cf_verdicts[verdict], "details", details));
-  progress(c);
+  cf_record(c, group, k, verdict, details);
   free(details);
   free(in);
   free(want);

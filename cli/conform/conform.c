@@ -13,7 +13,8 @@ static const char usage[] =
     "usage: relayout conform --device D [--against ref|D2] [--quick|--full]\n"
     "                        [--formats F,F,...] [--dtypes T,T,...]\n"
     "                        [--shapes N] [--seed N] [--case CASE]\n"
-    "                        [--part I/N] [--junit FILE] [--json FILE]\n"
+    "                        [--part I/N|auto] [--isolate] [--junit FILE]\n"
+    "                        [--json FILE]\n"
     "       relayout conform --export DIR [--quick|--full] [--formats ...]\n"
     "                        [--dtypes ...] [--shapes N] [--seed N]\n"
     "       relayout conform --import DIR --device D [--junit F] [--json F]\n"
@@ -22,8 +23,9 @@ static const char usage[] =
     "\n"
     "Runs every ordered pair of the formats of one family of logical dims\n"
     "(NCHW: NCHW NHWC HWCN CHWN NC1HWC0 FRACTAL_Z NCHW4 NCHW32 CHWN4 4N 2N\n"
-    "nChw8c nChw16c; MN: MN NM ND FRACTAL_NZ ND_ALIGN nN; NCDHW: NCDHW NDHWC\n"
-    "NDC1HWC0 FRACTAL_Z_3D) at odd extents on device D, each case on its own\n"
+    "nChw8c nChw16c, a TPU layout at an offset; MN: MN NM ND FRACTAL_NZ\n"
+    "ND_ALIGN nN; NCDHW: NCDHW NDHWC NDC1HWC0 FRACTAL_Z_3D; BSND: BSND BNSD\n"
+    "SBND BSH SBH) at odd extents on device D, each case on its own\n"
     "kernel, into a poisoned buffer, and compares the output with the\n"
     "reference's (or with D2's) byte for byte, padding included. A case is\n"
     "pass, fail (its first differing elements: logical coordinate or\n"
@@ -47,7 +49,11 @@ static const char usage[] =
     "              case that skips there fails unless --allow-skips\n"
     "  --part I/N  the matrix's cases whose index is I modulo N (neighbours\n"
     "              are alike, so each part covers every family and type):\n"
-    "              a CI shard, or a machine of a fleet\n"
+    "              a CI shard, or a machine of a fleet; auto: the rank and\n"
+    "              size a launcher set (mpirun, srun, GitLab's parallel)\n"
+    "  --isolate   each case in a child process: a case that crashes the\n"
+    "              driver fails alone (its signal, and the command that\n"
+    "              reruns it) and the matrix goes on\n"
     "  --merge     the parts' --json reports as one run: its table, exit\n"
     "              code, --junit and --json; parts of another matrix, a\n"
     "              case missing or in two parts, an interrupted part:\n"
@@ -194,8 +200,12 @@ static void enumerate(void *ctx, cf_visit *visit, void *visit_ctx) {
 static void run_case(void *ctx, const char *group, const cf_case *k) {
   conform *c = ctx;
   if (c->seen++ % c->parts == c->part && !c->interrupted &&
-      !(c->interrupted = cli_interrupted()))
-    cf_run(c, group, k, NULL, NULL);
+      !(c->interrupted = cli_interrupted())) {
+    if (c->isolate)
+      cf_run_isolated(c, group, k);
+    else
+      cf_run(c, group, k, NULL, NULL);
+  }
 }
 
 /* --case 'SRC->DST TYPES AxBxC': the one case. */
@@ -256,6 +266,7 @@ int cmd_conform(int argc, char **argv) {
                     {.name = "allow-skips", .is_flag = 1},
                     {.name = "part"},
                     {.name = "merge", .is_flag = 1},
+                    {.name = "isolate", .is_flag = 1},
                     {0}};
   const char **pos = malloc(sizeof *pos * (size_t)argc);
   int npos, rc;
@@ -290,11 +301,12 @@ static int conform_main(cli_opt *opts, const char **pos, int npos) {
                      "--allow-skips is for --import (a matrix's skips are "
                      "never failures)");
   int merge = cli_get(opts, "merge") != NULL;
-  int matrix_only = quick || full || cli_get(opts, "formats") ||
-                    cli_get(opts, "dtypes") || cli_get(opts, "shapes") ||
-                    cli_get(opts, "seed") || cli_get(opts, "case") || import ||
-                    export || cli_get(opts, "against") ||
-                    cli_get(opts, "device") || cli_get(opts, "part");
+  int matrix_only = quick || full || cli_get(opts, "isolate") ||
+                    cli_get(opts, "formats") || cli_get(opts, "dtypes") ||
+                    cli_get(opts, "shapes") || cli_get(opts, "seed") ||
+                    cli_get(opts, "case") || import || export ||
+                    cli_get(opts, "against") || cli_get(opts, "device") ||
+                    cli_get(opts, "part");
   if (merge ? !npos || matrix_only : npos > 0)
     return cli_error(EXIT_USAGE, "conform",
                      merge ? "--merge takes the parts' JSON reports, and "
@@ -315,6 +327,11 @@ static int conform_main(cli_opt *opts, const char **pos, int npos) {
            : (rc = cli_parse_part(&c.part, &c.parts, cli_get(opts, "part"),
                                   "conform"))))
     return rc;
+  c.isolate = cli_get(opts, "isolate") != NULL;
+  if (c.isolate && (import || export || merge || cli_get(opts, "case")))
+    return cli_error(EXIT_USAGE, "conform",
+                     "--isolate runs a matrix's cases in child processes; "
+                     "--case, --import, --export and --merge run none");
   if (!export && !merge && !cli_get(opts, "device"))
     return cli_error(EXIT_USAGE, "conform", "needs --device\n%s", usage);
   if (quick && full)

@@ -83,6 +83,7 @@ typedef struct conform {
   int64_t seen;
   char matrix[512];
   int interrupted; /* by this signal: the reports are incomplete */
+  int isolate;     /* each case in a child process */
   double last_progress;
 } conform;
 
@@ -94,6 +95,13 @@ extern const char *const cf_verdicts[3]; /* "pass", "fail", "skip" */
  * filled input); records and returns its verdict. */
 int cf_run(conform *c, const char *group, const cf_case *k,
            const unsigned char *in, const unsigned char *want);
+/* Records a case's verdict and details: tallied, printed where it is not
+ * a pass, in the reports. */
+void cf_record(conform *c, const char *group, const cf_case *k, int verdict,
+               const char *details);
+/* isolate.c: runs a case in a child process (relayout conform --case), so
+ * that a crash of the driver fails that case alone; records its verdict. */
+void cf_run_isolated(conform *c, const char *group, const cf_case *k);
 /* The table (where `table`), then the reports asked for (their outputs
  * checked before the run); the exit code. */
 int cf_finish(conform *c, cli_out *junit, cli_out *json, int table);

@@ -7,11 +7,14 @@
  * times each entry point below was called: "NAME COUNT" lines.
  * RELAYOUT_FAULT_SOURCE=TEXT appends "#error TEXT" to every program built
  * from source, so that the real compiler fails with a real log.
+ * RELAYOUT_FAULT_CRASH=TEXT crashes (SIGSEGV) the first kernel enqueue of
+ * a process one of whose arguments holds TEXT, as a broken driver would.
  */
 #define CL_TARGET_OPENCL_VERSION 120
 #define _GNU_SOURCE
 #include <CL/cl.h>
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,10 +45,24 @@ enum { ENTRY_POINTS(INDEX) NENTRIES };
 #define NAME(name) #name,
 static const char *const names[] = {ENTRY_POINTS(NAME)};
 static long calls[NENTRIES];
-static int target = -1;
+static int target = -1, crash;
 static long target_call;
 
+/* Whether an argument of this process holds text. */
+static int in_arguments(const char *text) {
+  char buf[65536];
+  FILE *f = fopen("/proc/self/cmdline", "rb");
+  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  if (f) fclose(f);
+  buf[n] = 0;
+  for (size_t at = 0; at < n; at += strlen(buf + at) + 1)
+    if (strstr(buf + at, text)) return 1;
+  return 0;
+}
+
 __attribute__((constructor)) static void setup(void) {
+  const char *c = getenv("RELAYOUT_FAULT_CRASH");
+  crash = c && *c && in_arguments(c);
   const char *f = getenv("RELAYOUT_FAULT"), *colon = f ? strchr(f, ':') : NULL;
   if (!colon) return;
   for (int i = 0; i < NENTRIES; i++)
@@ -66,6 +83,10 @@ __attribute__((destructor)) static void report(void) {
 
 /* Counts the call; 1 when it is the one to fail. */
 static int fails(int i) {
+  if (crash && i == I_clEnqueueNDRangeKernel) { /* past LLVM's handler */
+    signal(SIGSEGV, SIG_DFL);
+    raise(SIGSEGV);
+  }
   return __atomic_add_fetch(&calls[i], 1, __ATOMIC_SEQ_CST) == target_call &&
          i == target;
 }
