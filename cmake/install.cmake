@@ -13,6 +13,19 @@ install(TARGETS relayout relayout_shared EXPORT relayoutTargets
 set(relayout_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/relayout)
 install(EXPORT relayoutTargets NAMESPACE relayout::
         DESTINATION ${relayout_cmake_dir})
+set(relayout_image_dependencies "")
+set(relayout_image_pc "")
+foreach(codec JPEG PNG)
+  if(${codec}_FOUND)
+    string(APPEND relayout_image_dependencies "find_dependency(${codec})\n")
+  endif()
+endforeach()
+if(JPEG_FOUND)
+  string(APPEND relayout_image_pc " -ljpeg")
+endif()
+if(PNG_FOUND)
+  string(APPEND relayout_image_pc " -lpng")
+endif()
 configure_package_config_file(cmake/relayoutConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/relayoutConfig.cmake
   INSTALL_DESTINATION ${relayout_cmake_dir})

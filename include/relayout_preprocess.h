@@ -86,6 +86,23 @@ RELAYOUT_API relayout_status relayout_aipp_check(
     const relayout_aipp *aipp, int64_t *channels, int64_t *height,
     int64_t *width, int64_t *frame_bytes, relayout_error *err);
 
+/** 1 when the bytes at head begin a JPEG file, 2 a PNG file, else 0. */
+RELAYOUT_API int relayout_image_kind(const void *head, size_t n);
+
+/**
+ * Decodes a JPEG or PNG image held in memory into one frame of the
+ * configuration's input format and size (a frame of relayout_aipp_check's
+ * bytes): YUV420SP_U8 from a 4:2:0 JPEG's own planes, RGB888, XRGB8888
+ * (RGBX with ax_swap) or YUV400 (gray) from either, a PNG's alpha dropped.
+ * Never resized: an image of another size fails, as does damaged data
+ * (RELAYOUT_ERR_FILE, with the decoder's words). RELAYOUT_ERR_UNSUPPORTED
+ * where the library was built without libjpeg or libpng. Safe from any
+ * thread.
+ */
+RELAYOUT_API relayout_status relayout_image_decode(
+    void *frame, size_t frame_size, const void *image, size_t image_size,
+    const relayout_aipp *a, relayout_error *err);
+
 /**
  * The scalar reference: dst's N frames, back to back in `frames`, through
  * the configuration, written in dst's layout (its logical dims N, C, H and

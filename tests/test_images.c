@@ -185,7 +185,7 @@ static void jpegs(void) {
             said("cut.jpg: "),
         "a damaged JPEG is refused, naming it");
   CHECK(cli("preprocess --aipp rgb.cfg --to NCHW a.jpg rgb.cfg o2.npy") == 1 &&
-            said("rgb.cfg: not a JPEG or PNG file"),
+            said("rgb.cfg: not a JPEG or PNG image"),
         "a file of neither kind among images is refused");
   struct stat st;
   CHECK(stat("o2.npy", &st) != 0, "no output after a refusal");

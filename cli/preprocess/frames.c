@@ -135,7 +135,7 @@ static int is_image(const char *path) {
   int fd = cli_open_regular(path, &err);
   ssize_t got = fd >= 0 ? read(fd, head, sizeof head) : 0;
   if (fd >= 0) close(fd);
-  return got > 0 && cli_image_kind(head, (size_t)got) != CLI_IMAGE_NONE;
+  return got > 0 && relayout_image_kind(head, (size_t)got) != 0;
 }
 
 int cli_frames_open(cli_frames **out, int64_t *count, const char *const *inputs,

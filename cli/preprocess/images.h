@@ -8,17 +8,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { CLI_IMAGE_NONE, CLI_IMAGE_JPEG, CLI_IMAGE_PNG };
-/* What a file's first n bytes say it is. */
-int cli_image_kind(const unsigned char *head, size_t n);
 /* Room for a decoding's message. */
-#define CLI_IMAGE_MSG 256
-/* Decodes a JPEG or PNG file held in memory into one frame of a's input
- * format and size at out: NULL, or why not (in msg, or a constant). */
-const char *cli_image_decode(unsigned char *out, const unsigned char *file,
-                             size_t size, const relayout_aipp *a, char *msg);
-/* Reads and decodes the JPEG or PNG file `path` the same way: NULL, or
- * why not. Safe from any thread. */
+#define CLI_IMAGE_MSG sizeof(((relayout_error *)0)->message)
+/* Reads and decodes the JPEG or PNG file `path` into one frame of a's
+ * input format and size at out (relayout_image_decode): NULL, or why not
+ * (in msg). Safe from any thread. */
 const char *cli_image_load(unsigned char *out, const char *path,
                            const relayout_aipp *a, char *msg);
 

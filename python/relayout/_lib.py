@@ -126,6 +126,8 @@ _PROTOTYPES = {
     "relayout_plans_run": (I, [C.POINTER(Job), I, PE]),
     "relayout_aipp_parse": (I, [C.POINTER(Aipp), S, C.c_size_t, PE]),
     "relayout_aipp_defaults": (V, [C.POINTER(Aipp)]),
+    "relayout_image_decode": (I, [P, C.c_size_t, C.c_char_p, C.c_size_t,
+                                  C.POINTER(Aipp), PE]),
     "relayout_aipp_normalize": (I, [C.POINTER(Aipp), C.POINTER(C.c_float),
                                     C.POINTER(C.c_float), C.c_double, PE]),
     "relayout_aipp_check": (I, [C.POINTER(Aipp), C.POINTER(I64),

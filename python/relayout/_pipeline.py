@@ -24,7 +24,9 @@ class Preprocessor:
     frames_key="frames", output_key="input", quant_scale=None,
     quant_zero_point=None): called with a batch, a dict whose
     frames_key holds uint8 frames (an array of n frames, any shape with
-    n x the configuration's frame bytes), it returns the batch with
+    n x the configuration's frame bytes) or n encoded JPEG or PNG images
+    (a list, or an object array, of bytes: decoded by the library, as
+    Aipp.decode does), it returns the batch with
     output_key added: the frames preprocessed into layout `to` (one N per
     frame). It pickles as its settings alone; a worker builds the engine
     and a plan per batch size on first use and keeps them for every copy
@@ -72,7 +74,11 @@ class Preprocessor:
             raise Error("RELAYOUT_ERR_ARGUMENT",
                         f"the batch has no {s['frames_key']!r} "
                         f"(keys: {', '.join(map(str, batch))})")
-        frames = np.ascontiguousarray(batch[s["frames_key"]])
+        value = batch[s["frames_key"]]
+        if isinstance(value, (list, tuple)) or (
+                isinstance(value, np.ndarray) and value.dtype == object):
+            value = self._aipp.decode(list(value))
+        frames = np.ascontiguousarray(value)
         if frames.dtype != np.uint8:
             raise Error("RELAYOUT_ERR_ARGUMENT",
                         f"{s['frames_key']!r} holds {frames.dtype}, not "

@@ -66,6 +66,26 @@ class Aipp:
     def _key(self) -> bytes:
         return bytes(self._c)
 
+    def decode(self, images: Sequence[bytes]) -> np.ndarray:
+        """JPEG or PNG files held in memory (bytes each) decoded into
+        frames of this configuration's input format and size (the
+        library's decoders, relayout_image_decode): a uint8 array of
+        len(images) x frame_bytes. An image of another size, damaged or of
+        neither kind fails, naming its index."""
+        out = np.empty((len(images), self.frame_bytes), np.uint8)
+        for i, image in enumerate(images):
+            if not isinstance(image, (bytes, bytearray, memoryview)):
+                raise TypeError(f"images[{i}] must be bytes, not "
+                                f"{type(image).__name__}")
+            b, err = bytes(image), _lib.Error()
+            status = lib.relayout_image_decode(
+                out[i].ctypes.data, self.frame_bytes, b, len(b),
+                C.byref(self._c), err)
+            if status:
+                raise Error(lib.relayout_status_name(status).decode(),
+                            f"images[{i}]: {err.message.decode()}")
+        return out
+
 
 def _config(config: "Union[str, Aipp]") -> Aipp:
     if isinstance(config, Aipp):

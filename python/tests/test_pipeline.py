@@ -42,6 +42,50 @@ def test_pickles_and_maps_a_batch():
         relayout.Preprocessor("aipp_op {\n resize : true\n}\n")
 
 
+def png(rgb):
+    """An 8-bit RGB PNG of an (h, w, 3) array, written here from the PNG
+    specification (signature, IHDR, one zlib IDAT of filter-0 rows, IEND)."""
+    import struct
+    import zlib
+
+    def chunk(kind, data):
+        return (struct.pack(">I", len(data)) + kind + data +
+                struct.pack(">I", zlib.crc32(kind + data)))
+    h, w, _ = rgb.shape
+    rows = b"".join(b"\0" + rgb[r].tobytes() for r in range(h))
+    return (b"\x89PNG\r\n\x1a\n" +
+            chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) +
+            chunk(b"IDAT", zlib.compress(rows)) + chunk(b"IEND", b""))
+
+
+def test_encoded_images():
+    """PNG files in the batch, decoded by the library: the output of their
+    raw frames; a damaged one named by its index."""
+    pre = pickle.loads(pickle.dumps(relayout.Preprocessor(
+        RGB_CFG, to="NCHW", dtype="f32", device="cpu")))
+    pixels = rng.integers(0, 256, (3, 5, 12, 3), dtype=np.uint8)
+    images = [png(p) for p in pixels]
+    assert relayout.Aipp(RGB_CFG).decode(images).tobytes() == pixels.tobytes()
+    raw = pre({"frames": pixels.reshape(3, -1)})["input"]
+    for batch in (images, np.array(images, dtype=object)):
+        assert pre({"frames": batch})["input"].tobytes() == raw.tobytes()
+    with pytest.raises(relayout.Error, match=r"images\[1\]"):
+        pre({"frames": [images[0], images[1][:40], images[2]]})
+    with pytest.raises(relayout.Error, match="not a JPEG or PNG"):
+        pre({"frames": [b"GIF89a" + bytes(100)]})
+
+
+RGB_CFG = """aipp_op {
+  input_format : RGB888_U8
+  src_image_size_w : 12
+  src_image_size_h : 5
+  mean_chn_0 : 1
+  mean_chn_1 : 2
+  mean_chn_2 : 3
+}
+"""
+
+
 def _in_worker(args):
     pre, frames = args
     return os.getpid(), pre({"frames": frames})["input"], pre.plans_built

@@ -2,13 +2,13 @@
  *
  * The first byte picks the configuration: its input format (the low two
  * bits), ax_swap (the next) and its frame size (the next two: 8x8, 16x8,
- * 38x22, 64x48); the rest is the file, decoded by cli_image_decode into a
+ * 38x22, 64x48); the rest is the file, decoded by relayout_image_decode into a
  * buffer of exactly one frame, which the sanitizers guard. A file it
  * rejects is a clean rejection with a message; one it accepts filled the
  * frame (nothing to check beyond the sanitizers' silence: the values are
  * the libraries').
  */
-#include "images.h"
+#include "relayout_preprocess.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -29,9 +29,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int64_t frame;
   if (relayout_aipp_check(&a, NULL, NULL, NULL, &frame, NULL)) return 0;
   unsigned char *out = malloc((size_t)frame);
-  char msg[CLI_IMAGE_MSG];
-  const char *why = cli_image_decode(out, data + 1, size - 1, &a, msg);
-  if (why && !*why) {
+  relayout_error err = {.message = ""};
+  if (relayout_image_decode(out, (size_t)frame, data + 1, size - 1, &a, &err) &&
+      !*err.message) {
     fprintf(stderr, "rejected without a message\n");
     abort();
   }
