@@ -208,6 +208,20 @@ static const char *decode_png(unsigned char *out, const unsigned char *file,
 
 #endif
 
+/* A decoder: NULL, or why not (in msg, or a constant). */
+typedef const char *decoder(unsigned char *out, const unsigned char *file,
+                            size_t size, const relayout_aipp *a, char *msg);
+#ifdef RELAYOUT_HAVE_JPEG
+#define JPEG_DECODER decode_jpeg
+#else
+#define JPEG_DECODER NULL
+#endif
+#ifdef RELAYOUT_HAVE_PNG
+#define PNG_DECODER decode_png
+#else
+#define PNG_DECODER NULL
+#endif
+
 relayout_status relayout_image_decode(void *frame, size_t frame_size,
                                       const void *image, size_t image_size,
                                       const relayout_aipp *a,
@@ -221,23 +235,17 @@ relayout_status relayout_image_decode(void *frame, size_t frame_size,
     return rl_fail(err, RELAYOUT_ERR_BUFFER,
                    "the frame buffer holds %zu bytes; a frame is %lld",
                    frame_size, (long long)bytes);
+  /* by relayout_image_kind: none, JPEG, PNG; NULL where not built */
+  static decoder *const decoders[3] = {NULL, JPEG_DECODER, PNG_DECODER};
+  static const char *const what[3][2] = {
+      {"", ""}, {"JPEG", "libjpeg"}, {"PNG", "libpng"}};
   char msg[RL_IMAGE_MSG];
-  const char *why = NULL;
   int kind = relayout_image_kind(image, image_size);
-  if (!kind) why = "not a JPEG or PNG image";
-#ifdef RELAYOUT_HAVE_JPEG
-  if (kind == 1) why = decode_jpeg(frame, image, image_size, a, msg);
-#else
-  if (kind == 1)
+  if (!kind) return rl_fail(err, RELAYOUT_ERR_FILE, "not a JPEG or PNG image");
+  if (!decoders[kind])
     return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
-                   "a JPEG image, and relayout was built without libjpeg");
-#endif
-#ifdef RELAYOUT_HAVE_PNG
-  if (kind == 2) why = decode_png(frame, image, image_size, a, msg);
-#else
-  if (kind == 2)
-    return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
-                   "a PNG image, and relayout was built without libpng");
-#endif
+                   "a %s image, and relayout was built without %s",
+                   what[kind][0], what[kind][1]);
+  const char *why = decoders[kind](frame, image, image_size, a, msg);
   return why ? rl_fail(err, RELAYOUT_ERR_FILE, "%s", why) : RELAYOUT_OK;
 }
