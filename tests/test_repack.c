@@ -1243,9 +1243,40 @@ static void test_parts(void) {
   CHECK(absent("pp.y"), "nothing written by a refused part");
 }
 
+/* Several devices in one process: PoCL's CPU device twice, and a device
+ * with the reference. The tensors spread over them (the JSON report names
+ * each one's), the output the bytes of one device's. */
+static void test_devices(void) {
+  setenv("POCL_DEVICES", "pthread pthread", 1);
+  write_model("dv.st", 0, NMODEL, 1);
+  CHECK(cli("repack pp pp.one " QRULES " --device 0") == 0 &&
+            cli("repack pp pp.all " QRULES " --device all") == 0 &&
+            same_dirs("pp.all", "pp.one"),
+        "--device all (two PoCL devices): the one-device output");
+  CHECK(cli("repack dv.st d1.st " RULES " --device ref") == 0 &&
+            cli("repack dv.st d2.st " RULES " --device 0,ref --json") == 0 &&
+            same_files("d1.st", "d2.st"),
+        "--device 0,ref: the reference's output");
+  json_t *r = json_load_file("out.txt", 0, NULL), *t;
+  size_t i;
+  int used[2] = {0, 0};
+  json_array_foreach(json_object_get(r, "tensors"), i, t) {
+    json_int_t d = json_integer_value(json_object_get(t, "device_index"));
+    if (json_object_get(t, "device_index") && d >= 0 && d < 2) used[d]++;
+  }
+  CHECK(used[0] && used[1], "both devices converted tensors (%d, %d)", used[0],
+        used[1]);
+  json_decref(r);
+  CHECK(cli("repack dv.st d3.st " RULES " --device 0,,1") == 2 &&
+            said("an empty item"),
+        "an empty item of a device list refused");
+  unsetenv("POCL_DEVICES");
+}
+
 int main(int argc, char **argv) {
   if (cli_setup(argc, argv, "repack")) return 2;
   test_parts();
+  test_devices();
   test_shared_plans();
   test_damaged_records();
   test_shard_clash();

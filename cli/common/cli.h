@@ -103,6 +103,14 @@ void cli_engine_options(relayout_engine_options *o, const char *device);
  * the reference. cli_engine_from opens it with options of the caller's
  * (device: --device's value, for messages). */
 int cli_engine(relayout_engine **out, const char *device, const char *cmd);
+/* Engines for --device all (every OpenCL device) or a comma-separated list
+ * (indices, names, gpu, cpu, ref), each opened as cli_engine_from opens
+ * one; a single device gives one. *out malloc'd, *n engines; 0, or the
+ * exit code after printing why (nothing left open). */
+int cli_engines(relayout_engine ***out, int *n,
+                const relayout_engine_options *o, const char *device,
+                const char *cmd);
+void cli_engines_free(relayout_engine **e, int n);
 int cli_engine_from(relayout_engine **out, const relayout_engine_options *o,
                     const char *device, const char *cmd);
 

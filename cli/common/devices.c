@@ -2,6 +2,8 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static const char usage[] =
     "usage: relayout devices\n"
@@ -44,6 +46,56 @@ int cli_engine(relayout_engine **out, const char *device, const char *cmd) {
   relayout_engine_options o;
   cli_engine_options(&o, device);
   return cli_engine_from(out, &o, device, cmd);
+}
+
+void cli_engines_free(relayout_engine **e, int n) {
+  for (int i = 0; e && i < n; i++) relayout_engine_free(e[i]);
+  free(e);
+}
+
+int cli_engines(relayout_engine ***out, int *n,
+                const relayout_engine_options *o, const char *device,
+                const char *cmd) {
+  char list[1024];
+  relayout_device_info info[64];
+  int count = 0, pick, rc = 0;
+  relayout_error err;
+  const char *spec = device ? device : o->device;
+  if (spec && !strcmp(spec, "all")) { /* every OpenCL device, by index */
+    if (relayout_device_list(info, 64, &count, &pick, &err))
+      return cli_error(EXIT_WORK, cmd, "--device all: %s", err.message);
+    if (!count)
+      return cli_error(EXIT_WORK, cmd, "--device all: no OpenCL device");
+    *list = 0;
+    for (int i = 0; i < count && i < 64; i++)
+      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d",
+               i ? "," : "", i);
+  } else if (snprintf(list, sizeof list, "%s", spec ? spec : "") >=
+             (int)sizeof list) {
+    return cli_error(EXIT_USAGE, cmd, "--device: too long");
+  }
+  *n = 0;
+  *out = calloc(strlen(list) / 2 + 2, sizeof **out);
+  if (!*out) return cli_error(EXIT_WORK, cmd, "out of memory");
+  if (!strchr(list, ',')) /* one device (or auto) */
+    rc = cli_engine_from(&(*out)[(*n)++], o, device, cmd);
+  for (char *item = strchr(list, ',') ? list : NULL, *next; item && !rc;
+       item = next) {
+    next = strchr(item, ',');
+    if (next) *next++ = 0;
+    relayout_engine_options one = *o;
+    one.device = item;
+    if (!*item)
+      rc = cli_error(EXIT_USAGE, cmd, "--device %s: an empty item", spec);
+    else
+      rc = cli_engine_from(&(*out)[(*n)++], &one, item, cmd);
+  }
+  if (rc) {
+    cli_engines_free(*out, *n);
+    *out = NULL;
+    *n = 0;
+  }
+  return rc;
 }
 
 int cli_engine_from(relayout_engine **out, const relayout_engine_options *o,

@@ -76,28 +76,14 @@ static json_t *load_json(const char *path) {
   return j;
 }
 
-typedef struct shard_size {
-  uint64_t bytes;
-  int index;
-} shard_size;
-
-static int larger_first(const void *a, const void *b) {
-  const shard_size *x = a, *y = b;
-  if (x->bytes != y->bytes) return x->bytes > y->bytes ? -1 : 1;
-  return x->index - y->index;
-}
-
-/* The job: every shard's size and part (the largest first, each to the
- * part with the fewest bytes so far, the lowest on a tie), and its
- * identity, the sha256 of its description. */
+/* The job: every shard's size and part (rp_balance), and its identity,
+ * the sha256 of its description. */
 static relayout_status describe(json_t **job, char id[65], const rp_options *o,
                                 const rp_shards *l, const char *in,
                                 relayout_error *err) {
-  shard_size *s = calloc((size_t)l->count, sizeof *s);
-  uint64_t *load = calloc((size_t)o->parts, sizeof *load),
-           *size = calloc((size_t)l->count, sizeof *size);
-  int *part = calloc((size_t)l->count, sizeof *part);
-  relayout_status st = s && load && part && size
+  uint64_t *size = calloc((size_t)l->count + 1, sizeof *size);
+  int *part = calloc((size_t)l->count + 1, sizeof *part);
+  relayout_status st = part && size
                            ? RELAYOUT_OK
                            : cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
   for (int k = 0; !st && k < l->count; k++) {
@@ -108,17 +94,9 @@ static relayout_status describe(json_t **job, char id[65], const rp_options *o,
                     p ? strerror(errno) : "out of memory");
     free(p);
     size[k] = st ? 0 : (uint64_t)sb.st_size;
-    s[k] = (shard_size){size[k], k};
   }
+  if (!st) st = rp_balance(part, size, l->count, o->parts, err);
   if (!st) {
-    qsort(s, (size_t)l->count, sizeof *s, larger_first);
-    for (int k = 0; k < l->count; k++) {
-      int best = 0;
-      for (int p = 1; p < o->parts; p++)
-        if (load[p] < load[best]) best = p;
-      part[s[k].index] = best;
-      load[best] += s[k].bytes;
-    }
     json_t *rules = json_array(), *shards = json_array();
     for (int r = 0; r < o->nrules; r++)
       json_array_append_new(rules, json_string(o->rules[r].text));
@@ -138,8 +116,6 @@ static relayout_status describe(json_t **job, char id[65], const rp_options *o,
     if (!text) st = cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
     free(text);
   }
-  free(s);
-  free(load);
   free(part);
   free(size);
   return st;

@@ -44,6 +44,22 @@ static relayout_status cl_fail(relayout_error *err, const char *what,
                   what, rc);
 }
 
+/* A result into the file, and progress, under the output's lock. */
+static relayout_status put(const pl_state *st, const void *data, size_t size,
+                           uint64_t at, relayout_error *err) {
+  if (st->out->lock) pthread_mutex_lock(st->out->lock);
+  relayout_status s = cli_out_write(st->out->file, data, size, at, 0, err);
+  if (st->out->lock) pthread_mutex_unlock(st->out->lock);
+  return s;
+}
+
+static void report(const pl_state *st, uint64_t read, uint64_t written, int n) {
+  if (!st->out->progress) return;
+  if (st->out->lock) pthread_mutex_lock(st->out->lock);
+  st->out->progress(st->out->ctx, read, written, n);
+  if (st->out->lock) pthread_mutex_unlock(st->out->lock);
+}
+
 /* What ran a job: its family, "generic" where its own kernel was still
  * building, or "reference". */
 static const char *where(const relayout_plan *p) {
@@ -94,12 +110,10 @@ static relayout_status run_alone(pl_state *st, pl_job *j, relayout_error *err) {
   }
   relayout_status s = relayout_plan_run(j->plan, st->alone, j->dst_size, j->src,
                                         j->src_size, err);
-  if (!s)
-    s = cli_out_write(st->out->file, st->alone, j->dst_size, j->dst_at, 0, err);
+  if (!s) s = put(st, st->alone, j->dst_size, j->dst_at, err);
   j->seconds = cli_now() - t0;
   j->where = where(j->plan);
-  if (!s && st->out->progress)
-    st->out->progress(st->out->ctx, j->src_size, j->dst_size, 1);
+  if (!s) report(st, j->src_size, j->dst_size, 1);
   return s;
 }
 
@@ -120,8 +134,7 @@ static relayout_status finish(pl_state *st, pl_slot *s, relayout_error *err) {
   for (int i = s->first; i < s->first + s->count; i++) {
     pl_job *j = &st->jobs[i];
     off = align_up(off);
-    relayout_status r = cli_out_write(st->out->file, s->staging + off,
-                                      j->dst_size, j->dst_at, 0, err);
+    relayout_status r = put(st, s->staging + off, j->dst_size, j->dst_at, err);
     if (r) return r;
     off += j->dst_size;
     j->seconds = t;
@@ -134,8 +147,7 @@ static relayout_status finish(pl_state *st, pl_slot *s, relayout_error *err) {
     clFinish(st->down);
     s->staging = NULL;
   }
-  if (st->out->progress)
-    st->out->progress(st->out->ctx, read, written, s->count);
+  report(st, read, written, s->count);
   return RELAYOUT_OK;
 }
 
@@ -317,4 +329,69 @@ relayout_status pl_run(pl_job *jobs, int njobs, relayout_engine *engine,
   if (!r) r = finish_all(&st, next, err);
   close_slots(&st);
   return r;
+}
+
+/* One engine's share of pl_run_all. */
+typedef struct pl_share {
+  pl_job *jobs;
+  int njobs;
+  relayout_engine *engine;
+  uint64_t max_memory;
+  const pl_output *out;
+  relayout_status status;
+  relayout_error err;
+} pl_share;
+
+static void *run_share(void *arg) {
+  pl_share *x = arg;
+  x->status =
+      pl_run(x->jobs, x->njobs, x->engine, x->max_memory, x->out, &x->err);
+  return NULL;
+}
+
+relayout_status pl_run_all(pl_job *jobs, const int *device, int njobs,
+                           relayout_engine *const *engines, int nengines,
+                           uint64_t max_memory, const pl_output *out,
+                           relayout_error *err) {
+  pl_share *share = calloc((size_t)nengines, sizeof *share);
+  pl_job *copies = malloc(sizeof *copies * ((size_t)njobs + 1));
+  pthread_t *threads = calloc((size_t)nengines, sizeof *threads);
+  pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  pl_output locked = *out;
+  locked.lock = &lock;
+  relayout_status s = share && copies && threads
+                          ? RELAYOUT_OK
+                          : cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  /* each engine's jobs, in the jobs' order (by source address) */
+  for (int d = 0, at = 0; !s && d < nengines; d++) {
+    share[d] = (pl_share){.jobs = copies + at,
+                          .engine = engines[d],
+                          .max_memory = max_memory / (uint64_t)nengines,
+                          .out = &locked};
+    for (int i = 0; i < njobs; i++)
+      if (device[i] == d) copies[at + share[d].njobs++] = jobs[i];
+    at += share[d].njobs;
+  }
+  int started = 0;
+  for (; !s && started < nengines; started++)
+    if (pthread_create(&threads[started], NULL, run_share, &share[started])) {
+      s = cli_fail(err, RELAYOUT_ERR_NOMEM, "cannot start a thread");
+      break;
+    }
+  for (int d = 0; d < started; d++) pthread_join(threads[d], NULL);
+  for (int d = 0; !s && d < nengines; d++)
+    if (share[d].status) {
+      s = share[d].status;
+      *err = share[d].err;
+    }
+  /* what ran each job, back in the caller's order */
+  for (int d = 0; !s && d < nengines; d++) {
+    const pl_job *c = share[d].jobs;
+    for (int i = 0; i < njobs; i++)
+      if (device[i] == d) jobs[i] = *c++;
+  }
+  free(share);
+  free(copies);
+  free(threads);
+  return s;
 }

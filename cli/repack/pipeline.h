@@ -17,6 +17,7 @@
 
 #include "relayout.h"
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -39,6 +40,8 @@ typedef struct pl_output {
   struct cli_out *file;
   pl_progress *progress;
   void *ctx;
+  pthread_mutex_t *lock; /* NULL, or held for writes and progress: runs on
+                            several devices share the file (pl_run_all) */
 } pl_output;
 
 /* Runs jobs (sorted by source address) with at most max_memory bytes of
@@ -48,5 +51,15 @@ typedef struct pl_output {
 relayout_status pl_run(pl_job *jobs, int njobs, relayout_engine *engine,
                        uint64_t max_memory, const pl_output *out,
                        relayout_error *err);
+
+/* jobs over several engines at once, a thread each: job i on engine
+ * device[i] (its plan made there), each engine with its share of
+ * max_memory, into one file (not a stream: results come in no order).
+ * The first failure is err's; the other engines finish their shares, and
+ * the caller discards the file. */
+relayout_status pl_run_all(pl_job *jobs, const int *device, int njobs,
+                           relayout_engine *const *engines, int nengines,
+                           uint64_t max_memory, const pl_output *out,
+                           relayout_error *err);
 
 #endif /* RELAYOUT_PIPELINE_H */

@@ -51,7 +51,10 @@ static const char usage[] =
     "                buffers in flight (default 1G; K, M, G, T suffixes); a\n"
     "                tensor too large for a slot (a ninth of it) runs alone,\n"
     "                so memory then peaks at about its source plus result\n"
-    "  --device D    auto (default), gpu, cpu, ref, an index or a name\n"
+    "  --device D    auto (default), gpu, cpu, ref, an index or a name;\n"
+    "                all (every OpenCL device) or a list (0,2,3): the\n"
+    "                tensors spread over them by bytes, the largest first,\n"
+    "                the output the same bytes as on one device\n"
     "  --wait-compile\n"
     "                shapes new to the device wait for their own kernels,\n"
     "                built all at once (else they start on the generic\n"
@@ -100,8 +103,11 @@ static int run(rp_options *o, const char *in, const char *out) {
       o->parts ? rp_part(o, in, out, &err)
       : dir    ? rp_directory(o, in, out, &err)
                : rp_file(o, in, out ? &file : NULL, in, &bytes, NULL, &err);
-  rp_report_finish(&o->report, !s, o, in, out,
-                   o->engine ? relayout_engine_device(o->engine) : "none");
+  char devices[1024] = "";
+  for (int d = 0; d < o->nengines; d++) /* "A", or "A + B" for several */
+    snprintf(devices + strlen(devices), sizeof devices - strlen(devices),
+             "%s%s", d ? " + " : "", relayout_engine_device(o->engines[d]));
+  rp_report_finish(&o->report, !s, o, in, out, *devices ? devices : "none");
   if (s) {
     if (o->report.tty) fputc('\n', stderr);
     int code = cli_exit_code(s);
@@ -169,15 +175,16 @@ int cmd_repack(int argc, char **argv) {
   relayout_engine_options eo;
   cli_engine_options(&eo, cli_get(opts, "device"));
   eo.finish_builds = 1;
-  if (!o.dry_run &&
-      (rc = cli_engine_from(&o.engine, &eo, cli_get(opts, "device"), "repack")))
+  if (!o.dry_run && (rc = cli_engines(&o.engines, &o.nengines, &eo,
+                                      cli_get(opts, "device"), "repack")))
     goto done;
+  o.engine = o.engines ? o.engines[0] : NULL;
   cli_defer_signals();
   rp_report_init(&o.report);
   rc = run(&o, pos[0], o.dry_run ? NULL : pos[1]);
   rp_report_free(&o.report);
 done:
-  relayout_engine_free(o.engine);
+  cli_engines_free(o.engines, o.nengines);
   for (int i = 0; i < o.nrules; i++) rp_rule_free(&o.rules[i]);
   return rc;
 }

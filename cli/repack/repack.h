@@ -73,7 +73,9 @@ typedef struct rp_options {
   int restore, dry_run, json, wait_compile;
   int part, parts; /* --part I/N (parts 0: one run makes the whole output) */
   uint64_t max_memory;
-  relayout_engine *engine;
+  relayout_engine *engine;   /* engines[0] */
+  relayout_engine **engines; /* --device all or a list: several */
+  int nengines;
   rp_report report;
 } rp_options;
 
@@ -115,6 +117,12 @@ relayout_status rp_write_index(const char *dir, const char *shown,
 /* Repacks a directory of shards and its model.safetensors.index.json. */
 relayout_status rp_directory(rp_options *o, const char *in, const char *out,
                              relayout_error *err);
+
+/* balance.c: bin[i] for n items of bytes[i] over `bins` bins: the largest
+ * first, each to the bin with the fewest bytes so far (the lowest on a
+ * tie). */
+relayout_status rp_balance(int *bin, const uint64_t *bytes, int n, int bins,
+                           relayout_error *err);
 
 /* parts.c: a sharded repack split into o->parts parts by bytes; part
  * o->part writes its shards into out, each with a completion record, and

@@ -21,6 +21,7 @@ typedef struct rp_item {
   uint64_t out_size, out_at; /* out_at: in the output's data section */
   relayout_plan *plan;
   int shared; /* plan is an earlier item's, the same conversion */
+  int device; /* the engine (o->engines) its plan is made on */
   /* a quantized tensor's symmetric scales, stored as the F32 tensor
    * scale_name: nscales along logical dim axis (0: one for the tensor) */
   float *scales;
@@ -580,8 +581,11 @@ static void record(rp_options *o, const rp_item *it, const char *label,
     o->report.taken_back++;
     json_object_set_new(t, "family", json_string("scales, taken back"));
   } else if (job) {
-    json_object_set_new(t, "device",
-                        json_string(relayout_engine_device(o->engine)));
+    json_object_set_new(
+        t, "device",
+        json_string(relayout_engine_device(o->engines[it->device])));
+    if (o->nengines > 1) /* which of them, where two have one name */
+      json_object_set_new(t, "device_index", json_integer(it->device));
     json_object_set_new(t, "family", json_string(job->where));
     json_object_set_new(t, "seconds", json_real(job->seconds));
   } else if (!o->dry_run) {
@@ -590,10 +594,11 @@ static void record(rp_options *o, const rp_item *it, const char *label,
   json_array_append_new(o->report.tensors, t);
 }
 
-/* Writes the header, the copied tensors, then the converted ones. */
+/* Writes the header, the copied tensors, then the converted ones (on
+ * several engines at once where there are several and out is a file). */
 static relayout_status write_out(rp_options *o, const st_file *f,
                                  rp_item *items, const json_t *header,
-                                 cli_out *out, pl_job *jobs,
+                                 cli_out *out, pl_job *jobs, int *device,
                                  relayout_error *err) {
   char *head;
   size_t head_len;
@@ -617,6 +622,7 @@ static relayout_status write_out(rp_options *o, const st_file *f,
     }
     if (it->convert) {
       int bits = relayout_dtype_bits(relayout_desc_dtype(&it->src));
+      device[njobs] = it->device;
       jobs[njobs++] = (pl_job){.plan = it->plan,
                                .src = f->data + it->t->begin,
                                .src_size = it->t->end - it->t->begin,
@@ -630,19 +636,47 @@ static relayout_status write_out(rp_options *o, const st_file *f,
                       head_len + it->out_at, 1, err);
     if (!s) rp_report_progress(&o->report, it->out_size, it->out_size, 1);
   }
-  pl_output sink = {out, rp_report_progress, &o->report};
-  return s ? s : pl_run(jobs, njobs, o->engine, o->max_memory, &sink, err);
+  pl_output sink = {out, rp_report_progress, &o->report, NULL};
+  if (s) return s;
+  return o->nengines > 1
+             ? pl_run_all(jobs, device, njobs, o->engines, o->nengines,
+                          o->max_memory, &sink, err)
+             : pl_run(jobs, njobs, o->engine, o->max_memory, &sink, err);
 }
 
-/* FNV-1a of an item's two descriptors. */
+/* FNV-1a of an item's two descriptors and its engine. */
 static uint64_t conversion_hash(const rp_item *it) {
-  uint64_t h = 14695981039346656037u;
+  uint64_t h = (14695981039346656037u ^ (uint64_t)it->device) * 1099511628211u;
   const unsigned char *p[2] = {(const unsigned char *)&it->src,
                                (const unsigned char *)&it->dst};
   for (int k = 0; k < 2; k++)
     for (size_t i = 0; i < sizeof(relayout_desc); i++)
       h = (h ^ p[k][i]) * 1099511628211u;
   return h;
+}
+
+/* Each converted item's engine where there are several, by bytes
+ * (rp_balance). A stream takes results in order: one engine. */
+static relayout_status spread(rp_options *o, const st_file *f, rp_item *items,
+                              const cli_out *out, relayout_error *err) {
+  if (o->nengines < 2 || out->stream) return RELAYOUT_OK;
+  uint64_t *bytes = malloc(sizeof *bytes * ((size_t)f->ntensors + 1));
+  int *item = malloc(sizeof *item * ((size_t)f->ntensors + 1)),
+      *bin = malloc(sizeof *bin * ((size_t)f->ntensors + 1)), n = 0;
+  relayout_status s = bytes && item && bin
+                          ? RELAYOUT_OK
+                          : cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+  for (int i = 0; !s && i < f->ntensors; i++)
+    if (items[i].convert) {
+      bytes[n] = items[i].t->end - items[i].t->begin + items[i].out_size;
+      item[n++] = i;
+    }
+  if (!s) s = rp_balance(bin, bytes, n, o->nengines, err);
+  for (int k = 0; !s && k < n; k++) items[item[k]].device = bin[k];
+  free(bytes);
+  free(item);
+  free(bin);
+  return s;
 }
 
 /* A plan for each converted item; items of one conversion (a model's many
@@ -661,7 +695,8 @@ static relayout_status make_plans(rp_options *o, const st_file *f,
     size_t k = conversion_hash(it) % slots;
     for (; table[k] >= 0; k = (k + 1) % slots) {
       const rp_item *was = &items[table[k]];
-      if (!memcmp(&was->src, &it->src, sizeof it->src) &&
+      if (was->device == it->device &&
+          !memcmp(&was->src, &it->src, sizeof it->src) &&
           !memcmp(&was->dst, &it->dst, sizeof it->dst))
         break;
     }
@@ -671,7 +706,8 @@ static relayout_status make_plans(rp_options *o, const st_file *f,
       continue;
     }
     table[k] = i;
-    s = relayout_plan_create(&it->plan, o->engine, &it->dst, &it->src, err);
+    s = relayout_plan_create(&it->plan, o->engines[it->device], &it->dst,
+                             &it->src, err);
     if (s)
       s = cli_fail(err, s, "%s: tensor '%s': %s", f->path, it->t->name,
                    err->message);
@@ -704,8 +740,9 @@ relayout_status rp_file(rp_options *o, const char *in, cli_out *out,
   if (s) return s;
   rp_item *items = calloc((size_t)f.ntensors + 1, sizeof *items);
   pl_job *jobs = calloc((size_t)f.ntensors + 1, sizeof *jobs);
+  int *device = calloc((size_t)f.ntensors + 1, sizeof *device);
   json_t *header = NULL;
-  if (!items || !jobs) {
+  if (!items || !jobs || !device) {
     s = cli_fail(err, RELAYOUT_ERR_NOMEM, "%s: out of memory", in);
     goto done;
   }
@@ -732,9 +769,11 @@ relayout_status rp_file(rp_options *o, const char *in, cli_out *out,
     s = cli_fail(err, RELAYOUT_ERR_NOMEM, "%s: out of memory", in);
     goto done;
   }
-  if ((s = make_plans(o, &f, items, err))) goto done;
+  if ((s = spread(o, &f, items, out, err)) ||
+      (s = make_plans(o, &f, items, err)))
+    goto done;
   if ((s = cli_out_open(out, err))) goto done;
-  s = write_out(o, &f, items, header, out, jobs, err);
+  s = write_out(o, &f, items, header, out, jobs, device, err);
   if (s)
     cli_out_discard(out);
   else
@@ -750,6 +789,7 @@ done:
   }
   json_decref(header);
   free(jobs);
+  free(device);
   free(items);
   st_close(&f);
   return s;
