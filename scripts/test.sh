@@ -54,13 +54,13 @@ asan() {
 # The package as a user installs it (pip fetches scikit-build-core from
 # PyPI), in a venv that sees Debian's numpy and pytest, with the
 # safetensors package (PyPI) its repack test reads and writes files with,
-# and its dask extra, which the pipeline test runs a cluster of.
+# and its dask and ray extras, which the pipeline test runs clusters of.
 python_package() {
   echo "== python (pip install . and pytest)"
   local venv=build/python-venv
   rm -rf "$venv"
   /usr/bin/python3 -m venv --system-site-packages "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check ".[dask]" safetensors
+  "$venv/bin/pip" install -q --disable-pip-version-check ".[dask,ray]" safetensors
   "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
 }
 

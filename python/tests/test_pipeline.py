@@ -1,7 +1,8 @@
 """relayout.Preprocessor in data pipelines: it pickles before any device
 state exists, maps a batch dict to the model's input with the bytes of AIPP's
 steps written in numpy (test_relayout.aipp_nv12), and builds its plan once
-per worker process, in a process pool and in a Dask cluster of two."""
+per worker process, in a process pool, a Dask cluster of two and two Ray
+actors; batches of encoded images decode in the library."""
 import multiprocessing
 import os
 import pickle
@@ -125,3 +126,44 @@ def test_dask():
             [want(b).tobytes() for b in BATCHES]
         counts = client.run(lambda: dict(relayout._pipeline.plans_built))
         assert all(list(c.values()) == [1] for c in counts.values()), counts
+
+
+class _RayStage(relayout.Preprocessor):
+    """The Preprocessor as Ray's actor class, saying which process ran each
+    batch and how many plans that process had built."""
+
+    def __call__(self, batch):
+        out = super().__call__(batch)
+        n = len(batch["data"])
+        out["pid"] = np.full(n, os.getpid())
+        out["built"] = np.full(n, self.plans_built)
+        return out
+
+
+def test_ray():
+    """Ray Data's map_batches over two Preprocessor actors
+    (ray.init(num_cpus=2)): the serial bytes, in order; each actor's
+    process builds one plan."""
+    ray = pytest.importorskip("ray")
+    here = os.path.dirname(os.path.abspath(__file__))  # _RayStage's module
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             configure_logging=False,
+             runtime_env={"env_vars": {"PYTHONPATH": here}})
+    try:
+        ray.data.DataContext.get_current().execution_options.preserve_order \
+            = True
+        frames = np.concatenate(BATCHES)
+        ds = ray.data.from_numpy(frames).map_batches(
+            _RayStage, batch_size=4, batch_format="numpy",
+            fn_constructor_kwargs=dict(config=NV12_JPEG, to="NCHW",
+                                       dtype="f32", device="cpu",
+                                       frames_key="data"),
+            compute=ray.data.ActorPoolStrategy(size=2))
+        out = ds.take_batch(len(frames), batch_format="numpy")
+        assert out["input"].tobytes() == want(frames).tobytes()
+        built = {}
+        for pid, n in zip(out["pid"], out["built"]):
+            built[pid] = max(built.get(pid, 0), n)
+        assert set(built.values()) == {1}, built
+    finally:
+        ray.shutdown()
