@@ -169,6 +169,9 @@ has "explain size" "1920 bytes" out.txt
 has "explain shape" "(2, 2, 5, 3, 16)" out.txt
 expect_ok "explain NZ by shape" "$R" explain FRACTAL_NZ --shape 20x28 --dtype f16
 has "explain NZ array" "(2, 2, 16, 16)" out.txt
+# CANN's NC1HWC0_C04 (aclFormat 12): (N, ceil(C / 4), H, W, 4)
+expect_ok "explain NC1HWC0_C04" "$R" explain NC1HWC0_C04 --dims N=2,C=3,H=5,W=7
+has "NC1HWC0_C04's shape" "array     (2, 1, 5, 7, 4)" out.txt
 expect_ok "explain BSH" "$R" explain "BSH(heads=4)" --dims B=2,S=5,N=4,D=6
 has "BSH's array holds H = N * D" "array     (2, 5, 24)" out.txt
 expect_ok "explain TPU" "$R" explain "TPU_ALIGNED(npus=4,start=2,lmem=1024)" --dims N=2,C=3,H=4,W=5
@@ -182,9 +185,9 @@ has "the tag's note" "a oneDNN tag" out.txt
 expect_ok "explain FRACTAL_Z" "$R" explain FRACTAL_Z --dims N=4,C=3,H=2,W=2 --dtype f16
 has "CANN's shape" "array     (4, 1, 16, 16)  (axes merged as the format stores them: FRACTAL_Z's leading ones" out.txt
 expect_ok "formats" "$R" formats
-has "ZN in formats" "FRACTAL_ZN     ZN,nZ  ...KN   c0 b16                 ...KN16n64k       ...KN16n32k       ...KN16n16k       ...KN16n8k" out.txt
-has "NZ's grammar states its dims" "FRACTAL_NZ     NZ,zN  ...MN   c0 b16                 MN:...NM16m64n    MN:...NM16m32n    MN:...NM16m16n    MN:...NM16m8n" out.txt
-has "CATLASS's nN" "nN             -      ...MN   c0 b16                 MN:...NM16n64m" out.txt
+has "ZN in formats" "FRACTAL_ZN     ZN,nZ       ...KN   c0 b16                 ...KN16n64k       ...KN16n32k       ...KN16n16k       ...KN16n8k" out.txt
+has "NZ's grammar states its dims" "FRACTAL_NZ     NZ,zN       ...MN   c0 b16                 MN:...NM16m64n    MN:...NM16m32n    MN:...NM16m16n    MN:...NM16m8n" out.txt
+has "CATLASS's nN" "nN             -           ...MN   c0 b16                 MN:...NM16n64m" out.txt
 has "aclFormat 12" "  12  NC1HWC0(c0=4)" out.txt
 expect_fail "a lowercase letter outside oneDNN's convention" 2 "'N' in 'xN': with lowercase letters" "$R" explain xN --shape 3x4
 expect_fail "stated dims that are not the layout's" 2 "states its dims as MK but lays out NM" "$R" explain 'MK:NM16m' --shape 3x4

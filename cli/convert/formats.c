@@ -26,7 +26,7 @@ int cmd_formats(int argc, char **argv) {
     return rc < 0 ? 0 : rc;
   static const relayout_dtype widths[] = {RELAYOUT_I4, RELAYOUT_I8,
                                           RELAYOUT_F16, RELAYOUT_F32};
-  printf("%-14s %-6s %-7s %-22s %-17s %-17s %-17s %s\n", "format", "alias",
+  printf("%-14s %-11s %-7s %-22s %-17s %-17s %-17s %s\n", "format", "alias",
          "dims", "parameters", "i4", "i8", "f16", "f32");
   relayout_format_info f;
   for (int i = 0; !relayout_format_at(&f, i); i++) {
@@ -40,10 +40,10 @@ int cmd_formats(int argc, char **argv) {
     for (int k = 0; k < 4; k++) grammar_at(g[k], sizeof g[k], l, widths[k]);
     if (!strcmp(g[0], "-") && !strcmp(g[3], "-")) /* no grammar: the
                                                     parameters, however long */
-      printf("%-14s %-6s %-7s %s\n", f.name, f.alias ? f.alias : "-", shown,
+      printf("%-14s %-11s %-7s %s\n", f.name, f.alias ? f.alias : "-", shown,
              *f.params ? f.params : "-");
     else
-      printf("%-14s %-6s %-7s %-22s %-17s %-17s %-17s %s\n", f.name,
+      printf("%-14s %-11s %-7s %-22s %-17s %-17s %-17s %s\n", f.name,
              f.alias ? f.alias : "-", shown, *f.params ? f.params : "-", g[0],
              g[1], g[2], g[3]);
     relayout_layout_free(l);
