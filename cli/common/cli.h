@@ -122,6 +122,8 @@ const char *cli_pin_state(void);
 
 /* SHA-256 of n bytes as lowercase hex. */
 void cli_sha256(char hex[65], const void *data, size_t n);
+/* XXH64 of a buffer with a seed (xxHash's specification). */
+uint64_t cli_xxh64(const void *data, size_t n, uint64_t seed);
 
 /* Seconds on the monotonic clock. */
 double cli_now(void);

@@ -33,13 +33,14 @@ static char *record_path(const char *out, const char *shard) {
   return parts_path(out, name);
 }
 
-/* A safetensors file's sha256 and size (a damaged file fails). */
-static relayout_status digest(char hex[65], uint64_t *size, const char *path,
+/* A safetensors file's checksum, XXH64 as 16 hex digits, and size (a
+ * damaged file fails). */
+static relayout_status digest(char hex[17], uint64_t *size, const char *path,
                               relayout_error *err) {
   st_file f;
   relayout_status s = st_open(&f, path, err);
   if (s) return s;
-  cli_sha256(hex, f.map, f.size);
+  snprintf(hex, 17, "%016llx", (unsigned long long)cli_xxh64(f.map, f.size, 0));
   *size = f.size;
   st_close(&f);
   return RELAYOUT_OK;
@@ -167,14 +168,14 @@ static relayout_status claim(const char *out, const json_t *job, const char *id,
 static int done(const char *rec_path, const char *id, const char *src,
                 const char *dst) {
   json_t *rec = load_json(rec_path);
-  char in_hex[65], out_hex[65];
+  char in_hex[17], out_hex[17];
   uint64_t size;
   relayout_error why;
   int ok = rec && !strcmp(text_of(rec, "job"), id) &&
            !digest(out_hex, &size, dst, &why) &&
-           !strcmp(text_of(rec, "output_sha256"), out_hex) &&
+           !strcmp(text_of(rec, "output_xxh64"), out_hex) &&
            !digest(in_hex, &size, src, &why) &&
-           !strcmp(text_of(rec, "input_sha256"), in_hex);
+           !strcmp(text_of(rec, "input_xxh64"), in_hex);
   json_decref(rec);
   return ok;
 }
@@ -206,7 +207,7 @@ static relayout_status write_shard(rp_options *o, const char *in,
   relayout_status s = src && dst && rec_path && after
                           ? RELAYOUT_OK
                           : cli_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
-  char in_hex[65], out_hex[65];
+  char in_hex[17], out_hex[17];
   uint64_t in_size, out_size, bytes = 0;
   cli_out file;
   if (!s && done(rec_path, id, src, dst)) {
@@ -219,10 +220,10 @@ static relayout_status write_shard(rp_options *o, const char *in,
   if (!s && (s = digest(in_hex, &in_size, src, err)) == RELAYOUT_OK)
     s = digest(out_hex, &out_size, dst, err);
   if (!s) {
-    json_t *rec = json_pack(
-        "{s:s, s:s, s:s, s:s, s:I, s:I}", "job", id, "shard", name,
-        "input_sha256", in_hex, "output_sha256", out_hex, "output_size",
-        (json_int_t)out_size, "tensor_bytes", (json_int_t)bytes);
+    json_t *rec =
+        json_pack("{s:s, s:s, s:s, s:s, s:I, s:I}", "job", id, "shard", name,
+                  "input_xxh64", in_hex, "output_xxh64", out_hex, "output_size",
+                  (json_int_t)out_size, "tensor_bytes", (json_int_t)bytes);
     if (rec) changes(rec, map, after);
     if (!rec || put_json(rec_path, rec, 0))
       s = cli_fail(err, RELAYOUT_ERR_IO, "%s: cannot write: %s", rec_path,

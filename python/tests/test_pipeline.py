@@ -153,7 +153,7 @@ def test_ray():
         ray.data.DataContext.get_current().execution_options.preserve_order \
             = True
         frames = np.concatenate(BATCHES)
-        ds = ray.data.from_numpy(frames).map_batches(
+        ds = ray.data.from_numpy(list(BATCHES)).map_batches(  # 8 blocks
             _RayStage, batch_size=4, batch_format="numpy",
             fn_constructor_kwargs=dict(config=NV12_JPEG, to="NCHW",
                                        dtype="f32", device="cpu",
