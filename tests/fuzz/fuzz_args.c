@@ -1,7 +1,8 @@
 /* fuzz_args.c - libFuzzer target: the command line's values
  *
- * The first byte picks the parser (modulo 6: --shape, --dims, a byte count
- * such as --max-memory's, a repack --rule, --scale, --zero-point); the
+ * The first byte picks the parser (modulo 7: --shape, --dims, a byte count
+ * such as --max-memory's, a repack --rule, --scale, --zero-point, --part);
+ * the
  * rest, up to a NUL, is the text. A rejection prints its message, as on the
  * command line, and is clean when the sanitizers say so. What a parser accepts
  * must hold:
@@ -14,7 +15,9 @@
  *   the rank 0 to 12, a per-channel dim (an upper-case letter or '0' plus
  *   an ND index) only on a rule quantizing to i8;
  * - a scale: positive and finite; a zero point: within a million of 0,
- *   written back the same.
+ *   written back the same;
+ * - --part: 0 <= I < N <= 100000, written back as I/N the same (auto, from
+ *   the environment, only where a launcher's variables are set).
  */
 #include "cli.h"
 #include "repack.h"
@@ -110,13 +113,23 @@ static void zero_point(const char *text) {
     fail("zero point out of range, or parsed differently", text);
 }
 
+static void part(const char *text) {
+  int i, n, j = -1, m = -1;
+  char again[32];
+  if (cli_parse_part(&i, &n, text, "repack")) return;
+  snprintf(again, sizeof again, "%d/%d", i, n);
+  if (i < 0 || i >= n || n > 100000 ||
+      cli_parse_part(&j, &m, again, "repack") || j != i || m != n)
+    fail("part out of range, or parsed differently", text);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char text[1024];
   if (size < 1 || size > sizeof text) return 0;
   memcpy(text, data + 1, size - 1);
   text[size - 1] = 0;
-  void (*const parsers[6])(const char *) = {shape, dims,  bytes,
-                                            rule,  scale, zero_point};
-  parsers[data[0] % 6](text);
+  void (*const parsers[7])(const char *) = {shape, dims,       bytes, rule,
+                                            scale, zero_point, part};
+  parsers[data[0] % 7](text);
   return 0;
 }
