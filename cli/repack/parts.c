@@ -186,12 +186,13 @@ static void changes(json_t *rec, const json_t *before, const json_t *after) {
   json_t *added = json_object(), *dropped = json_array();
   const char *key;
   json_t *v;
-  json_object_foreach((json_t *)after, key,
-                      v) if (!json_object_get(before, key))
-      json_object_set(added, key, v);
-  json_object_foreach((json_t *)before, key,
-                      v) if (!json_object_get(after, key))
+  json_object_foreach((json_t *)after, key, v) {
+    if (!json_object_get(before, key)) json_object_set(added, key, v);
+  }
+  json_object_foreach((json_t *)before, key, v) {
+    if (!json_object_get(after, key))
       json_array_append_new(dropped, json_string(key));
+  }
   json_object_set_new(rec, "added", added);
   json_object_set_new(rec, "dropped", dropped);
 }
@@ -211,7 +212,8 @@ static relayout_status write_shard(rp_options *o, const char *in,
   uint64_t in_size, out_size, bytes = 0;
   cli_out file;
   if (!s && done(rec_path, id, src, dst)) {
-    fprintf(stderr, "repack: %s: done already (its record holds)\n", name);
+    fprintf(stderr, "relayout repack: %s: done already (its record holds)\n",
+            name);
     goto end;
   }
   if (!s) unlink(rec_path); /* a stale record goes before the shard */
@@ -258,8 +260,9 @@ relayout_status rp_part(rp_options *o, const char *in, const char *out,
   }
   if (!s)
     fprintf(stderr,
-            "repack: part %d/%d: its %d of %d shards are done; once every "
-            "part is, 'relayout repack --finish %s' writes the index\n",
+            "relayout repack: part %d/%d: its %d of %d shards are done; "
+            "once every part is, 'relayout repack --finish %s' writes the "
+            "index\n",
             o->part, o->parts, mine, l.count, out);
   json_decref(job);
   rp_shards_free(&l);
@@ -333,9 +336,10 @@ relayout_status rp_finish(const char *out, relayout_error *err) {
       const char *key;
       json_t *v, *added = json_object_get(rec, "added");
       size_t i;
-      json_object_foreach(added, key, v) json_object_set(map, key, v);
-      json_array_foreach(json_object_get(rec, "dropped"), i, v) json_object_del(
-          map, json_string_value(v) ? json_string_value(v) : "");
+      json_object_foreach(added, key, v) { json_object_set(map, key, v); }
+      json_array_foreach(json_object_get(rec, "dropped"), i, v) {
+        json_object_del(map, json_string_value(v) ? json_string_value(v) : "");
+      }
       total +=
           (uint64_t)json_integer_value(json_object_get(rec, "tensor_bytes"));
     } else if (nmissing++ < 5) {
