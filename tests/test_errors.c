@@ -125,6 +125,18 @@ static void bad_dims(void) {
   relayout_layout_free(l);
 }
 
+/* A TPU layout refused for an f32 NCHW (2, 3, 4, 5) tensor, with `part`
+ * in the message. */
+static void tpu_refused(const char *text, relayout_status want,
+                        const char *part) {
+  relayout_layout *l = parse(text);
+  relayout_desc d;
+  CHECK_FAILS(want, part,
+              relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW",
+                                 (const int64_t[]){2, 3, 4, 5}, &e_));
+  relayout_layout_free(l);
+}
+
 /* CuTe layouts that alias or interleave, and TPU parameters. */
 static void bad_strides(void) {
   relayout_layout *l = parse("(4,4):(1,2)");
@@ -152,10 +164,8 @@ static void bad_strides(void) {
                                  (const int64_t[]){4, 5}, &e_));
   relayout_layout_free(l);
   const int64_t nchw[4] = {2, 3, 4, 5};
-  l = parse("TPU_ALIGNED(npus=4)");
-  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "needs npus= and lmem=",
-              relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW", nchw, &e_));
-  relayout_layout_free(l);
+  tpu_refused("TPU_ALIGNED(npus=4)", RELAYOUT_ERR_ARGUMENT,
+              "needs npus= and lmem=");
   l = parse("TPU_ALIGNED(npus=4,lmem=100)");
   /* 2 images x 1 channel slot x H*W = 20 padded to 32 (128 bytes) */
   CHECK_FAILS(RELAYOUT_ERR_DIMS,
@@ -164,10 +174,8 @@ static void bad_strides(void) {
   CHECK_FAILS(RELAYOUT_ERR_UNSUPPORTED, "4-bit",
               relayout_desc_init(&d, l, RELAYOUT_I4, 4, "NCHW", nchw, &e_));
   relayout_layout_free(l);
-  l = parse("TPU_COMPACT(npus=4,start=4,lmem=1024)");
-  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "start=4 must be below npus=4",
-              relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW", nchw, &e_));
-  relayout_layout_free(l);
+  tpu_refused("TPU_COMPACT(npus=4,start=4,lmem=1024)", RELAYOUT_ERR_ARGUMENT,
+              "start=4 must be below npus=4");
   /* 2^31 channels over 3 NPUs, 715827883 slots of 3 x 2^31 elements: as
    * bytes past 2^63, so the message counts elements */
   l = parse("TPU_COMPACT(npus=3,lmem=8)");
@@ -178,24 +186,15 @@ static void bad_strides(void) {
   relayout_layout_free(l);
   /* a TPU tensor's offset: inside the NPU, on a word, with room after it;
    * free strides that overlap */
-  l = parse("TPU_COMPACT(npus=4,lmem=1024,offset=1024)");
-  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "offset=1024 must be below lmem=1024",
-              relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW", nchw, &e_));
-  relayout_layout_free(l);
-  l = parse("TPU_STRIDED(npus=4,lmem=1024,offset=2)");
-  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "offset=2 is not a whole number of 4-byte",
-              relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW", nchw, &e_));
-  relayout_layout_free(l);
-  l = parse("TPU_COMPACT(npus=4,lmem=1024,offset=960)");
-  CHECK_FAILS(RELAYOUT_ERR_DIMS,
+  tpu_refused("TPU_COMPACT(npus=4,lmem=1024,offset=1024)",
+              RELAYOUT_ERR_ARGUMENT, "offset=1024 must be below lmem=1024");
+  tpu_refused("TPU_STRIDED(npus=4,lmem=1024,offset=2)", RELAYOUT_ERR_ARGUMENT,
+              "offset=2 is not a whole number of 4-byte");
+  tpu_refused("TPU_COMPACT(npus=4,lmem=1024,offset=960)", RELAYOUT_ERR_DIMS,
               "needs 40 f32 elements on each NPU, more "
-              "than lmem=1024 bytes hold past the offset",
-              relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW", nchw, &e_));
-  relayout_layout_free(l);
-  l = parse("TPU_STRIDED(npus=4,lmem=1024,hstride=2)");
-  CHECK_FAILS(RELAYOUT_ERR_UNSUPPORTED, "two coordinates to one element",
-              relayout_desc_init(&d, l, RELAYOUT_F32, 4, "NCHW", nchw, &e_));
-  relayout_layout_free(l);
+              "than lmem=1024 bytes hold past the offset");
+  tpu_refused("TPU_STRIDED(npus=4,lmem=1024,hstride=2)",
+              RELAYOUT_ERR_UNSUPPORTED, "two coordinates to one element");
   l = parse("TPU_MATRIX(npus=4,lmem=1024,w=8)");
   CHECK_FAILS(RELAYOUT_ERR_UNKNOWN, "has no parameter 'n0'",
               relayout_layout_set_param(l, "n0", 4, &e_));

@@ -74,8 +74,10 @@ int cli_engines(relayout_engine ***out, int *n,
              (int)sizeof list) {
     return cli_error(EXIT_USAGE, cmd, "--device: too long");
   }
+  size_t items = 1;
+  for (const char *p = list; *p; p++) items += *p == ',';
   *n = 0;
-  *out = calloc(strlen(list) / 2 + 2, sizeof **out);
+  *out = calloc(items, sizeof **out);
   if (!*out) return cli_error(EXIT_WORK, cmd, "out of memory");
   if (!strchr(list, ',')) /* one device (or auto) */
     rc = cli_engine_from(&(*out)[(*n)++], o, device, cmd);

@@ -83,6 +83,10 @@ void cf_run_isolated(conform *c, const char *group, const cf_case *k) {
            against ? c->against_name : "", k->text);
   int status, verdict = CF_FAIL;
   char *out = n > 0 ? run_child(argv, &status) : NULL;
+  if (cli_interrupted()) { /* the signal reached the child too: not run */
+    free(out);
+    return;
+  }
   char *details = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&details, &len);
