@@ -34,12 +34,13 @@ static void rl_g_affine(__global const long *g, long o, long *s, long *x,
 }
 
 /* Offsets of the general block: each side's header, then its arrays. */
-#define RL_GM_DST 0  /* naxes, compact, nvdims, ndims, groups[6] */
-#define RL_GM_SRC 10 /* naxes, ndims, groups[6] */
-#define RL_GM_DAXES 18
-#define RL_GM_DPAD (RL_GM_DAXES + 4 * RL_GAXES) /* before, padded, valid */
+#define RL_GMAXES 24 /* most axes of a descriptor */
+#define RL_GM_DST 0  /* naxes, compact, nvdims, ndims, groups[6], merge[3] */
+#define RL_GM_SRC 13 /* naxes, ndims, groups[6], merge[3] */
+#define RL_GM_DAXES 24
+#define RL_GM_DPAD (RL_GM_DAXES + 4 * RL_GMAXES) /* before, padded, valid */
 #define RL_GM_SAXES (RL_GM_DPAD + 3 * RL_GDIMS)
-#define RL_GM_SPAD (RL_GM_SAXES + 4 * RL_GAXES) /* the source's before */
+#define RL_GM_SPAD (RL_GM_SAXES + 4 * RL_GMAXES) /* the source's before */
 
 /* Any map: destination offset o's source offset in *s, both descriptors'
  * formulas as lib/codegen/codegen.c's map_general writes them; 0 where o
@@ -69,6 +70,11 @@ static int rl_g_general(__global const long *g, long o, long *s) {
       ok &= v[d] < pad[2 * RL_GDIMS + d];
   }
   for (int d = 0; d < nd; d++) x[d] = v[d];
+  long mo = g[10], mi = g[11], me = g[12]; /* a merge: x[mo] * me + x[mi] */
+  if (me) {
+    x[mo] = v[mo] / me;
+    x[mi] = v[mo] % me;
+  }
   if (groups) {
     long ei = v[ndim] / cout;
     ok &= v[cdim] / cin == ei && v[nd] * e + ei < groups;
@@ -80,6 +86,11 @@ static int rl_g_general(__global const long *g, long o, long *s) {
   cin = g[RL_GM_SRC + 4], cout = g[RL_GM_SRC + 5];
   ndim = (int)g[RL_GM_SRC + 6], cdim = (int)g[RL_GM_SRC + 7];
   for (int d = 0; d < snd; d++) u[d] = x[d];
+  mo = g[RL_GM_SRC + 8], mi = g[RL_GM_SRC + 9], me = g[RL_GM_SRC + 10];
+  if (me) {
+    u[mo] = x[mo] * me + x[mi];
+    u[mi] = 0;
+  }
   if (groups && ok) {
     long gi = x[ndim] / cout, sei = gi % e;
     u[ndim] = sei * cout + x[ndim] % cout;

@@ -335,6 +335,30 @@ static void tpu_local(void) {
         "every TPU pair ran (%d)", pairs_run - before);
 }
 
+/* FRACTAL_Z_C04 (H and W merged into its reduction axis) to and from the
+ * NCHW family's weight layouts, at every width. */
+static void c04_weights(void) {
+  static const struct {
+    relayout_dtype t;
+    int64_t ext[4];
+  } c[] = {{RELAYOUT_F16, {18, 3, 3, 5}},
+           {RELAYOUT_F32, {5, 4, 2, 2}},
+           {RELAYOUT_U8, {33, 1, 7, 3}},
+           {RELAYOUT_I4, {17, 3, 3, 3}},
+           {RELAYOUT_F64, {2, 2, 1, 1}}};
+  static const char *const other[] = {"NCHW", "NHWC", "HWCN", "NC1HWC0",
+                                      "FRACTAL_Z"};
+  int before = pairs_run;
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++)
+    for (size_t j = 0; j < 5; j++) {
+      one_pair(other[j], "FRACTAL_Z_C04", c[i].t, &families[0], c[i].ext);
+      one_pair("FRACTAL_Z_C04", other[j], c[i].t, &families[0], c[i].ext);
+    }
+  pair_flush();
+  CHECK(pairs_run - before == 10 * (int)(sizeof c / sizeof c[0]),
+        "every FRACTAL_Z_C04 pair ran (%d)", pairs_run - before);
+}
+
 /* Ascend's attention layouts (seed 000), H = N * D stored merged, to and
  * from the head-major and sequence-major ones. */
 static void attention(void) {
@@ -580,6 +604,7 @@ int main(int argc, char **argv) {
     reads_inside();
     widened_refusals();
     tpu_local();
+    c04_weights();
     attention();
   }
   if (cases) random_layouts(60 * nshapes);

@@ -123,6 +123,27 @@ static void bad_dims(void) {
               relayout_desc_init(&d, l, RELAYOUT_F16, 4, "NCHW",
                                  (const int64_t[]){16, 4, 1, 1}, &e_));
   relayout_layout_free(l);
+  l = parse("FRACTAL_Z_3D(groups=4)");
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "do not split into groups=4",
+              relayout_desc_init(&d, l, RELAYOUT_F16, 5, "NDHWC",
+                                 (const int64_t[]){6, 1, 1, 1, 4}, &e_));
+  relayout_layout_free(l);
+  /* FRACTAL_Z_C04 holds one block of 4 channels, and has no grammar text
+   * (H and W are one dim in it); an H * W that overflows is refused. */
+  l = parse("FRACTAL_Z_C04");
+  CHECK_FAILS(RELAYOUT_ERR_DIMS, "at most 4 channels",
+              relayout_desc_init(&d, l, RELAYOUT_F16, 4, "NCHW",
+                                 (const int64_t[]){16, 5, 3, 3}, &e_));
+  CHECK_FAILS(RELAYOUT_ERR_OVERFLOW, "H * W overflows",
+              relayout_desc_init(
+                  &d, l, RELAYOUT_I8, 4, "NCHW",
+                  (const int64_t[]){1, 4, (int64_t)1 << 40, (int64_t)1 << 40},
+                  &e_));
+  char text[64];
+  CHECK_FAILS(
+      RELAYOUT_ERR_UNSUPPORTED, "no grammar text",
+      relayout_layout_grammar_text(text, sizeof text, l, RELAYOUT_F16, &e_));
+  relayout_layout_free(l);
 }
 
 /* A TPU layout refused for an f32 NCHW (2, 3, 4, 5) tensor, with `part`

@@ -393,46 +393,111 @@ static int64_t lcm(int64_t a, int64_t b) {
   return a / x * b;
 }
 
-/* Grouped FRACTAL_Z (LAYOUTS.md section 3), from its own formula. */
+/* Grouped FRACTAL_Z (LAYOUTS.md section 3), from its own formula; D > 0:
+ * FRACTAL_Z_3D from NCDHW, the group block outside D (GDC1HWN1N0C0, as
+ * MindSpore's AICPU format transfer places it). */
 static void grouped_fractal_z(int64_t groups, int64_t cout, int64_t cin,
-                              int64_t H, int64_t W) {
+                              int64_t D, int64_t H, int64_t W) {
+  int three = D > 0;
+  if (!three) D = 1;
   const int64_t C0 = 16, N = groups * cout;
   /* e = min(lcm(lcm(cin, C0)/cin, lcm(cout, 16)/cout), groups) */
   int64_t e = lcm(lcm(cin, C0) / cin, lcm(cout, 16) / cout);
   if (e > groups) e = groups;
   int64_t cin_opt = cdiv(e * cin, C0) * C0, cout_opt = cdiv(e * cout, 16) * 16;
   int64_t g = cdiv(groups, e);
-  int64_t size = g * (cin_opt / C0) * H * W * (cout_opt / 16) * 16 * C0;
-  int64_t count = N * cin * H * W;
+  int64_t size = g * D * (cin_opt / C0) * H * W * (cout_opt / 16) * 16 * C0;
+  int64_t count = N * cin * D * H * W;
   uint16_t *src = malloc((size_t)count * 2), *exp = calloc((size_t)size, 2);
   for (int64_t i = 0; i < count; i++) src[i] = (uint16_t)(pattern(i, 16));
   for (int64_t n = 0; n < N; n++)
     for (int64_t c = 0; c < cin; c++)
-      for (int64_t h = 0; h < H; h++)
-        for (int64_t w = 0; w < W; w++) {
-          int64_t gi = n / cout, ei = gi % e, gb = gi / e;
-          int64_t ci = ei * cin + c, co = ei * cout + n % cout;
-          int64_t at = ((((gb * (cin_opt / C0) + ci / C0) * H + h) * W + w) *
-                            (cout_opt / 16) +
-                        co / 16) *
-                           16 * C0 +
-                       co % 16 * C0 + ci % C0;
-          exp[at] = src[((n * cin + c) * H + h) * W + w];
-        }
+      for (int64_t d = 0; d < D; d++)
+        for (int64_t h = 0; h < H; h++)
+          for (int64_t w = 0; w < W; w++) {
+            int64_t gi = n / cout, ei = gi % e, gb = gi / e;
+            int64_t ci = ei * cin + c, co = ei * cout + n % cout;
+            int64_t at =
+                (((((gb * D + d) * (cin_opt / C0) + ci / C0) * H + h) * W + w) *
+                     cout_opt +
+                 co) *
+                    C0 +
+                ci % C0;
+            exp[at] = src[(((n * cin + c) * D + d) * H + h) * W + w];
+          }
   char text[64];
-  snprintf(text, sizeof text, "FRACTAL_Z(groups=%lld)", (long long)groups);
-  int64_t ext[4] = {N, cin, H, W};
+  snprintf(text, sizeof text, "%s(groups=%lld)",
+           three ? "FRACTAL_Z_3D" : "FRACTAL_Z", (long long)groups);
+  const char *plain = three ? "NCDHW" : "NCHW";
+  int64_t ext5[5] = {N, cin, D, H, W}, ext4[4] = {N, cin, H, W};
+  const int64_t *ext = three ? ext5 : ext4;
+  int rank = three ? 5 : 4;
   guarded out;
-  convert(&out, "NCHW", text, RELAYOUT_F16, "NCHW", ext, 4,
+  convert(&out, plain, text, RELAYOUT_F16, plain, ext, rank,
           (const unsigned char *)src, (size_t)count * 2);
   CHECK((int64_t)out.size == size * 2 && !memcmp(out.data, exp, out.size),
-        "grouped FRACTAL_Z groups=%lld cout=%lld cin=%lld differs",
-        (long long)groups, (long long)cout, (long long)cin);
+        "%s cout=%lld cin=%lld differs", text, (long long)cout, (long long)cin);
   guarded back;
-  convert(&back, text, "NCHW", RELAYOUT_F16, "NCHW", ext, 4, out.data,
+  convert(&back, text, plain, RELAYOUT_F16, plain, ext, rank, out.data,
           out.size);
   CHECK(back.size == (size_t)count * 2 && !memcmp(back.data, src, back.size),
-        "grouped FRACTAL_Z round trip differs");
+        "%s round trip differs", text);
+  guarded_free(&out);
+  guarded_free(&back);
+  free(src);
+  free(exp);
+}
+
+/* FRACTAL_Z_C04 as MindSpore's host-to-device transfer fills it: for each
+ * destination element (K1, N1, N0, K0) in order, k = 16 * K1 + K0 is
+ * (h * W + w) * 4 + c, n = 16 * N1 + N0; zero where n, c or h * W + w is
+ * past its extent. Array shape (ceil(H * W * 4 / 16), ceil(N / 16), 16,
+ * 16). */
+static void fractal_z_c04(int64_t N, int64_t C, int64_t H, int64_t W,
+                          relayout_dtype t) {
+  int bits = relayout_dtype_bits(t);
+  int64_t k1 = cdiv(H * W * 4, 16), n1 = cdiv(N, 16), count = N * C * H * W;
+  int64_t size = k1 * n1 * 256;
+  unsigned char *src = calloc((size_t)cdiv(count * bits, 8), 1),
+                *exp = calloc((size_t)cdiv(size * bits, 8), 1);
+  for (int64_t i = 0; i < count; i++) put(src, i, bits, pattern(i, bits));
+  int64_t at = 0;
+  for (int64_t vi = 0; vi < k1; vi++)
+    for (int64_t ni = 0; ni < n1; ni++)
+      for (int64_t col = 0; col < 16; col++)
+        for (int64_t row = 0; row < 16; row++, at++) {
+          int64_t n = 16 * ni + col, k = 16 * vi + row;
+          int64_t c = k % 4, hw = k / 4;
+          if (n < N && c < C && hw < H * W)
+            put(exp, at, bits,
+                get(src, ((n * C + c) * H + hw / W) * W + hw % W, bits));
+        }
+  int64_t ext[4] = {N, C, H, W};
+  guarded out, back;
+  convert(&out, "NCHW", "FRACTAL_Z_C04", t, "NCHW", ext, 4, src,
+          (size_t)cdiv(count * bits, 8));
+  CHECK((int64_t)out.size == cdiv(size * bits, 8) &&
+            !memcmp(out.data, exp, out.size),
+        "FRACTAL_Z_C04 %s N=%lld C=%lld H=%lld W=%lld differs from "
+        "MindSpore's formula",
+        relayout_dtype_name(t), (long long)N, (long long)C, (long long)H,
+        (long long)W);
+  convert(&back, "FRACTAL_Z_C04", "NCHW", t, "NCHW", ext, 4, out.data,
+          out.size);
+  CHECK(back.size == (size_t)cdiv(count * bits, 8) &&
+            !memcmp(back.data, src, back.size),
+        "FRACTAL_Z_C04 %s round trip differs", relayout_dtype_name(t));
+  relayout_desc d;
+  relayout_layout *l = NULL;
+  int rank;
+  int64_t shape[RELAYOUT_MAX_AXES];
+  CHECK_OK(relayout_layout_parse(&l, "FRACTAL_Z_C04", &e_));
+  CHECK_OK(relayout_desc_init(&d, l, t, 4, "NCHW", ext, &e_));
+  relayout_desc_physical_shape(&rank, shape, &d);
+  CHECK(rank == 4 && shape[0] == k1 && shape[1] == n1 && shape[2] == 16 &&
+            shape[3] == 16,
+        "FRACTAL_Z_C04's array is (K1, N1, 16, 16)");
+  relayout_layout_free(l);
   guarded_free(&out);
   guarded_free(&back);
   free(src);
@@ -507,9 +572,17 @@ int main(void) {
         const fcase *y = find(pairs[p][2], pairs[p][3]);
         direct_pair(x, y, widths[w]);
       }
-  grouped_fractal_z(2, 8, 3, 3, 3);   /* e = 2: both groups in one block */
-  grouped_fractal_z(4, 16, 16, 1, 1); /* e = 1: one group per block */
-  grouped_fractal_z(5, 3, 5, 2, 3);   /* e = min(16, 16, 5) = 5 */
-  grouped_fractal_z(3, 7, 17, 1, 2);  /* uneven: cin 17 spans two C0 */
+  grouped_fractal_z(2, 8, 3, 0, 3, 3);   /* e = 2: both groups in one block */
+  grouped_fractal_z(4, 16, 16, 0, 1, 1); /* e = 1: one group per block */
+  grouped_fractal_z(5, 3, 5, 0, 2, 3);   /* e = min(16, 16, 5) = 5 */
+  grouped_fractal_z(3, 7, 17, 0, 1, 2);  /* uneven: cin 17 spans two C0 */
+  grouped_fractal_z(2, 8, 3, 2, 3, 3);   /* FRACTAL_Z_3D: D outside C1 */
+  grouped_fractal_z(5, 3, 5, 3, 2, 1);   /* ... with e = 5, g = 1 */
+  grouped_fractal_z(4, 16, 16, 2, 1, 2); /* ... e = 1: four blocks */
+  fractal_z_c04(18, 3, 3, 5, RELAYOUT_F16); /* H * W = 15: K padded */
+  fractal_z_c04(16, 4, 2, 2, RELAYOUT_F16); /* nothing padded */
+  fractal_z_c04(5, 1, 7, 7, RELAYOUT_F32);
+  fractal_z_c04(40, 2, 1, 3, RELAYOUT_I8);
+  fractal_z_c04(3, 3, 11, 1, RELAYOUT_I4);
   return check_summary();
 }

@@ -23,9 +23,10 @@ static const char usage[] =
     "\n"
     "Runs every ordered pair of the formats of one family of logical dims\n"
     "(NCHW: NCHW NHWC HWCN CHWN NC1HWC0 FRACTAL_Z NCHW4 NCHW32 CHWN4 4N 2N\n"
-    "nChw8c nChw16c, a TPU layout at an offset; MN: MN NM ND FRACTAL_NZ\n"
-    "ND_ALIGN nN; NCDHW: NCDHW NDHWC NDC1HWC0 FRACTAL_Z_3D; BSND: BSND BNSD\n"
-    "SBND BSH SBH) at odd extents on device D, each case on its own\n"
+    "nChw8c nChw16c, a TPU layout at an offset, FRACTAL_Z_C04; MN: MN NM ND\n"
+    "FRACTAL_NZ ND_ALIGN nN; NCDHW: NCDHW NDHWC NDC1HWC0 FRACTAL_Z_3D and\n"
+    "grouped; BSND: BSND BNSD SBND BSH SBH) at odd extents (an even N where\n"
+    "grouped, C at most 4 for C04) on device D, each case on its own\n"
     "kernel, into a poisoned buffer, and compares the output with the\n"
     "reference's (or with D2's) byte for byte, padding included. A case is\n"
     "pass, fail (its first differing elements: logical coordinate or\n"
@@ -64,18 +65,27 @@ static const char usage[] =
     "A run of no case fails: nothing was checked.\n";
 
 static const char *const family_nchw[] = {
-    "NCHW",    "NHWC",
-    "HWCN",    "CHWN",
-    "NC1HWC0", "FRACTAL_Z",
-    "NCHW4",   "NCHW32",
-    "CHWN4",   "4N",
-    "2N",      "nChw8c",
-    "nChw16c", "TPU_ALIGNED(npus=4,start=1,offset=128,lmem=1048576)",
+    "NCHW",
+    "NHWC",
+    "HWCN",
+    "CHWN",
+    "NC1HWC0",
+    "FRACTAL_Z",
+    "NCHW4",
+    "NCHW32",
+    "CHWN4",
+    "4N",
+    "2N",
+    "nChw8c",
+    "nChw16c",
+    "TPU_ALIGNED(npus=4,start=1,offset=128,lmem=1048576)",
+    "FRACTAL_Z_C04",
     NULL};
 static const char *const family_mn[] = {"MN",       "NM", "ND", "FRACTAL_NZ",
                                         "ND_ALIGN", "nN", NULL};
-static const char *const family_ncdhw[] = {"NCDHW", "NDHWC", "NDC1HWC0",
-                                           "FRACTAL_Z_3D", NULL};
+static const char *const family_ncdhw[] = {
+    "NCDHW", "NDHWC", "NDC1HWC0", "FRACTAL_Z_3D", "FRACTAL_Z_3D(groups=2)",
+    NULL};
 static const char *const family_bsnd[] = {"BSND", "BNSD", "SBND",
                                           "BSH",  "SBH",  NULL};
 static const struct {
@@ -145,6 +155,23 @@ static void pick_extents(int64_t *ext, int rank, uint64_t *s) {
   } while (total > (1 << 17));
 }
 
+/* The extents a pair's formats take: an N that splits into groups=2, at
+ * most 4 channels for FRACTAL_Z_C04 (the extents in the source's logical
+ * order). */
+static void fit_extents(cf_case *k) {
+  char names[RELAYOUT_MAX_DIMS + 1] = "";
+  int batch, positional;
+  relayout_layout *l = NULL;
+  if (!relayout_layout_parse(&l, k->from, NULL))
+    relayout_layout_logical_names(names, &batch, &positional, l, NULL);
+  relayout_layout_free(l);
+  const char *n = strchr(names, 'N'), *c = strchr(names, 'C');
+  if (n && (strstr(k->from, "groups=2") || strstr(k->to, "groups=2")))
+    k->ext[n - names] += k->ext[n - names] % 2;
+  if (c && (strstr(k->from, "FRACTAL_Z_C04") || strstr(k->to, "FRACTAL_Z_C04")))
+    k->ext[c - names] = k->ext[c - names] > 4 ? 4 : k->ext[c - names];
+}
+
 /* The matrix's settings: which families, formats and types, how many
  * shapes, whether every cast goes on every pair, else one cast on every
  * `spread`-th pair, the casts in turn (a cast's kernel takes PoCL twice a
@@ -187,6 +214,7 @@ static void enumerate(void *ctx, cf_visit *visit, void *visit_ctx) {
           snprintf(k.to, sizeof k.to, "%s", list[j]);
           for (int n = 0; n < m->shapes; n++) {
             pick_extents(k.ext, k.rank, &s);
+            fit_extents(&k);
             cf_name(&k);
             visit(visit_ctx, families[f].name, &k);
           }

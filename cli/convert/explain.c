@@ -76,6 +76,14 @@ static void print_note(const desc_view *d, const relayout_layout *l) {
            (long long)d->axes[d->naxes - 2].extent);
     return;
   }
+  if (!strncmp(text, "FRACTAL_Z_C04", 13)) {
+    int h = 0;
+    while (h < d->ndims - 1 && d->vdims[h].name != 'H') h++;
+    printf("note      H is H * W merged (%lld): K = (h * W + w) * 4 + c, split "
+           "by 16 into K1 and K0 = (4h, 4c)\n",
+           (long long)d->vdims[h].valid);
+    return;
+  }
   char g[128];
   int tag = !relayout_layout_grammar_text(g, sizeof g, l, d->dtype, NULL) &&
             !strcmp(g, text);
@@ -137,8 +145,9 @@ static void print(const relayout_desc *desc, const relayout_layout *l) {
   printf(rank == 1 ? ",)%s\n" : ")%s\n",
          !d->compact       ? "  (strided with gaps: stored flat)"
          : rank < d->naxes ? "  (axes merged as the format stores them: "
-                             "FRACTAL_Z's leading ones, BSH's N and D as H; "
-                             "one array axis per axis is read too)"
+                             "FRACTAL_Z's leading ones, BSH's N and D as H, "
+                             "FRACTAL_Z_C04's C, 4h, 4c as K0; one array "
+                             "axis per axis is read too)"
                            : "");
   printf("size      %lld bytes: %lld elements, %lld of them padding\n",
          (long long)bytes, (long long)d->span, (long long)(d->span - elems));

@@ -18,7 +18,7 @@ static const relayout_axis *outermost(const rl_desc *d) {
 
 static int plain_outer(const rl_desc *d, const relayout_axis *a) {
   int bits = relayout_dtype_bits(d->dtype);
-  return a && d->compact && !d->groups.groups && a->weight == 1 &&
+  return a && d->compact && !rl_remapped(d) && a->weight == 1 &&
          a->extent == d->dims[a->dim] && d->padded[a->dim] == d->dims[a->dim] &&
          !d->pad_before[a->dim] && (a->stride * bits) % 8 == 0;
 }

@@ -353,9 +353,14 @@ static void map_affine(text *t, const rl_layout_plan *p, const rl_desc *dst) {
 /* Logical coordinates x<d> from the destination's virtual ones v<d>. */
 static void logical_from_dst(text *t, const rl_desc *dst) {
   const relayout_groups *g = &dst->groups;
+  int mo = dst->merge.extent ? dst->merge.outer : -1, mi = dst->merge.inner;
   for (int d = 0; d < dst->ndims; d++)
-    if (!g->groups || (d != g->n_dim && d != g->c_dim))
+    if ((!g->groups || (d != g->n_dim && d != g->c_dim)) && d != mo &&
+        (mo < 0 || d != mi))
       put(t, "  RL_I x%d = v%d;\n", d, d);
+  if (mo >= 0)
+    put(t, "  RL_I x%d = v%d / %lld, x%d = v%d %% %lld;\n", mo, mo,
+        (long long)dst->merge.extent, mi, mo, (long long)dst->merge.extent);
   if (!g->groups) return;
   int G = dst->ndims;
   put(t, "  RL_I ei = v%d / %lld;\n", g->n_dim, (long long)g->cout);
@@ -370,9 +375,14 @@ static void logical_from_dst(text *t, const rl_desc *dst) {
 /* The source's virtual coordinates u<d> from the logical ones. */
 static void src_virtual(text *t, const rl_desc *src) {
   const relayout_groups *g = &src->groups;
+  int mo = src->merge.extent ? src->merge.outer : -1, mi = src->merge.inner;
   for (int d = 0; d < src->ndims; d++)
-    if (!g->groups || (d != g->n_dim && d != g->c_dim))
+    if ((!g->groups || (d != g->n_dim && d != g->c_dim)) && d != mo &&
+        (mo < 0 || d != mi))
       put(t, "  RL_I u%d = x%d;\n", d, d);
+  if (mo >= 0)
+    put(t, "  RL_I u%d = x%d * %lld + x%d, u%d = 0;\n", mo, mo,
+        (long long)src->merge.extent, mi, mi);
   if (!g->groups) return;
   put(t, "  RL_I gi = x%d / %lld, sei = gi %% %lld;\n", g->n_dim,
       (long long)g->cout, (long long)g->e);

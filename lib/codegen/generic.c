@@ -10,9 +10,9 @@ extern const char rl_kernel_common_cl[], rl_kernel_generic_cl[],
     rl_kernel_cast_cl[];
 
 /* the layout of kernels/generic.cl's blocks */
-enum { GAXES = 48, GDIMS = 13, GA_AXES = 2 };
-enum { GM_SRC = 10, GM_DAXES = 18, GM_DPAD = GM_DAXES + 4 * GAXES };
-enum { GM_SAXES = GM_DPAD + 3 * GDIMS, GM_SPAD = GM_SAXES + 4 * GAXES };
+enum { GAXES = 48, GDIMS = 13, GA_AXES = 2, GMAXES = RELAYOUT_MAX_AXES };
+enum { GM_SRC = 13, GM_DAXES = 24, GM_DPAD = GM_DAXES + 4 * GMAXES };
+enum { GM_SAXES = GM_DPAD + 3 * GDIMS, GM_SPAD = GM_SAXES + 4 * GMAXES };
 enum { GC = 455 }; /* kernels/cast.cl's RL_GC: a cast's quantization */
 _Static_assert(GM_SPAD + GDIMS + 1 <= GC && GC + 5 == RL_GENERIC_LONGS,
                "block fits");
@@ -125,8 +125,12 @@ static int affine_args(int64_t *g, const rl_layout_plan *p,
   return at + 2 * GDIMS;
 }
 
-static void groups_args(int64_t *g, const relayout_groups *x) {
-  int64_t rec[6] = {x->groups, x->e, x->cin, x->cout, x->n_dim, x->c_dim};
+/* A side's remapping: its groups, then its merge (outer, inner, extent). */
+static void remap_args(int64_t *g, const rl_desc *d) {
+  const relayout_groups *x = &d->groups;
+  int64_t rec[9] = {x->groups,      x->e,           x->cin,
+                    x->cout,        x->n_dim,       x->c_dim,
+                    d->merge.outer, d->merge.inner, d->merge.extent};
   memcpy(g, rec, sizeof rec);
 }
 
@@ -143,10 +147,10 @@ static int general_args(int64_t *g, const rl_desc *dst, const rl_desc *src) {
   memset(g, 0, sizeof *g * (GM_SPAD + GDIMS));
   int64_t head[4] = {dst->naxes, dst->compact, dst->nvdims, dst->ndims};
   memcpy(g, head, sizeof head);
-  groups_args(g + 4, &dst->groups);
+  remap_args(g + 4, dst);
   g[GM_SRC] = src->naxes;
   g[GM_SRC + 1] = src->ndims;
-  groups_args(g + GM_SRC + 2, &src->groups);
+  remap_args(g + GM_SRC + 2, src);
   axes_args(g + GM_DAXES, dst);
   for (int d = 0; d < dst->nvdims; d++) {
     g[GM_DPAD + d] = dst->pad_before[d];

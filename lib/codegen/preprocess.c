@@ -27,7 +27,7 @@ static void nchw(const rl_desc *d, int *at) {
 }
 
 /* Whether a work-item per pixel, writing its channels and C's padding,
- * writes each of d's elements once: compact, ungrouped, nothing padded but
+ * writes each of d's elements once: compact, not remapped, nothing padded but
  * C after its data. */
 static int by_pixel(const rl_desc *d) {
   int at[4];
@@ -38,7 +38,7 @@ static int by_pixel(const rl_desc *d) {
       return 0;
     n *= d->padded[i];
   }
-  return d->compact && !d->groups.groups && n == d->span;
+  return d->compact && !rl_remapped(d) && n == d->span;
 }
 
 int64_t rl_preprocess_units(const rl_desc *dst, int rows) {

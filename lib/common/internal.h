@@ -33,8 +33,15 @@ typedef struct rl_desc {
    * (D*C1*H*W, N1, N0, C0), as CANN stores them; 0: one per axis. */
   int stored_rank;
   /* Trailing axes a compact buffer stores as one array axis: 2 for BSH and
-   * SBH (N and D as H); 0: none */
+   * SBH (N and D as H), 3 for FRACTAL_Z_C04 (C1, H0, C0 as K0); 0: none */
   int merged_tail;
+  /* Two logical dims laid out as one virtual dim (FRACTAL_Z_C04's H * W):
+   * dim outer's virtual coordinate is x[outer] * extent + x[inner], dim
+   * inner's is 0 (its virtual extent 1); extent 0: none */
+  struct {
+    int outer, inner;
+    int64_t extent;
+  } merge;
   /* An integer tensor's quantization (value = (q - zero_point) * scale);
    * 1 and 0 for every other tensor (lib/reference/cast.c) */
   float scale;
@@ -51,6 +58,11 @@ _Static_assert(sizeof(rl_desc) <= sizeof(relayout_desc),
                "relayout_desc has room for a descriptor");
 _Static_assert(_Alignof(rl_desc) <= _Alignof(relayout_desc),
                "relayout_desc is aligned for a descriptor");
+/* Whether d's virtual dims are other than its logical ones (grouped, or
+ * two dims merged): no axis-by-axis map to another layout then. */
+static inline int rl_remapped(const rl_desc *d) {
+  return d->groups.groups || d->merge.extent;
+}
 /* The caller's relayout_desc as the descriptor it holds. */
 static inline const rl_desc *rl_cd(const relayout_desc *d) {
   return (const rl_desc *)(const void *)d;
@@ -153,6 +165,7 @@ typedef struct rl_format {
   unsigned params;       /* bit per RL_P_* accepted */
   int stored_rank;       /* see rl_desc.stored_rank; 0: none */
   int merged_tail;       /* see rl_desc.merged_tail; 0: none */
+  const char *merge;     /* see rl_desc.merge: its two dims' letters; NULL */
 } rl_format;
 
 const rl_format *rl_format_find(const char *name);

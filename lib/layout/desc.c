@@ -64,6 +64,11 @@ void rl_desc_unbase(rl_desc *d) {
 
 void rl_virtual_coords(int64_t *v, const rl_desc *d, const int64_t *coord) {
   for (int i = 0; i < d->ndims; i++) v[i] = coord[i];
+  if (d->merge.extent) {
+    v[d->merge.outer] =
+        coord[d->merge.outer] * d->merge.extent + coord[d->merge.inner];
+    v[d->merge.inner] = 0;
+  }
   const relayout_groups *g = &d->groups;
   if (!g->groups) return;
   int64_t n = coord[g->n_dim], gi = n / g->cout, ei = gi % g->e;

@@ -76,13 +76,38 @@ static relayout_status setup_groups(rl_desc *d, const rl_grammar *g,
   return RELAYOUT_OK;
 }
 
+/* A format that merges two dims (LAYOUTS.md section 3, FRACTAL_Z_C04):
+ * the outer one's virtual extent becomes both's product, the inner's 1. */
+static relayout_status setup_merge(rl_desc *d, const relayout_layout *l,
+                                   relayout_error *err) {
+  const char *m = l->format->merge;
+  int outer = find_name(d, m[0]), inner = find_name(d, m[1]),
+      c = find_name(d, 'C');
+  /* CANN's C04 shapes hold one block of 4 channels (K = H * W * 4) */
+  if (d->dims[c] > 4)
+    return rl_fail(err, RELAYOUT_ERR_DIMS,
+                   "%s holds at most 4 channels (C padded to 4 and folded "
+                   "with H and W), but C is %lld; use FRACTAL_Z",
+                   l->text, (long long)d->dims[c]);
+  d->merge.outer = outer;
+  d->merge.inner = inner;
+  d->merge.extent = d->dims[inner];
+  if (!rl_mul(&d->vdims[outer], d->dims[outer], d->dims[inner]))
+    return rl_fail(err, RELAYOUT_ERR_OVERFLOW, "%s: %c * %c overflows", l->text,
+                   m[0], m[1]);
+  d->padded[outer] = d->vdims[outer];
+  d->vdims[inner] = d->padded[inner] = 1;
+  return RELAYOUT_OK;
+}
+
 static relayout_status build_grammar(rl_desc *d, const relayout_layout *l,
                                      relayout_error *err) {
   rl_grammar g;
   relayout_status s = rl_layout_grammar(&g, l, d->dtype, err);
   if (s) return s;
   int64_t groups = l->param[RL_P_GROUPS] > 1 ? l->param[RL_P_GROUPS] : 0;
-  int nletters = (int)strlen(g.order) - (groups ? 1 : 0);
+  const char *merge = l->format ? l->format->merge : NULL;
+  int nletters = (int)strlen(g.order) - (groups ? 1 : 0) + (merge ? 1 : 0);
   int nbatch = d->ndims - nletters;
   if (nbatch < 0 || (nbatch > 0 && !g.has_batch))
     return rl_fail(err, RELAYOUT_ERR_DIMS,
@@ -95,7 +120,8 @@ static relayout_status build_grammar(rl_desc *d, const relayout_layout *l,
     char name = d->names[i];
     int ok = name >= '0' && name < '0' + RELAYOUT_MAX_DIMS
                  ? name - '0' < nbatch
-                 : strchr(g.order, name) && !(groups && name == 'G');
+                 : (strchr(g.order, name) && !(groups && name == 'G')) ||
+                       (merge && name == merge[1]);
     if (!ok) {
       char lab[8];
       return rl_fail(err, RELAYOUT_ERR_DIMS,
@@ -109,6 +135,7 @@ static relayout_status build_grammar(rl_desc *d, const relayout_layout *l,
     vdim_of['G'] = d->ndims;
     if ((s = setup_groups(d, &g, groups, l->text, err))) return s;
   }
+  if (merge && (s = setup_merge(d, l, err))) return s; /* names all bound */
   for (int b = 0; b < nbatch; b++)
     if ((s = add_axis(d, vdim_of['0' + b], d->dims[vdim_of['0' + b]], 1, 0,
                       l->text, err)))

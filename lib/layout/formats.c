@@ -13,51 +13,63 @@
  * open; logical order is the order in which ND binds to the dims. FRACTAL_Z
  * and FRACTAL_Z_3D are stored in 4 array axes, as CANN stores them. */
 static const rl_format formats[] = {
-    {"ND", NULL, RL_POSITIONAL, "", NULL, RL_BLOCK_NONE, 0, 0, 0},
+    {"ND", NULL, RL_POSITIONAL, "", NULL, RL_BLOCK_NONE, 0, 0, 0, NULL},
     {"NC1HWC0", NULL, RL_GRAMMAR, "NCHW", "NCHW{c0}c", RL_BLOCK_CUBE, P(C0), 0,
-     0},
+     0, NULL},
     {"NDC1HWC0", NULL, RL_GRAMMAR, "NDCHW", "NDCHW{c0}c", RL_BLOCK_CUBE, P(C0),
-     0, 0},
+     0, 0, NULL},
     /* CATLASS's names for the cube core's fractals (zN, zZ, nZ, nN): the
      * first letter orders a fractal's elements, the second the fractals
      * (z row-major, n column-major); the contiguous side is 32 bytes */
     {"FRACTAL_NZ", "NZ,zN", RL_GRAMMAR, "MN", "...NM{b16}m{c0}n", RL_BLOCK_B32,
-     P(C0) | P(B16), 0, 0},
+     P(C0) | P(B16), 0, 0, NULL},
     {"FRACTAL_ZZ", "ZZ,zZ", RL_GRAMMAR, "MK", "...MK{b16}m{c0}k", RL_BLOCK_B32,
-     P(C0) | P(B16), 0, 0},
+     P(C0) | P(B16), 0, 0, NULL},
     {"FRACTAL_ZN", "ZN,nZ", RL_GRAMMAR, "KN", "...KN{b16}n{c0}k", RL_BLOCK_B32,
-     P(C0) | P(B16), 0, 0},
+     P(C0) | P(B16), 0, 0, NULL},
     {"nN", NULL, RL_GRAMMAR, "MN", "...NM{b16}n{c0}m", RL_BLOCK_B32,
-     P(C0) | P(B16), 0, 0},
+     P(C0) | P(B16), 0, 0, NULL},
     {"FRACTAL_Z", NULL, RL_GRAMMAR, "NCHW", "CHWN{b16}n{c0}c", RL_BLOCK_CUBE,
-     P(C0) | P(B16) | P(GROUPS), 4, 0},
+     P(C0) | P(B16) | P(GROUPS), 4, 0, NULL},
     {"FRACTAL_Z_3D", NULL, RL_GRAMMAR, "NDHWC", "DCHWN{b16}n{c0}c",
-     RL_BLOCK_CUBE, P(C0) | P(B16), 4, 0},
+     RL_BLOCK_CUBE, P(C0) | P(B16) | P(GROUPS), 4, 0, NULL},
     {"ND_ALIGN", NULL, RL_GRAMMAR, "MN", "...MN%{align}B", RL_BLOCK_NONE,
-     P(ALIGN), 0, 0},
+     P(ALIGN), 0, 0, NULL},
     {"NCHW4", "NC1HWC0_C04", RL_GRAMMAR, "NCHW", "NCHW4c", RL_BLOCK_NONE, 0, 0,
-     0},
-    {"NCHW32", NULL, RL_GRAMMAR, "NCHW", "NCHW32c", RL_BLOCK_NONE, 0, 0, 0},
-    {"NCHW64", NULL, RL_GRAMMAR, "NCHW", "NCHW64c", RL_BLOCK_NONE, 0, 0, 0},
-    {"CHWN4", NULL, RL_GRAMMAR, "NCHW", "CHWN4c", RL_BLOCK_NONE, 0, 0, 0},
-    {"4N", NULL, RL_GRAMMAR, "NCHW", "NCHW4n", RL_BLOCK_NONE, 0, 0, 0},
-    {"2N", NULL, RL_GRAMMAR, "NCHW", "NCHW2n", RL_BLOCK_NONE, 0, 0, 0},
-    {"2IC", NULL, RL_GRAMMAR, "IOHW", "IOHW2i", RL_BLOCK_NONE, 0, 0, 0},
+     0, NULL},
+    {"NCHW32", NULL, RL_GRAMMAR, "NCHW", "NCHW32c", RL_BLOCK_NONE, 0, 0, 0,
+     NULL},
+    {"NCHW64", NULL, RL_GRAMMAR, "NCHW", "NCHW64c", RL_BLOCK_NONE, 0, 0, 0,
+     NULL},
+    {"CHWN4", NULL, RL_GRAMMAR, "NCHW", "CHWN4c", RL_BLOCK_NONE, 0, 0, 0, NULL},
+    {"4N", NULL, RL_GRAMMAR, "NCHW", "NCHW4n", RL_BLOCK_NONE, 0, 0, 0, NULL},
+    {"2N", NULL, RL_GRAMMAR, "NCHW", "NCHW2n", RL_BLOCK_NONE, 0, 0, 0, NULL},
+    {"2IC", NULL, RL_GRAMMAR, "IOHW", "IOHW2i", RL_BLOCK_NONE, 0, 0, 0, NULL},
     /* TPU local memory: a tensor at NPU start, byte offset inside it; n0
      * packs 4N, 2N or 2IC words; TPU_STRIDED takes the seed's free strides */
-    {"TPU_COMPACT", NULL, RL_TPU, "NCHW", NULL, RL_BLOCK_NONE, TPU_PARAMS, 0,
-     0},
-    {"TPU_ALIGNED", NULL, RL_TPU, "NCHW", NULL, RL_BLOCK_NONE, TPU_PARAMS, 0,
-     0},
+    {"TPU_COMPACT", NULL, RL_TPU, "NCHW", NULL, RL_BLOCK_NONE, TPU_PARAMS, 0, 0,
+     NULL},
+    {"TPU_ALIGNED", NULL, RL_TPU, "NCHW", NULL, RL_BLOCK_NONE, TPU_PARAMS, 0, 0,
+     NULL},
     {"TPU_STRIDED", NULL, RL_TPU, "NCHW", NULL, RL_BLOCK_NONE,
-     TPU_PARAMS | P(NSTRIDE) | P(CSTRIDE) | P(HSTRIDE) | P(WSTRIDE), 0, 0},
+     TPU_PARAMS | P(NSTRIDE) | P(CSTRIDE) | P(HSTRIDE) | P(WSTRIDE), 0, 0,
+     NULL},
     {"TPU_MATRIX", NULL, RL_TPU, "NM", NULL, RL_BLOCK_NONE,
-     P(NPUS) | P(START) | P(OFFSET) | P(LMEM) | P(W), 0, 0},
+     P(NPUS) | P(START) | P(OFFSET) | P(LMEM) | P(W), 0, 0, NULL},
     /* Ascend's attention layouts (seed 000): H = N * D, N the heads; the
      * array holds N and D merged as H. BNGS1S2 names S1 S and S2 T. */
-    {"BSH", NULL, RL_GRAMMAR, "BSND", "BSND", RL_BLOCK_NONE, P(HEADS), 0, 2},
-    {"SBH", NULL, RL_GRAMMAR, "BSND", "SBND", RL_BLOCK_NONE, P(HEADS), 0, 2},
-    {"BNGS1S2", NULL, RL_GRAMMAR, "BNGST", "BNGST", RL_BLOCK_NONE, 0, 0, 0},
+    {"BSH", NULL, RL_GRAMMAR, "BSND", "BSND", RL_BLOCK_NONE, P(HEADS), 0, 2,
+     NULL},
+    {"SBH", NULL, RL_GRAMMAR, "BSND", "SBND", RL_BLOCK_NONE, P(HEADS), 0, 2,
+     NULL},
+    {"BNGS1S2", NULL, RL_GRAMMAR, "BNGST", "BNGST", RL_BLOCK_NONE, 0, 0, 0,
+     NULL},
+    /* CANN's first-layer weight (GE's Format 13): C (at most 4) padded to 4
+     * and folded with H and W into the reduction axis K = (h * W + w) * 4 +
+     * c, split by 16 as FRACTAL_Z's C1 * H * W * C0 is; H here is the
+     * merged H * W, stored (K1, N1, N0, 16) */
+    {"FRACTAL_Z_C04", NULL, RL_GRAMMAR, "NCHW", "HN16nC4h4c", RL_BLOCK_NONE, 0,
+     0, 3, "HW"},
 };
 
 static const char *const param_names[RL_NPARAMS] = {

@@ -225,9 +225,14 @@ static void format_pattern(char *text, const relayout_layout *l,
   int64_t c0 = param_or(l, RL_P_C0, default_c0(f, dtype));
   int64_t b16 = param_or(l, RL_P_B16, 16);
   int64_t align = param_or(l, RL_P_ALIGN, 32);
-  /* Grouped FRACTAL_Z packs groups block-diagonally; G is the block index. */
+  /* Grouped FRACTAL_Z and FRACTAL_Z_3D pack groups block-diagonally; G, the
+   * block index, is outermost (CANN's GC1HWN1N0C0 and GDC1HWN1N0C0) */
+  char grouped[32];
   const char *pattern = f->pattern;
-  if (param_or(l, RL_P_GROUPS, 1) > 1) pattern = "GCHWN{b16}n{c0}c";
+  if (param_or(l, RL_P_GROUPS, 1) > 1) {
+    snprintf(grouped, sizeof grouped, "G%s", f->pattern);
+    pattern = grouped;
+  }
   size_t n = 0;
   for (const char *p = pattern; *p && n + 24 < 128;) {
     int64_t v = -1;
@@ -259,6 +264,10 @@ relayout_status relayout_layout_grammar_text(char *out, size_t room,
   if (!out || !l || (unsigned)dtype >= RELAYOUT_DTYPE_COUNT)
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "NULL layout or bad dtype");
   char text[160];
+  if (l->format && l->format->merge)
+    return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
+                   "'%s' has no grammar text (it lays out %c * %c as one dim)",
+                   l->text, l->format->merge[0], l->format->merge[1]);
   if (l->kind != RL_GRAMMAR)
     return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
                    "'%s' has no grammar text (%s)", l->text,

@@ -130,7 +130,7 @@ static int refine_all(rl_layout_plan *p, const rl_desc *dst, const rl_desc *src,
  * plan then skips what lies past the destination's end (`skip`). */
 static void affine(rl_layout_plan *p, const rl_desc *dst, const rl_desc *src) {
   p->naxes = 0;
-  if (dst->groups.groups || src->groups.groups || !dst->compact) return;
+  if (rl_remapped(dst) || rl_remapped(src) || !dst->compact) return;
   for (int d = 0; d < dst->nvdims; d++)
     if (dst->pad_before[d] || src->pad_before[d]) return;
   if (!refine_all(p, dst, src, 0)) {

@@ -68,7 +68,7 @@ int rl_widen(rl_desc *dst_w, rl_desc *src_w, const rl_desc *dst,
   *src_w = *src;
   int widened = 0;
   for (int bits = relayout_dtype_bits(dst->dtype) * 2;
-       bits <= 64 && !dst->groups.groups && !src->groups.groups; bits *= 2) {
+       bits <= 64 && !rl_remapped(dst) && !rl_remapped(src); bits *= 2) {
     int64_t run_d = 0, run_s = 0;
     int dim = pair_dim(dst_w, &run_d);
     if (dim < 0 || pair_dim(src_w, &run_s) != dim) break;
