@@ -35,9 +35,10 @@ static void rl_g_affine(__global const long *g, long o, long *s, long *x,
 
 /* Offsets of the general block: each side's header, then its arrays. */
 #define RL_GMAXES 24 /* most axes of a descriptor */
-#define RL_GM_DST 0  /* naxes, compact, nvdims, ndims, groups[6], merge[3] */
-#define RL_GM_SRC 13 /* naxes, ndims, groups[6], merge[3] */
-#define RL_GM_DAXES 24
+/* each side's remapping: groups[6], merge[3], segments[2][4] */
+#define RL_GM_DST 0  /* naxes, compact, nvdims, ndims, remapping */
+#define RL_GM_SRC 21 /* naxes, ndims, remapping */
+#define RL_GM_DAXES 40
 #define RL_GM_DPAD (RL_GM_DAXES + 4 * RL_GMAXES) /* before, padded, valid */
 #define RL_GM_SAXES (RL_GM_DPAD + 3 * RL_GDIMS)
 #define RL_GM_SPAD (RL_GM_SAXES + 4 * RL_GMAXES) /* the source's before */
@@ -75,6 +76,11 @@ static int rl_g_general(__global const long *g, long o, long *s) {
     x[mo] = v[mo] / me;
     x[mi] = v[mo] % me;
   }
+  for (__global const long *q = g + 13; q < g + 21 && q[1]; q += 4) {
+    long d = q[0], k = v[d] / q[2]; /* segments: len q[1], padded q[2] */
+    ok &= k >= q[3] || v[d] % q[2] < q[1];
+    x[d] = k < q[3] ? k * q[1] + v[d] % q[2] : v[d] - (q[2] - q[1]) * q[3];
+  }
   if (groups) {
     long ei = v[ndim] / cout;
     ok &= v[cdim] / cin == ei && v[nd] * e + ei < groups;
@@ -90,6 +96,11 @@ static int rl_g_general(__global const long *g, long o, long *s) {
   if (me) {
     u[mo] = x[mo] * me + x[mi];
     u[mi] = 0;
+  }
+  for (__global const long *q = g + RL_GM_SRC + 11;
+       q < g + RL_GM_SRC + 19 && q[1]; q += 4) {
+    long d = q[0], k = x[d] / q[1];
+    u[d] = x[d] + (q[2] - q[1]) * (k < q[3] ? k : q[3]);
   }
   if (groups && ok) {
     long gi = x[ndim] / cout, sei = gi % e;

@@ -61,13 +61,13 @@ import hashlib, json, struct, sys
 d = sys.argv[1]
 m = json.load(open(d + "/manifest.json"))
 cases = m["cases"]
-assert len(cases) == 21 + 2 + 1, len(cases)  # seeds, f16, a cast
+assert len(cases) == 25 + 2 + 1, len(cases)  # seeds, f16, a cast
 for c in cases:
     for w in ("input", "expected"):
         data = open(d + "/" + c[w], "rb").read()
         assert hashlib.sha256(data).hexdigest() == c["sha256"][w], c[w]
 seeds = [c for c in cases if c.get("origin")]
-assert len(seeds) == 21
+assert len(seeds) == 25
 nz = seeds[0]
 assert nz["from"] == "ND" and nz["to"].startswith("FRACTAL_NZ(")
 assert nz["dims"] == [20, 28]
@@ -83,9 +83,9 @@ for g in ((0, 0, 1, 0, 28), (0, 1, 0, 0, 448), (1, 0, 0, 2, 18),
 assert any(c["to_quant"] for c in cases)
 PY
 expect_ok "import" "$R" conform --import corpus --device cpu --junit cj.xml
-has "every case, against the corpus" "24 cases on" out.txt
+has "every case, against the corpus" "28 cases on" out.txt
 has "the seeds' group" "seeds" out.txt
-has "JUnit" 'tests="24" failures="0"' cj.xml
+has "JUnit" 'tests="28" failures="0"' cj.xml
 expect_fail "export into an existing directory" 1 "exists" "$R" conform --export corpus --quick
 cp -r corpus damaged
 printf '\001' | dd of=damaged/cases/00005-out.npy bs=1 seek=200 conv=notrunc 2>/dev/null

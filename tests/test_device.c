@@ -336,14 +336,15 @@ static void tpu_local(void) {
 }
 
 /* FRACTAL_Z_C04 (H and W merged into its reduction axis) to and from the
- * NCHW family's weight layouts, at every width. */
+ * NCHW family's weight layouts, at every width; the extents are in each
+ * source's logical order, so all but the first are at most 4 (C). */
 static void c04_weights(void) {
   static const struct {
     relayout_dtype t;
     int64_t ext[4];
-  } c[] = {{RELAYOUT_F16, {18, 3, 3, 5}},
+  } c[] = {{RELAYOUT_F16, {18, 3, 3, 4}},
            {RELAYOUT_F32, {5, 4, 2, 2}},
-           {RELAYOUT_U8, {33, 1, 7, 3}},
+           {RELAYOUT_U8, {33, 1, 3, 3}},
            {RELAYOUT_I4, {17, 3, 3, 3}},
            {RELAYOUT_F64, {2, 2, 1, 1}}};
   static const char *const other[] = {"NCHW", "NHWC", "HWCN", "NC1HWC0",
@@ -357,6 +358,34 @@ static void c04_weights(void) {
   pair_flush();
   CHECK(pairs_run - before == 10 * (int)(sizeof c / sizeof c[0]),
         "every FRACTAL_Z_C04 pair ran (%d)", pairs_run - before);
+}
+
+/* The RNN formats (gates padded apart; LSTM weights' input and hidden rows
+ * apart) to and from plain and blocked layouts of their dims. */
+static void rnn_formats(void) {
+  static const family kn = {0, "KN", {NULL}}, bias = {1, "N", {NULL}};
+  static const char *const weights[] = {"ND", "FRACTAL_ZN", "KN16k"};
+  static const char *const biases[] = {"ND", "...N8n"};
+  static const struct {
+    const char *layout;
+    int64_t ext[2];
+  } w[] = {{"FRACTAL_ZN_RNN(input=20,hidden=5)", {25, 20}},
+           {"FRACTAL_ZN_RNN(input=3,hidden=17)", {17, 51}},
+           {"ND_RNN_BIAS(hidden=5)", {3, 20}},
+           {"ND_RNN_BIAS(hidden=33)", {1, 66}}};
+  int before = pairs_run;
+  for (size_t i = 0; i < 4; i++) {
+    int b = i >= 2;
+    for (int j = 0; j < (b ? 2 : 3); j++)
+      for (size_t t = 1; t < 5; t++) {
+        const char *other = b ? biases[j] : weights[j];
+        one_pair(other, w[i].layout, widths[t], b ? &bias : &kn, w[i].ext);
+        one_pair(w[i].layout, other, widths[t], b ? &bias : &kn, w[i].ext);
+      }
+  }
+  pair_flush();
+  CHECK(pairs_run - before == (2 * 3 + 2 * 2) * 4 * 2,
+        "every RNN pair ran (%d)", pairs_run - before);
 }
 
 /* Ascend's attention layouts (seed 000), H = N * D stored merged, to and
@@ -605,6 +634,7 @@ int main(int argc, char **argv) {
     widened_refusals();
     tpu_local();
     c04_weights();
+    rnn_formats();
     attention();
   }
   if (cases) random_layouts(60 * nshapes);

@@ -504,6 +504,84 @@ static void fractal_z_c04(int64_t N, int64_t C, int64_t H, int64_t W,
   free(exp);
 }
 
+/* FRACTAL_ZN_RNN(input=I,hidden=Hd) as CANN's TransDataRNN writes it from
+ * ND (K, N): N is gates of Hd units, each padded to 16; where K = I + Hd,
+ * rows [0, I) and [I, K) are converted apart, each to (K1, N1, 16, 16)
+ * with K innermost, the second after the first. K = Hd: one part. */
+static void fractal_zn_rnn(int64_t I, int64_t Hd, int64_t K, int64_t G,
+                           relayout_dtype t) {
+  int bits = relayout_dtype_bits(t);
+  int64_t N = G * Hd, hp = cdiv(Hd, 16) * 16, n1 = G * hp / 16;
+  int two = K == I + Hd;
+  int64_t k1 = two ? cdiv(I, 16) + cdiv(Hd, 16) : cdiv(K, 16);
+  int64_t size = k1 * n1 * 256, count = K * N;
+  unsigned char *src = calloc((size_t)cdiv(count * bits, 8), 1),
+                *exp = calloc((size_t)cdiv(size * bits, 8), 1);
+  for (int64_t i = 0; i < count; i++) put(src, i, bits, pattern(i, bits));
+  int64_t first = two ? I : K;
+  for (int64_t part = 0; part < (two ? 2 : 1); part++) {
+    int64_t rows = part ? Hd : first, row0 = part ? I : 0;
+    int64_t base = part ? cdiv(I, 16) * n1 * 256 : 0;
+    for (int64_t r = 0; r < rows; r++)
+      for (int64_t n = 0; n < N; n++) {
+        int64_t nv = n / Hd * hp + n % Hd;
+        put(exp, base + ((r / 16 * n1 * 16) + nv) * 16 + r % 16, bits,
+            get(src, (row0 + r) * N + n, bits));
+      }
+  }
+  char text[64];
+  snprintf(text, sizeof text, "FRACTAL_ZN_RNN(input=%lld,hidden=%lld)",
+           (long long)I, (long long)Hd);
+  int64_t ext[2] = {K, N};
+  guarded out, back;
+  convert(&out, "ND", text, t, "KN", ext, 2, src,
+          (size_t)cdiv(count * bits, 8));
+  CHECK((int64_t)out.size == cdiv(size * bits, 8) &&
+            !memcmp(out.data, exp, out.size),
+        "%s %s K=%lld N=%lld differs from TransDataRNN's layout", text,
+        relayout_dtype_name(t), (long long)K, (long long)N);
+  convert(&back, text, "ND", t, "KN", ext, 2, out.data, out.size);
+  CHECK(back.size == (size_t)cdiv(count * bits, 8) &&
+            !memcmp(back.data, src, back.size),
+        "%s round trip differs", text);
+  guarded_free(&out);
+  guarded_free(&back);
+  free(src);
+  free(exp);
+}
+
+/* ND_RNN_BIAS(hidden=Hd): each of the G gates' Hd units padded to 16, the
+ * bias (B, G * Hd) as (B, G * ceil(Hd / 16) * 16). */
+static void nd_rnn_bias(int64_t B, int64_t G, int64_t Hd, relayout_dtype t) {
+  int bits = relayout_dtype_bits(t);
+  int64_t N = G * Hd, hp = cdiv(Hd, 16) * 16, count = B * N;
+  unsigned char *src = calloc((size_t)cdiv(count * bits, 8), 1),
+                *exp = calloc((size_t)cdiv(B * G * hp * bits, 8), 1);
+  for (int64_t i = 0; i < count; i++) put(src, i, bits, pattern(i, bits));
+  for (int64_t b = 0; b < B; b++)
+    for (int64_t n = 0; n < N; n++)
+      put(exp, b * G * hp + n / Hd * hp + n % Hd, bits,
+          get(src, b * N + n, bits));
+  char text[48];
+  snprintf(text, sizeof text, "ND_RNN_BIAS(hidden=%lld)", (long long)Hd);
+  int64_t ext[2] = {B, N};
+  guarded out, back;
+  convert(&out, "ND", text, t, "0N", ext, 2, src,
+          (size_t)cdiv(count * bits, 8));
+  CHECK(out.size == (size_t)cdiv(B * G * hp * bits, 8) &&
+            !memcmp(out.data, exp, out.size),
+        "%s %s differs from the per-gate padding", text,
+        relayout_dtype_name(t));
+  convert(&back, text, "ND", t, "0N", ext, 2, out.data, out.size);
+  CHECK(back.size == (size_t)cdiv(count * bits, 8) &&
+            !memcmp(back.data, src, back.size),
+        "%s round trip differs", text);
+  guarded_free(&out);
+  guarded_free(&back);
+  free(src);
+  free(exp);
+}
+
 static const fcase *find(const char *src, const char *dst) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     if (!strcmp(cases[i].src, src) && !strcmp(cases[i].dst, dst))
@@ -584,5 +662,11 @@ int main(void) {
   fractal_z_c04(5, 1, 7, 7, RELAYOUT_F32);
   fractal_z_c04(40, 2, 1, 3, RELAYOUT_I8);
   fractal_z_c04(3, 3, 11, 1, RELAYOUT_I4);
+  fractal_zn_rnn(20, 5, 25, 4, RELAYOUT_F16); /* LSTM: input and hidden apart */
+  fractal_zn_rnn(33, 16, 49, 3, RELAYOUT_F16); /* GRU, hidden on the grid */
+  fractal_zn_rnn(7, 18, 18, 4, RELAYOUT_F32);  /* K = hidden: one part */
+  fractal_zn_rnn(17, 3, 20, 4, RELAYOUT_I8);
+  nd_rnn_bias(1, 4, 5, RELAYOUT_F16);
+  nd_rnn_bias(3, 3, 17, RELAYOUT_F32);
   return check_summary();
 }

@@ -25,8 +25,10 @@ static const char usage[] =
     "(NCHW: NCHW NHWC HWCN CHWN NC1HWC0 FRACTAL_Z NCHW4 NCHW32 CHWN4 4N 2N\n"
     "nChw8c nChw16c, a TPU layout at an offset, FRACTAL_Z_C04; MN: MN NM ND\n"
     "FRACTAL_NZ ND_ALIGN nN; NCDHW: NCDHW NDHWC NDC1HWC0 FRACTAL_Z_3D and\n"
-    "grouped; BSND: BSND BNSD SBND BSH SBH) at odd extents (an even N where\n"
-    "grouped, C at most 4 for C04) on device D, each case on its own\n"
+    "grouped; BSND: BSND BNSD SBND BSH SBH; KN: KN ND FRACTAL_ZN\n"
+    "FRACTAL_ZN_RNN; bias: ND ...N8n ND_RNN_BIAS) at odd extents (an even N\n"
+    "where grouped, C at most 4 for C04, whole gates and K = input + hidden\n"
+    "for the RNN formats) on device D, each case on its own\n"
     "kernel, into a poisoned buffer, and compares the output with the\n"
     "reference's (or with D2's) byte for byte, padding included. A case is\n"
     "pass, fail (its first differing elements: logical coordinate or\n"
@@ -88,15 +90,18 @@ static const char *const family_ncdhw[] = {
     NULL};
 static const char *const family_bsnd[] = {"BSND", "BNSD", "SBND",
                                           "BSH",  "SBH",  NULL};
+static const char *const family_kn[] = {
+    "KN", "ND", "FRACTAL_ZN", "FRACTAL_ZN_RNN(input=17,hidden=5)", NULL};
+static const char *const family_bias[] = {"ND", "...N8n",
+                                          "ND_RNN_BIAS(hidden=5)", NULL};
 static const struct {
   const char *name;
   const char *const *formats;
   int rank;
-} families[] = {{"NCHW", family_nchw, 4},
-                {"MN", family_mn, 2},
-                {"NCDHW", family_ncdhw, 5},
-                {"BSND", family_bsnd, 4}};
-enum { NFAMILIES = 4 };
+} families[] = {{"NCHW", family_nchw, 4},   {"MN", family_mn, 2},
+                {"NCDHW", family_ncdhw, 5}, {"BSND", family_bsnd, 4},
+                {"KN", family_kn, 2},       {"bias", family_bias, 2}};
+enum { NFAMILIES = 6 };
 
 /* The end of the list item at p: the next comma outside parentheses (a
  * format's parameters), or the list's end. */
@@ -156,20 +161,33 @@ static void pick_extents(int64_t *ext, int rank, uint64_t *s) {
 }
 
 /* The extents a pair's formats take: an N that splits into groups=2, at
- * most 4 channels for FRACTAL_Z_C04 (the extents in the source's logical
+ * most 4 channels for FRACTAL_Z_C04, whole gates of hidden= units and K =
+ * input= + hidden= for the RNN formats (the extents in the source's logical
  * order). */
 static void fit_extents(cf_case *k) {
+  /* the dims' names: the source's, or the destination's where the source is
+   * ND; positions past the batch dims */
   char names[RELAYOUT_MAX_DIMS + 1] = "";
-  int batch, positional;
-  relayout_layout *l = NULL;
-  if (!relayout_layout_parse(&l, k->from, NULL))
-    relayout_layout_logical_names(names, &batch, &positional, l, NULL);
-  relayout_layout_free(l);
-  const char *n = strchr(names, 'N'), *c = strchr(names, 'C');
-  if (n && (strstr(k->from, "groups=2") || strstr(k->to, "groups=2")))
-    k->ext[n - names] += k->ext[n - names] % 2;
-  if (c && (strstr(k->from, "FRACTAL_Z_C04") || strstr(k->to, "FRACTAL_Z_C04")))
-    k->ext[c - names] = k->ext[c - names] > 4 ? 4 : k->ext[c - names];
+  int batch = 0, positional = 1;
+  for (int side = 0; side < 2 && positional; side++) {
+    relayout_layout *l = NULL;
+    if (!relayout_layout_parse(&l, side ? k->to : k->from, NULL))
+      relayout_layout_logical_names(names, &batch, &positional, l, NULL);
+    relayout_layout_free(l);
+  }
+  int64_t *x = k->ext + k->rank - (int)strlen(names);
+  const char *n = strchr(names, 'N'), *c = strchr(names, 'C'),
+             *kk = strchr(names, 'K');
+  char both[2 * sizeof k->from + 2];
+  snprintf(both, sizeof both, "%s %s", k->from, k->to);
+  const char *in = strstr(both, "input="), *hid = strstr(both, "hidden=");
+  long long input = in ? atoll(in + 6) : 0, hidden = hid ? atoll(hid + 7) : 0;
+  if (positional) return;
+  if (n && strstr(both, "groups=2")) x[n - names] += x[n - names] % 2;
+  if (c && strstr(both, "FRACTAL_Z_C04") && x[c - names] > 4) x[c - names] = 4;
+  if (n && hidden > 0)
+    x[n - names] = (x[n - names] + hidden - 1) / hidden * hidden;
+  if (kk && input > 0) x[kk - names] = input + hidden;
 }
 
 /* The matrix's settings: which families, formats and types, how many

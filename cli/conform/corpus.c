@@ -66,6 +66,15 @@ static const struct golden {
      "LAYOUTS.md's grouped FRACTAL_Z: 5 groups of 3 x 5, e = 5"},
     {"NCHW", "FRACTAL_Z(groups=3)", "f16", "21x17x1x2",
      "LAYOUTS.md's grouped FRACTAL_Z: 3 groups of 7 x 17, cin over two C0"},
+    {"NCDHW", "FRACTAL_Z_3D(groups=2)", "f16", "16x3x2x3x3",
+     "LAYOUTS.md's grouped FRACTAL_Z_3D (GDC1HWN1N0C0): 2 groups of 8 x 3"},
+    {"NCHW", "FRACTAL_Z_C04", "f16", "18x3x3x5",
+     "LAYOUTS.md's FRACTAL_Z_C04: K = (h * W + w) * 4 + c, (4, 2, 16, 16)"},
+    {"ND", "FRACTAL_ZN_RNN(input=20,hidden=5)", "f16", "25x20",
+     "LAYOUTS.md's FRACTAL_ZN_RNN: an LSTM's stacked weight, input and "
+     "hidden rows and each gate padded apart, (3, 4, 16, 16)"},
+    {"ND", "ND_RNN_BIAS(hidden=5)", "f16", "1x20",
+     "LAYOUTS.md's ND_RNN_BIAS: 4 gates of 5, each padded to 16"},
 };
 
 static const char readme[] =

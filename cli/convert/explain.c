@@ -84,6 +84,14 @@ static void print_note(const desc_view *d, const relayout_layout *l) {
            (long long)d->vdims[h].valid);
     return;
   }
+  if (strstr(text, "_RNN")) {
+    printf("note      N is gates of hidden= units, each gate padded to 16%s; "
+           "the padding counts positions, gaps included\n",
+           strstr(text, "FRACTAL") ? ", and K = input= + hidden= pads the "
+                                     "input rows apart"
+                                   : "");
+    return;
+  }
   char g[128];
   int tag = !relayout_layout_grammar_text(g, sizeof g, l, d->dtype, NULL) &&
             !strcmp(g, text);

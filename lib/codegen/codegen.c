@@ -350,14 +350,31 @@ static void map_affine(text *t, const rl_layout_plan *p, const rl_desc *dst) {
   put(t, ";\n");
 }
 
+/* Whether dim d of x is segmented: the segments, or NULL. */
+static const rl_segments *segments(const rl_desc *x, int d) {
+  for (int i = 0; i < 2 && x->seg[i].len; i++)
+    if (x->seg[i].dim == d) return &x->seg[i];
+  return NULL;
+}
+
 /* Logical coordinates x<d> from the destination's virtual ones v<d>. */
 static void logical_from_dst(text *t, const rl_desc *dst) {
   const relayout_groups *g = &dst->groups;
   int mo = dst->merge.extent ? dst->merge.outer : -1, mi = dst->merge.inner;
-  for (int d = 0; d < dst->ndims; d++)
-    if ((!g->groups || (d != g->n_dim && d != g->c_dim)) && d != mo &&
-        (mo < 0 || d != mi))
+  for (int d = 0; d < dst->ndims; d++) {
+    const rl_segments *s = segments(dst, d);
+    long long len = s ? s->len : 0, pad = s ? s->padded : 0,
+              n = s ? s->count : 0;
+    if (s)
+      put(t,
+          "  RL_I x%d = v%d / %lld < %lld ? v%d / %lld * %lld + v%d %% %lld "
+          ": v%d - %lld;\n  ok &= v%d / %lld >= %lld || v%d %% %lld < %lld;\n",
+          d, d, pad, n, d, pad, len, d, pad, d, (pad - len) * n, d, pad, n, d,
+          pad, len);
+    else if ((!g->groups || (d != g->n_dim && d != g->c_dim)) && d != mo &&
+             (mo < 0 || d != mi))
       put(t, "  RL_I x%d = v%d;\n", d, d);
+  }
   if (mo >= 0)
     put(t, "  RL_I x%d = v%d / %lld, x%d = v%d %% %lld;\n", mo, mo,
         (long long)dst->merge.extent, mi, mo, (long long)dst->merge.extent);
@@ -376,10 +393,18 @@ static void logical_from_dst(text *t, const rl_desc *dst) {
 static void src_virtual(text *t, const rl_desc *src) {
   const relayout_groups *g = &src->groups;
   int mo = src->merge.extent ? src->merge.outer : -1, mi = src->merge.inner;
-  for (int d = 0; d < src->ndims; d++)
-    if ((!g->groups || (d != g->n_dim && d != g->c_dim)) && d != mo &&
-        (mo < 0 || d != mi))
+  for (int d = 0; d < src->ndims; d++) {
+    const rl_segments *s = segments(src, d);
+    if (s)
+      put(t,
+          "  RL_I u%d = x%d + %lld * (x%d / %lld < %lld ? x%d / %lld : "
+          "%lld);\n",
+          d, d, (long long)(s->padded - s->len), d, (long long)s->len,
+          (long long)s->count, d, (long long)s->len, (long long)s->count);
+    else if ((!g->groups || (d != g->n_dim && d != g->c_dim)) && d != mo &&
+             (mo < 0 || d != mi))
       put(t, "  RL_I u%d = x%d;\n", d, d);
+  }
   if (mo >= 0)
     put(t, "  RL_I u%d = x%d * %lld + x%d, u%d = 0;\n", mo, mo,
         (long long)src->merge.extent, mi, mi);

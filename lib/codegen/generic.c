@@ -11,7 +11,7 @@ extern const char rl_kernel_common_cl[], rl_kernel_generic_cl[],
 
 /* the layout of kernels/generic.cl's blocks */
 enum { GAXES = 48, GDIMS = 13, GA_AXES = 2, GMAXES = RELAYOUT_MAX_AXES };
-enum { GM_SRC = 13, GM_DAXES = 24, GM_DPAD = GM_DAXES + 4 * GMAXES };
+enum { GM_SRC = 21, GM_DAXES = 40, GM_DPAD = GM_DAXES + 4 * GMAXES };
 enum { GM_SAXES = GM_DPAD + 3 * GDIMS, GM_SPAD = GM_SAXES + 4 * GMAXES };
 enum { GC = 455 }; /* kernels/cast.cl's RL_GC: a cast's quantization */
 _Static_assert(GM_SPAD + GDIMS + 1 <= GC && GC + 5 == RL_GENERIC_LONGS,
@@ -125,13 +125,19 @@ static int affine_args(int64_t *g, const rl_layout_plan *p,
   return at + 2 * GDIMS;
 }
 
-/* A side's remapping: its groups, then its merge (outer, inner, extent). */
+/* A side's remapping: its groups, its merge (outer, inner, extent), its
+ * segmented dims (dim, len, padded, count; len 0: none). */
 static void remap_args(int64_t *g, const rl_desc *d) {
   const relayout_groups *x = &d->groups;
   int64_t rec[9] = {x->groups,      x->e,           x->cin,
                     x->cout,        x->n_dim,       x->c_dim,
                     d->merge.outer, d->merge.inner, d->merge.extent};
   memcpy(g, rec, sizeof rec);
+  for (int i = 0; i < 2; i++) {
+    const rl_segments *s = &d->seg[i];
+    int64_t seg[4] = {s->dim, s->len, s->padded, s->count};
+    memcpy(g + 9 + 4 * i, seg, sizeof seg);
+  }
 }
 
 static void axes_args(int64_t *g, const rl_desc *d) {

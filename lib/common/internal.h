@@ -6,6 +6,27 @@
 
 #include <stdarg.h>
 
+/* A dim laid out in segments (rl_desc.seg). */
+typedef struct rl_segments {
+  int dim;
+  int64_t len, padded, count;
+} rl_segments;
+
+/* The virtual coordinate of x along segmented dim s. */
+static inline int64_t rl_seg_virtual(const rl_segments *s, int64_t x) {
+  int64_t k = x / s->len;
+  return x + (s->padded - s->len) * (k < s->count ? k : s->count);
+}
+
+/* The coordinate of virtual coordinate v along segmented dim s; *ok is
+ * cleared where v is a segment's padding. */
+static inline int64_t rl_seg_logical(const rl_segments *s, int64_t v, int *ok) {
+  int64_t k = v / s->padded;
+  if (k >= s->count) return v - (s->padded - s->len) * s->count;
+  *ok &= v % s->padded < s->len;
+  return k * s->len + v % s->padded;
+}
+
 /* A descriptor's contents; relayout.h's relayout_desc holds one, opaque.
  * Virtual dims are the logical dims, except in a grouped layout where dims
  * n_dim and c_dim hold the packed out/in channel and one more virtual dim
@@ -42,6 +63,11 @@ typedef struct rl_desc {
     int outer, inner;
     int64_t extent;
   } merge;
+  /* Dims padded in segments (the RNN formats: each gate's hidden units, the
+   * input rows apart from the hidden ones): x's virtual coordinate is x +
+   * (padded - len) * min(x / len, count), segments of len elements, the
+   * first count of them padded to padded; len 0: none */
+  rl_segments seg[2];
   /* An integer tensor's quantization (value = (q - zero_point) * scale);
    * 1 and 0 for every other tensor (lib/reference/cast.c) */
   float scale;
@@ -61,7 +87,7 @@ _Static_assert(_Alignof(rl_desc) <= _Alignof(relayout_desc),
 /* Whether d's virtual dims are other than its logical ones (grouped, or
  * two dims merged): no axis-by-axis map to another layout then. */
 static inline int rl_remapped(const rl_desc *d) {
-  return d->groups.groups || d->merge.extent;
+  return d->groups.groups || d->merge.extent || d->seg[0].len;
 }
 /* The caller's relayout_desc as the descriptor it holds. */
 static inline const rl_desc *rl_cd(const relayout_desc *d) {
@@ -126,6 +152,8 @@ enum {
   RL_P_HSTRIDE,
   RL_P_WSTRIDE,
   RL_P_HEADS,
+  RL_P_INPUT,
+  RL_P_HIDDEN,
   RL_NPARAMS
 };
 

@@ -69,6 +69,8 @@ void rl_virtual_coords(int64_t *v, const rl_desc *d, const int64_t *coord) {
         coord[d->merge.outer] * d->merge.extent + coord[d->merge.inner];
     v[d->merge.inner] = 0;
   }
+  for (int i = 0; i < 2 && d->seg[i].len; i++)
+    v[d->seg[i].dim] = rl_seg_virtual(&d->seg[i], coord[d->seg[i].dim]);
   const relayout_groups *g = &d->groups;
   if (!g->groups) return;
   int64_t n = coord[g->n_dim], gi = n / g->cout, ei = gi % g->e;
@@ -127,6 +129,10 @@ relayout_status rl_desc_is_padding(int *out, const rl_desc *d, int64_t offset,
     v[i] -= d->pad_before[i];
     if (v[i] < 0 || v[i] >= d->vdims[i]) return RELAYOUT_OK;
   }
+  int ok = 1; /* not a segment's padding */
+  for (int i = 0; i < 2 && d->seg[i].len; i++)
+    rl_seg_logical(&d->seg[i], v[d->seg[i].dim], &ok);
+  if (!ok) return RELAYOUT_OK;
   const relayout_groups *g = &d->groups;
   if (g->groups) {
     int64_t ei = v[g->n_dim] / g->cout;

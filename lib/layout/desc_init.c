@@ -100,6 +100,48 @@ static relayout_status setup_merge(rl_desc *d, const relayout_layout *l,
   return RELAYOUT_OK;
 }
 
+/* The RNN formats (LAYOUTS.md section 3): N is gates of hidden= units,
+ * each gate padded to 16; FRACTAL_ZN_RNN's K, where it is input= +
+ * hidden=, has its input rows padded to 16 apart from the hidden ones. */
+static relayout_status setup_segments(rl_desc *d, const relayout_layout *l,
+                                      relayout_error *err) {
+  int64_t hidden = l->param[RL_P_HIDDEN], input = l->param[RL_P_INPUT];
+  const char *name = l->format->name;
+  int n = find_name(d, 'N'), k = find_name(d, 'K'), at = 0;
+  int rnn = l->format->params & (1u << RL_P_INPUT);
+  if (hidden == RL_UNSET || (rnn && input == RL_UNSET))
+    return rl_fail(err, RELAYOUT_ERR_DIMS,
+                   "%s needs %s (N is gates of hidden units, each gate "
+                   "padded to 16), e.g. %s",
+                   name, rnn ? "input= and hidden=" : "hidden=",
+                   rnn ? "FRACTAL_ZN_RNN(input=64,hidden=32)"
+                       : "ND_RNN_BIAS(hidden=32)");
+  if (d->dims[n] % hidden)
+    return rl_fail(err, RELAYOUT_ERR_DIMS,
+                   "%s: N=%lld is not a whole number of gates of hidden=%lld",
+                   l->text, (long long)d->dims[n], (long long)hidden);
+  if (rnn && d->dims[k] == input + hidden && d->dims[k] != input)
+    d->seg[at++] = (rl_segments){k, input, rl_ceil_div(input, 16) * 16, 1};
+  else if (rnn && d->dims[k] != input && d->dims[k] != hidden)
+    return rl_fail(err, RELAYOUT_ERR_DIMS,
+                   "%s: K=%lld is neither input=%lld, hidden=%lld nor their "
+                   "sum",
+                   l->text, (long long)d->dims[k], (long long)input,
+                   (long long)hidden);
+  d->seg[at++] = (rl_segments){n, hidden, rl_ceil_div(hidden, 16) * 16,
+                               d->dims[n] / hidden};
+  for (int i = 0; i < at; i++) {
+    rl_segments *s = &d->seg[i];
+    int64_t x = d->dims[s->dim] - 1, k1 = x / s->len, gaps, v;
+    if (!rl_mul(&gaps, s->padded - s->len, k1 < s->count ? k1 : s->count) ||
+        !rl_add(&v, x, gaps) || !rl_add(&v, v, 1))
+      return rl_fail(err, RELAYOUT_ERR_OVERFLOW, "%s: padded sizes overflow",
+                     l->text);
+    d->vdims[s->dim] = d->padded[s->dim] = v;
+  }
+  return RELAYOUT_OK;
+}
+
 static relayout_status build_grammar(rl_desc *d, const relayout_layout *l,
                                      relayout_error *err) {
   rl_grammar g;
@@ -136,6 +178,9 @@ static relayout_status build_grammar(rl_desc *d, const relayout_layout *l,
     if ((s = setup_groups(d, &g, groups, l->text, err))) return s;
   }
   if (merge && (s = setup_merge(d, l, err))) return s; /* names all bound */
+  if (l->format && (l->format->params & (1u << RL_P_HIDDEN)) &&
+      (s = setup_segments(d, l, err)))
+    return s;
   for (int b = 0; b < nbatch; b++)
     if ((s = add_axis(d, vdim_of['0' + b], d->dims[vdim_of['0' + b]], 1, 0,
                       l->text, err)))

@@ -70,12 +70,20 @@ static const rl_format formats[] = {
      * merged H * W, stored (K1, N1, N0, 16) */
     {"FRACTAL_Z_C04", NULL, RL_GRAMMAR, "NCHW", "HN16nC4h4c", RL_BLOCK_NONE, 0,
      0, 3, "HW"},
+    /* CANN's RNN weight and bias (GE's Formats 49 and 48): N is gates of
+     * hidden= units, each gate padded to 16; FRACTAL_ZN_RNN's K, where it
+     * is input= + hidden=, pads the input rows to 16 apart from the hidden
+     * ones; fractals of 16 x 16 (LAYOUTS.md section 3) */
+    {"FRACTAL_ZN_RNN", NULL, RL_GRAMMAR, "KN", "...KN16n16k", RL_BLOCK_NONE,
+     P(INPUT) | P(HIDDEN), 0, 0, NULL},
+    {"ND_RNN_BIAS", NULL, RL_GRAMMAR, "N", "...N%16", RL_BLOCK_NONE, P(HIDDEN),
+     0, 0, NULL},
 };
 
 static const char *const param_names[RL_NPARAMS] = {
-    "c0",      "b16",     "groups",  "npus",    "start",
-    "lmem",    "w",       "align",   "offset",  "n0",
-    "nstride", "cstride", "hstride", "wstride", "heads"};
+    "c0",      "b16",     "groups", "npus",  "start",   "lmem",
+    "w",       "align",   "offset", "n0",    "nstride", "cstride",
+    "hstride", "wstride", "heads",  "input", "hidden"};
 
 const char *rl_param_name(int param) { return param_names[param]; }
 

@@ -268,6 +268,10 @@ relayout_status relayout_layout_grammar_text(char *out, size_t room,
     return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
                    "'%s' has no grammar text (it lays out %c * %c as one dim)",
                    l->text, l->format->merge[0], l->format->merge[1]);
+  if (l->format && (l->format->params & (1u << RL_P_HIDDEN)))
+    return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
+                   "'%s' has no grammar text (it pads each gate apart)",
+                   l->text);
   if (l->kind != RL_GRAMMAR)
     return rl_fail(err, RELAYOUT_ERR_UNSUPPORTED,
                    "'%s' has no grammar text (%s)", l->text,

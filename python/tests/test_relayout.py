@@ -154,6 +154,55 @@ def test_attention_layouts():
         relayout.convert(x, "BSH(heads=5)", "BNSD", device="ref")
 
 
+def test_fractal_z_c04():
+    # CANN's first-layer weight: K = (h * W + w) * 4 + c over the channels
+    # padded to 4, numpy's pad, transpose and reshape
+    x = rng.standard_normal((18, 3, 3, 5)).astype(np.float16)
+    p = pad_to(pad_to(x, 0, 16), 1, 4)               # N to 16, C to 4
+    n, c, h, w = p.shape
+    k = p.transpose(0, 2, 3, 1).reshape(n, h * w * 4)  # n, K
+    k = pad_to(k, 1, 16)
+    want = k.reshape(n // 16, 16, -1, 16).transpose(2, 0, 1, 3)
+    for device in ("ref", "cpu"):
+        y = relayout.convert(x, "NCHW", "FRACTAL_Z_C04", device=device)
+        assert y.shape == (4, 2, 16, 16) and np.array_equal(y, want)
+        back = relayout.convert(y, "FRACTAL_Z_C04", "NCHW", device=device,
+                                dims={"N": 18, "C": 3, "H": 3, "W": 5})
+        assert np.array_equal(back, x)
+    with pytest.raises(relayout.Error, match="at most 4 channels"):
+        relayout.convert(np.zeros((2, 5, 1, 1), np.float16), "NCHW",
+                         "FRACTAL_Z_C04", device="ref")
+
+
+def test_rnn_formats():
+    # an LSTM's stacked weight (input 20 + hidden 5 rows, 4 gates of 5):
+    # each gate padded to 16, the input and hidden rows padded apart, each
+    # part FRACTAL_ZN's (K1, N1, 16, 16) with K innermost
+    x = rng.standard_normal((25, 20)).astype(np.float16)
+
+    def zn(rows):
+        g = pad_to(rows.reshape(rows.shape[0], 4, 5), 2, 16).reshape(
+            rows.shape[0], 64)
+        g = pad_to(g, 0, 16)
+        return g.reshape(-1, 16, 4, 16).transpose(0, 2, 3, 1)
+
+    want = np.concatenate([zn(x[:20]), zn(x[20:])])
+    fmt = "FRACTAL_ZN_RNN(input=20,hidden=5)"
+    for device in ("ref", "cpu"):
+        y = relayout.convert(x, "ND", fmt, device=device)
+        assert y.shape == (3, 4, 16, 16) and np.array_equal(y, want)
+        back = relayout.convert(y, fmt, "ND", device=device,
+                                dims={"K": 25, "N": 20})
+        assert np.array_equal(back, x)
+    b = rng.standard_normal(20).astype(np.float32)
+    y = relayout.convert(b, "ND", "ND_RNN_BIAS(hidden=5)", device="cpu")
+    assert np.array_equal(y, pad_to(b.reshape(4, 5), 1, 16).reshape(64))
+    with pytest.raises(relayout.Error, match="needs input= and hidden="):
+        relayout.convert(x, "ND", "FRACTAL_ZN_RNN", device="ref")
+    with pytest.raises(relayout.Error, match="neither input=20"):
+        relayout.convert(x[:24], "ND", fmt, device="ref")
+
+
 def test_errors():
     with pytest.raises(relayout.Error) as e:
         relayout.Layout("NCHW16")
