@@ -24,6 +24,23 @@ has "JUnit counts them" 'tests="45" failures="0" skipped="0"' j.xml
 [ "$(grep -c '<testcase' j.xml)" = 45 ] && ok || bad "45 testcases in j.xml"
 [ "$(grep -c '"verdict": "pass"' j.json)" = 45 ] && ok || bad "45 passes in j.json"
 
+# --device all and a list, on PoCL's two devices: the cases and verdicts of
+# the one-device run, in its order; a planted failure names the device
+# that ran it in its rerun line.
+POCL_DEVICES="pthread pthread" "$R" conform --device all --quick --formats $F --json all.json >out.txt 2>&1 &&
+  ok || bad "the quick matrix on both devices: $(cat out.txt)"
+grep -qE "^45 cases on pthread.*, pthread" out.txt && ok || bad "both devices named: $(cat out.txt)"
+python3 - <<'PY' && ok || bad "--device all gives the one-device run's cases and verdicts"
+import json
+one, two = json.load(open("j.json")), json.load(open("all.json"))
+key = lambda r: [(c["index"], c["case"], c["verdict"]) for c in r["cases"]]
+assert key(one) == key(two) and len(two["cases"]) == two["matrix_cases"] == 45
+PY
+RELAYOUT_CONFORM_PLANT=7 POCL_DEVICES="pthread pthread" "$R" conform --device 0,1 --quick --formats $F >out.txt 2>&1
+[ $? = 1 ] && [ "$(grep -c '^FAIL ' out.txt)" = 1 ] && ok || bad "a planted bug on two devices: $(cat out.txt)"
+grep -qE "rerun: relayout conform --device [01] " out.txt && ok || bad "the rerun names one device: $(cat out.txt)"
+expect_fail "--device all with --isolate" 2 "--isolate, --case and --import run on one" "$R" conform --device all --isolate --quick
+
 RELAYOUT_CONFORM_PLANT=7 "$R" conform --device cpu --quick --formats $F --junit p.xml >out.txt 2>&1
 [ $? = 1 ] && ok || bad "a planted bug: exit 1"
 [ "$(grep -c '^FAIL ' out.txt)" = 1 ] && ok || bad "one case fails: $(cat out.txt)"

@@ -165,8 +165,8 @@ static void progress(conform *c) {
   }
 }
 
-void cf_record(conform *c, const char *group, const cf_case *k, int verdict,
-               const char *details) {
+void cf_record(conform *c, int64_t index, const char *group, const cf_case *k,
+               int verdict, const char *details) {
   c->ncases++;
   cf_tally_of(c, group, k->types)->n[verdict]++;
   if (verdict != CF_PASS)
@@ -174,14 +174,27 @@ void cf_record(conform *c, const char *group, const cf_case *k, int verdict,
            details);
   json_array_append_new(c->cases,
                         json_pack("{s:I, s:s, s:s, s:s, s:s, s:s}", "index",
-                                  (json_int_t)(c->seen - 1), "group", group,
-                                  "types", k->types, "case", k->text, "verdict",
+                                  (json_int_t)index, "group", group, "types",
+                                  k->types, "case", k->text, "verdict",
                                   cf_verdicts[verdict], "details", details));
   progress(c);
 }
 
 int cf_run(conform *c, const char *group, const cf_case *k,
-           const unsigned char *in_given, const unsigned char *want_given) {
+           const unsigned char *in, const unsigned char *want) {
+  char *details = NULL;
+  int verdict = cf_check(c, c->engine, c->against, c->device, c->device_arg, k,
+                         in, want, c->plant == c->ncases + 1, &details);
+  cf_record(c, c->seen - 1, group, k, verdict,
+            details ? details : "out of memory");
+  free(details);
+  return verdict;
+}
+
+int cf_check(const conform *c, relayout_engine *e, relayout_engine *against,
+             const char *device, const char *rerun_device, const cf_case *k,
+             const unsigned char *in_given, const unsigned char *want_given,
+             int planted, char **details_out) {
   relayout_layout *a = NULL, *b = NULL;
   relayout_desc s, d;
   relayout_error why = {""};
@@ -206,12 +219,12 @@ int cf_run(conform *c, const char *group, const cf_case *k,
   }
   const unsigned char *input = in_given ? in_given : in;
   why.message[0] = 0;
-  if (!(got = run_on(c->engine, &d, &s, input, sb, db, &why))) {
-    fprintf(f, "%s cannot run it: %s", c->device, why.message);
+  if (!(got = run_on(e, &d, &s, input, sb, db, &why))) {
+    fprintf(f, "%s cannot run it: %s", device, why.message);
     goto done;
   }
-  if (!want_given && c->against) {
-    want = run_on(c->against, &d, &s, input, sb, db, &why);
+  if (!want_given && against) {
+    want = run_on(against, &d, &s, input, sb, db, &why);
   } else if (!want_given && (want = malloc((size_t)db + 1)) &&
              relayout_convert_ref(&d, want, (size_t)db, &s, input, (size_t)sb,
                                   &why)) {
@@ -223,7 +236,7 @@ int cf_run(conform *c, const char *group, const cf_case *k,
     fprintf(f, "%s cannot run it: %s", c->against_name, why.message);
     goto done;
   }
-  if (c->plant == c->ncases + 1) plant(got, &d);
+  if (planted) plant(got, &d);
   cli_diff r;
   if (cli_diff_find(&r, expected, got, &d, 5)) {
     fprintf(f, "out of memory");
@@ -241,14 +254,13 @@ int cf_run(conform *c, const char *group, const cf_case *k,
       fprintf(f,
               "  rerun: relayout conform --device %s --against %s --seed "
               "%llu --case '%s'",
-              c->device_arg, c->against_name, (unsigned long long)c->seed,
+              rerun_device, c->against_name, (unsigned long long)c->seed,
               k->text);
   }
   cli_diff_free(&r);
 done:
   fclose(f);
-  cf_record(c, group, k, verdict, details);
-  free(details);
+  *details_out = details;
   free(in);
   free(want);
   free(got);

@@ -34,6 +34,9 @@ static const char usage[] =
     "pass, fail (its first differing elements: logical coordinate or\n"
     "padding, expected and actual bits, and the command that reruns it) or\n"
     "skip (with why). Exit 1 on any failure.\n"
+    "  --device    all, or a list (0,2 or names): the matrix's cases spread\n"
+    "              over those devices, a thread each taking the next case;\n"
+    "              the reports are one run's, in the matrix's order\n"
     "  --quick     the NCHW family in f16 and i8, and casts f32->f16 and\n"
     "              f32->i8:0.05:-3 in turn on every fourth pair; one shape\n"
     "  (default)   every family in u8 f16 f32 f64 u4, and seven casts in\n"
@@ -374,6 +377,12 @@ static int conform_main(cli_opt *opts, const char **pos, int npos) {
                                   "conform"))))
     return rc;
   c.isolate = cli_get(opts, "isolate") != NULL;
+  int several = c.device && (!strcmp(c.device, "all") || strchr(c.device, ','));
+  if (several && (c.isolate || import || cli_get(opts, "case")))
+    return cli_error(EXIT_USAGE, "conform",
+                     "--device %s spreads a matrix over devices; --isolate, "
+                     "--case and --import run on one",
+                     c.device);
   if (c.isolate && (import || export || merge || cli_get(opts, "case")))
     return cli_error(EXIT_USAGE, "conform",
                      "--isolate runs a matrix's cases in child processes; "
@@ -441,13 +450,14 @@ static int conform_main(cli_opt *opts, const char **pos, int npos) {
     json_decref(c.cases);
     return rc;
   }
-  if ((rc = cli_engine(&c.engine, c.device, "conform"))) return rc;
-  if (strcmp(c.against_name, "ref") &&
+  if ((rc = several ? 0 : cli_engine(&c.engine, c.device, "conform")))
+    return rc;
+  if (!several && strcmp(c.against_name, "ref") &&
       (rc = cli_engine(&c.against, c.against_name, "conform"))) {
     relayout_engine_free(c.engine);
     return rc;
   }
-  c.device = relayout_engine_device(c.engine);
+  if (!several) c.device = relayout_engine_device(c.engine);
   c.cases = json_array();
   int table = 1;
   if (cli_get(opts, "case")) {
@@ -459,14 +469,17 @@ static int conform_main(cli_opt *opts, const char **pos, int npos) {
     rc = cf_import(&c, import);
   } else {
     cli_defer_signals(); /* a signal ends the matrix with its reports */
-    enumerate(&m, run_case, &c);
-    if (c.interrupted)
+    if (several)
+      rc = cf_spread(&c, enumerate, &m);
+    else
+      enumerate(&m, run_case, &c);
+    if (!rc && c.interrupted)
       cli_error(EXIT_WORK, "conform",
                 "interrupted by signal %d after %d cases: the reports hold "
                 "them, marked incomplete",
                 c.interrupted, c.ncases);
   }
-  int frc = rc == EXIT_USAGE || (import && rc)
+  int frc = rc == EXIT_USAGE || (import && rc) || (several && rc)
                 ? 0
                 : cf_finish(&c, reports[0] ? &junit_out : NULL,
                             reports[1] ? &json_out : NULL, table);

@@ -70,6 +70,7 @@ typedef struct cf_tally {
 typedef struct conform {
   relayout_engine *engine, *against; /* against NULL: the reference */
   const char *device, *device_arg, *against_name; /* device: its name */
+  char devices[1024]; /* several devices' names (cf_spread) */
   uint64_t seed;
   int plant, ncases, ntallies;
   cf_tally tallies[512];
@@ -92,13 +93,23 @@ extern const char *const cf_verdicts[3]; /* "pass", "fail", "skip" */
 
 /* Runs a case on c->engine into a poisoned buffer and compares the output
  * with `want` (NULL: the reference's, or c->against's), on `in` (NULL: the
- * filled input); records and returns its verdict. */
+ * filled input); records it as the matrix's case c->seen - 1 and returns
+ * its verdict. */
 int cf_run(conform *c, const char *group, const cf_case *k,
            const unsigned char *in, const unsigned char *want);
-/* Records a case's verdict and details: tallied, printed where it is not
- * a pass, in the reports. */
-void cf_record(conform *c, const char *group, const cf_case *k, int verdict,
-               const char *details);
+/* cf_run's check alone, on engine e (named `device`; `rerun_device` is
+ * the --device of the rerun line) against `against` (NULL: the
+ * reference), its output planted with an error where `planted`: the
+ * verdict, and its details in *details (malloc'd; NULL when out of
+ * memory). Touches nothing of c: each device's thread runs its own. */
+int cf_check(const conform *c, relayout_engine *e, relayout_engine *against,
+             const char *device, const char *rerun_device, const cf_case *k,
+             const unsigned char *in, const unsigned char *want, int planted,
+             char **details);
+/* Records the matrix's case `index`, its verdict and details: tallied,
+ * printed where it is not a pass, in the reports. */
+void cf_record(conform *c, int64_t index, const char *group, const cf_case *k,
+               int verdict, const char *details);
 /* isolate.c: runs a case in a child process (relayout conform --case), so
  * that a crash of the driver fails that case alone; records its verdict. */
 void cf_run_isolated(conform *c, const char *group, const cf_case *k);
@@ -118,6 +129,12 @@ int cf_import(conform *c, const char *dir);
  * exit code, after saying what is missing, doubled or mixed. */
 int cf_merge(conform *c, const char *const *paths, int n, cli_out *junit,
              cli_out *json);
+/* spread.c: the matrix `list` enumerates on the devices c->device_arg
+ * lists (all, or several), a thread each taking the next case; the cases
+ * recorded in the matrix's order, c->device naming the devices: 0, or the
+ * exit code. */
+int cf_spread(conform *c, void (*list)(void *, cf_visit *, void *),
+              void *list_ctx);
 /* cases.c: the tally of group and types, made where there is none. */
 cf_tally *cf_tally_of(conform *c, const char *group, const char *types);
 

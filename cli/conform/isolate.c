@@ -110,7 +110,8 @@ void cf_run_isolated(conform *c, const char *group, const cf_case *k) {
     size_t m = strlen(details);
     while (m && details[m - 1] == '\n') details[--m] = 0;
   }
-  cf_record(c, group, k, verdict, details ? details : "out of memory");
+  cf_record(c, c->seen - 1, group, k, verdict,
+            details ? details : "out of memory");
   free(details);
   free(out);
 }
