@@ -239,6 +239,27 @@ check(r2.returncode == 0 and got is not None and
       f"--raw: the output's bytes alone ({r2.stderr.strip()})")
 
 
+# Several devices (PoCL's two and the reference), batches of 3 of 11 frames
+# in turn over them, from a file and from a pipe: the expected bytes.
+eleven = rng.integers(0, 256, 11 * size, dtype=np.uint8)
+(TMP / "eleven").write_bytes(eleven.tobytes())
+want = np.ascontiguousarray(layout(to_dtype(expected(full, eleven, 11), "f16"),
+                                   "NC1HWC0"))
+env = {**__import__("os").environ, "POCL_DEVICES": "pthread pthread"}
+for device, source in (("all", "file"), ("0,1,ref", "file"), ("all", "pipe")):
+    out = TMP / "several.npy"
+    out.unlink(missing_ok=True)
+    args = [RELAYOUT, "preprocess", "--aipp", str(TMP / "a.cfg"), "--to",
+            "NC1HWC0", "--dtype", "f16", "--batch", "3", "--device", device,
+            "-" if source == "pipe" else str(TMP / "eleven"), str(out)]
+    r = subprocess.run(args, capture_output=True, env=env,
+                       input=eleven.tobytes() if source == "pipe" else None)
+    got = np.load(out) if r.returncode == 0 else None
+    check(got is not None and got.tobytes() == want.tobytes(),
+          f"--device {device}, frames from a {source}, batches in turn: the "
+          f"expected bytes ({r.stderr.decode().strip()})")
+
+
 # An integer output: v quantized as docs/CASTS.md says (round half even
 # of v / scale, plus the zero point, saturated).
 for dtype, zp, lo, hi in (("i8", -3, -128, 127), ("u8", 128, 0, 255)):

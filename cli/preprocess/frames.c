@@ -6,6 +6,7 @@
 #include "images.h"
 
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,7 +98,11 @@ struct cli_frames {
   int64_t frame, count, batch;
   int raw;             /* from a raw file, read a batch at a time */
   cli_in in;           /* the raw file */
-  unsigned char *slot; /* its batch */
+  unsigned char *slot; /* its batches: batch k in slot k mod slots */
+  int slots;
+  int64_t released; /* raw batches released (in order) */
+  pthread_mutex_t lock;
+  pthread_cond_t moved; /* a raw batch was released */
   const char *path;
   paths images;
   cli_decoder *decoder;
@@ -146,6 +151,8 @@ int cli_frames_open(cli_frames **out, int64_t *count, const char *const *inputs,
   if (!f) return cli_error(EXIT_WORK, cmd, "out of memory");
   f->a = a;
   f->frame = frame;
+  pthread_mutex_init(&f->lock, NULL);
+  pthread_cond_init(&f->moved, NULL);
   int rc = 0;
   if (ninputs == 1 && inputs[0][0] != '@' &&
       (stat(inputs[0], &st) || !S_ISDIR(st.st_mode)) && !is_image(inputs[0])) {
@@ -190,21 +197,22 @@ const char *cli_frames_reads(const cli_frames *f, const char *const *inputs,
   return NULL;
 }
 
-int cli_frames_start(cli_frames *f, int64_t batch, const char *cmd) {
+int cli_frames_start(cli_frames *f, int64_t batch, int slots, const char *cmd) {
   f->batch = batch;
+  f->slots = slots;
   int64_t whole = (f->count + batch - 1) / batch * batch;
-  if ((uint64_t)(whole > batch ? whole : 2 * batch) >
+  if ((uint64_t)(whole > batch ? whole : slots * batch) >
       SIZE_MAX / 2 / (uint64_t)f->frame)
     return cli_error(EXIT_WORK, cmd, "%lld frames of %lld bytes: too large",
                      (long long)f->count, (long long)f->frame);
   if (f->raw) { /* zeroed: a last, short batch reads whole frames after it */
-    if (!(f->slot = cli_alloc_aligned((size_t)(batch * f->frame))))
+    size_t bytes = (size_t)(slots * batch * f->frame);
+    if (!(f->slot = cli_alloc_aligned(bytes)))
       return cli_error(EXIT_WORK, cmd, "out of memory");
-    memset(f->slot, 0, (size_t)(batch * f->frame));
+    memset(f->slot, 0, bytes);
   }
-  /* two slots: one batch decoding while the device has the other */
-  if (!f->raw && !(f->decoder = cli_decoder_start(f->images.p, f->images.n,
-                                                  f->a, f->frame, batch, 2)))
+  if (!f->raw && !(f->decoder = cli_decoder_start(
+                       f->images.p, f->images.n, f->a, f->frame, batch, slots)))
     return cli_error(EXIT_WORK, cmd, "out of memory, or no thread to decode");
   return 0;
 }
@@ -213,12 +221,15 @@ int cli_frames_batch(cli_frames *f, int64_t k, const unsigned char **frames,
                      int64_t *got, const char *cmd) {
   int64_t left = f->count < 0 ? f->batch : f->count - k * f->batch;
   *got = left < f->batch ? (left < 0 ? 0 : left) : f->batch;
-  *frames = f->slot;
   if (!*got) return 0;
   if (f->raw) { /* batches come in order: the input's next frames */
     relayout_error err;
+    pthread_mutex_lock(&f->lock); /* until its slot's batch is released */
+    while (k >= f->released + f->slots) pthread_cond_wait(&f->moved, &f->lock);
+    pthread_mutex_unlock(&f->lock);
+    *frames = f->slot + k % f->slots * f->batch * f->frame;
     size_t want = (size_t)(*got * f->frame), bytes;
-    if (cli_in_read_some(&f->in, f->slot, want, &bytes, &err))
+    if (cli_in_read_some(&f->in, (unsigned char *)*frames, want, &bytes, &err))
       return cli_error(EXIT_WORK, cmd, "%s: %s", f->path, err.message);
     if (f->count >= 0 && bytes < want) /* its size said more */
       return cli_error(EXIT_WORK, cmd, "%s: ended early, changed while read",
@@ -241,6 +252,10 @@ int cli_frames_batch(cli_frames *f, int64_t k, const unsigned char **frames,
 
 void cli_frames_release(cli_frames *f, int64_t k) {
   if (f->decoder) cli_decoder_release(f->decoder, k);
+  pthread_mutex_lock(&f->lock);
+  f->released = k + 1;
+  pthread_cond_broadcast(&f->moved);
+  pthread_mutex_unlock(&f->lock);
 }
 
 void cli_frames_close(cli_frames *f) {
@@ -248,6 +263,8 @@ void cli_frames_close(cli_frames *f) {
   cli_decoder_stop(f->decoder);
   paths_free(&f->images);
   if (f->raw) cli_in_close(&f->in);
+  pthread_cond_destroy(&f->moved);
+  pthread_mutex_destroy(&f->lock);
   free(f->slot);
   free(f);
 }

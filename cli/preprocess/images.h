@@ -49,11 +49,13 @@ int cli_frames_open(cli_frames **f, int64_t *count, const char *const *inputs,
  * that is the file at path, or NULL. */
 const char *cli_frames_reads(const cli_frames *f, const char *const *inputs,
                              int ninputs, const char *path);
-/* Hands out batches of `batch` frames from now on, images decoding ahead. */
-int cli_frames_start(cli_frames *f, int64_t batch, const char *cmd);
-/* Batch k's frames, `batch` whole ones, once they are there: *got of
- * them the input's (the rest, past its last frame, not), 0 past its end.
- * Batches are taken in order. */
+/* Hands out batches of `batch` frames from now on, images decoding ahead,
+ * `slots` batches held at once. */
+int cli_frames_start(cli_frames *f, int64_t batch, int slots, const char *cmd);
+/* Batch k's frames, `batch` whole ones, once they are there and batch k -
+ * slots is released: *got of them the input's (the rest, past its last
+ * frame, not), 0 past its end. Batches are taken and released in order;
+ * a batch's frames stay until it is released. */
 int cli_frames_batch(cli_frames *f, int64_t k, const unsigned char **frames,
                      int64_t *got, const char *cmd);
 /* Batch k is used. */

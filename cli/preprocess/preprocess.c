@@ -1,7 +1,6 @@
 /* preprocess.c - relayout preprocess: raw frames through an AIPP
  * configuration (a file, or options) into a model's input layout */
-#include "cli.h"
-#include "images.h"
+#include "batches.h"
 #include "relayout_preprocess.h"
 
 #include <math.h>
@@ -50,7 +49,9 @@ static const char usage[] =
     "                  each frame's output whole and in order (N blocked or\n"
     "                  inside), all frames are one batch\n"
     "  --device        auto (default: first GPU, else CPU, else the\n"
-    "                  reference), gpu, cpu, ref, an index or a name\n";
+    "                  reference), gpu, cpu, ref, an index or a name; all,\n"
+    "                  or a list (0,2): batches in turn over the devices,\n"
+    "                  the output byte for byte a one-device run's\n";
 
 /* "a,b,c" into three floats; 0 or the exit code. */
 static int three(float *out, const char *text, const char *what) {
@@ -146,77 +147,6 @@ static int output_desc(relayout_desc *d, int64_t *bytes, int64_t *s,
   return 0;
 }
 
-/* The .npy header of `shape` padded to exactly len bytes, at least its
- * own (a version 1 header: its 2-byte length, the dict, spaces, a
- * newline). */
-static relayout_status npy_head(char *head, size_t len, const char *descr,
-                                int rank, const int64_t *shape,
-                                relayout_error *err) {
-  size_t own = len;
-  relayout_status s = relayout_npy_header(head, &own, descr, rank, shape, err);
-  if (s) return s;
-  if (head[6] != 1 || len > 65535)
-    return cli_fail(err, RELAYOUT_ERR_ARGUMENT, "an .npy header too long");
-  memset(head + own - 1, ' ', len - own);
-  head[len - 1] = '\n';
-  head[8] = (char)((len - 10) & 255);
-  head[9] = (char)((len - 10) >> 8);
-  return RELAYOUT_OK;
-}
-
-/* What the batches write: the .npy header (of shape, N its first extent;
- * len 0: --raw), first where the frames are counted already (`counted`),
- * else last; and each frame's output bytes (0: the frames are one batch of
- * `bytes`). */
-typedef struct output_plan {
-  const char *descr;
-  int rank, counted;
-  int64_t shape[RELAYOUT_MAX_AXES], frame_out, bytes;
-  char head[1024];
-  size_t head_len;
-} output_plan;
-
-/* The frames through plan p in batches of `batch` (frames f), each batch's
- * output written at its place in o after the header while the next batch
- * decodes; the header written last, once the frames are counted. */
-static int run_batches(cli_out *o, output_plan *w, relayout_preprocess_plan *p,
-                       cli_frames *f, int64_t batch, int64_t frame,
-                       const char *cmd) {
-  relayout_error err;
-  int64_t batch_out = w->frame_out ? batch * w->frame_out : w->bytes, n = 0;
-  unsigned char *out = cli_alloc_aligned((size_t)batch_out);
-  if (!out) return cli_error(EXIT_WORK, cmd, "out of memory");
-  int rc = 0, noted = 0;
-  relayout_status s = cli_out_open(o, &err);
-  if (!s && w->head_len && w->counted) /* a stream takes it in order */
-    s = cli_out_write(o, w->head, w->head_len, 0, 0, &err);
-  for (int64_t k = 0, got = batch; !s && !rc && got == batch; k++) {
-    const unsigned char *frames;
-    if ((rc = cli_frames_batch(f, k, &frames, &got, cmd)) || !got) break;
-    s = relayout_preprocess_run(p, out, (size_t)batch_out, frames,
-                                (size_t)(batch * frame), &err);
-    cli_frames_release(f, k);
-    if (!s && !noted && *relayout_preprocess_note(p)) /* once, not a batch */
-      noted = fprintf(stderr, "relayout preprocess: %s\n",
-                      relayout_preprocess_note(p));
-    if (!s)
-      s = cli_out_write(o, out,
-                        (size_t)(w->frame_out ? got * w->frame_out : w->bytes),
-                        w->head_len + (uint64_t)(n * w->frame_out), 0, &err);
-    n += got;
-  }
-  if (!s && !rc && !n) s = cli_fail(&err, RELAYOUT_ERR_FILE, "no frames came");
-  if (!s && !rc && w->head_len && !w->counted) { /* counted now */
-    w->shape[0] = n;
-    s = npy_head(w->head, w->head_len, w->descr, w->rank, w->shape, &err);
-    if (!s) s = cli_out_write(o, w->head, w->head_len, 0, 0, &err);
-  }
-  if (!s && !rc) s = cli_out_commit(o, &err);
-  if (s || rc) cli_out_discard(o);
-  free(out);
-  return rc ? rc : s ? cli_error(EXIT_WORK, cmd, "%s", err.message) : 0;
-}
-
 /* The command after its arguments: FRAMES pos[0..npos-1), OUT the last. */
 static int run(const char **pos, int npos, const cli_opt *opts) {
   const char *cmd = "preprocess";
@@ -231,8 +161,9 @@ static int run(const char **pos, int npos, const cli_opt *opts) {
   relayout_error err;
   unsigned char *text = NULL;
   relayout_layout *layout = NULL;
-  relayout_engine *engine = NULL;
-  relayout_preprocess_plan *plan = NULL;
+  relayout_engine **engines = NULL;
+  relayout_preprocess_plan **plans = NULL;
+  int nengines = 0;
   relayout_dtype t = RELAYOUT_F16;
   if (file) {
     cli_in in;
@@ -341,19 +272,29 @@ static int run(const char **pos, int npos, const cli_opt *opts) {
     goto done;
   }
   relayout_desc per_batch;
-  if (!(rc = cli_frames_start(f, batch, cmd)) &&
-      !(rc = cli_engine(&engine, cli_get(opts, "device"), cmd))) {
+  relayout_engine_options eo;
+  cli_engine_options(&eo, cli_get(opts, "device"));
+  if (!(rc = cli_engines(&engines, &nengines, &eo, cli_get(opts, "device"),
+                         cmd)) &&
+      !(rc = cli_frames_start(f, batch, nengines + 1, cmd))) {
     int64_t batch_bytes, batch_frame_out; /* known: bytes and frame_out */
-    if (output_desc(&per_batch, &batch_bytes, &batch_frame_out, layout, t, &q,
-                    chw, batch, &err) ||
-        relayout_preprocess_plan_create(&plan, engine, &a, &per_batch, &err))
+    if (!(plans = calloc((size_t)nengines, sizeof *plans)))
+      rc = cli_error(EXIT_WORK, cmd, "out of memory");
+    else if (output_desc(&per_batch, &batch_bytes, &batch_frame_out, layout, t,
+                         &q, chw, batch, &err))
       rc = cli_error(EXIT_WORK, cmd, "%s", err.message);
-    else
-      rc = run_batches(&o, &out, plan, f, batch, frame, cmd);
+    for (int i = 0; i < nengines && !rc; i++)
+      if (relayout_preprocess_plan_create(&plans[i], engines[i], &a, &per_batch,
+                                          &err))
+        rc = cli_error(EXIT_WORK, cmd, "%s", err.message);
+    if (!rc)
+      rc = pp_run_batches(&o, &out, plans, nengines, f, batch, frame, cmd);
   }
 done:
-  relayout_preprocess_plan_free(plan);
-  relayout_engine_free(engine);
+  for (int i = 0; plans && i < nengines; i++)
+    relayout_preprocess_plan_free(plans[i]);
+  free(plans);
+  cli_engines_free(engines, nengines);
   relayout_layout_free(layout);
   cli_frames_close(f);
   return rc;
