@@ -11,6 +11,7 @@ NC1HWC0 and nChw16c, f32, f16 and bf16; then the configurations and
 frames that must be refused, each naming what is wrong.
 usage: test_preprocess.py PATH/TO/relayout
 """
+import os
 import subprocess
 import sys
 import tempfile
@@ -245,7 +246,7 @@ eleven = rng.integers(0, 256, 11 * size, dtype=np.uint8)
 (TMP / "eleven").write_bytes(eleven.tobytes())
 want = np.ascontiguousarray(layout(to_dtype(expected(full, eleven, 11), "f16"),
                                    "NC1HWC0"))
-env = {**__import__("os").environ, "POCL_DEVICES": "pthread pthread"}
+env = {**os.environ, "POCL_DEVICES": "pthread pthread"}
 for device, source in (("all", "file"), ("0,1,ref", "file"), ("all", "pipe")):
     out = TMP / "several.npy"
     out.unlink(missing_ok=True)
