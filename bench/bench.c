@@ -30,6 +30,8 @@ static const char usage[] =
     "  --dtype  element type (default f32)\n"
     "  --to-dtype, --scale, --zero-point, --from-scale, --from-zero-point,\n"
     "  --axis   a cast, as relayout convert takes them\n"
+    "  --device all, or a list (0,2): each device in turn, its own rows\n"
+    "           (or JSON object) and ratios to its own copy\n"
     "  --json   one JSON object on stdout instead of the table\n"
     "  --suite  the real-world rows (bench/README.md), each next to the\n"
     "           device's copy and to the peers found at build time\n"
@@ -132,6 +134,77 @@ static double time_generic(relayout_engine *e, const relayout_desc *s,
   return r.t_conv;
 }
 
+/* The conversion s -> d timed on e, next to e's copy, and reported: 0, or
+ * the exit code. */
+static int bench_on(relayout_engine *e, const relayout_desc *sp,
+                    const relayout_desc *dp, const cli_opt *opts, int runs) {
+  relayout_desc s = *sp, d = *dp;
+  relayout_error err;
+  relayout_plan *plan = NULL;
+  bench_result r;
+  unsigned char *in = NULL, *ref = NULL, *out = NULL;
+  int rc = 0;
+  int64_t sb, db;
+  relayout_desc_size_bytes(&sb, &s, NULL);
+  relayout_desc_size_bytes(&db, &d, NULL);
+  if (!(in = cli_alloc_aligned((size_t)sb)) || !(ref = malloc((size_t)db)) ||
+      !(out = cli_alloc_aligned((size_t)db))) {
+    rc = cli_error(EXIT_WORK, "bench", "out of memory");
+    goto done;
+  }
+  bench_fill(in, sb);
+  /* a new plan's first run, then its own kernel, waited for */
+  cold c = {0, 0, -1, ""};
+  double t0 = cli_now();
+  if (relayout_plan_create(&plan, e, &d, &s, &err) ||
+      relayout_plan_run(plan, out, (size_t)db, in, (size_t)sb, &err)) {
+    rc = cli_error(EXIT_WORK, "bench", "%s", err.message);
+    goto done;
+  }
+  c.first = cli_now() - t0;
+  c.first_kernel = relayout_plan_kernel(plan);
+  relayout_plan_wait(plan, NULL);
+  c.ready = cli_now() - t0;
+  if (*relayout_plan_note(plan))
+    fprintf(stderr, "relayout bench: %s\n", relayout_plan_note(plan));
+  memset(ref, 0xA5, (size_t)db); /* poisoned: unwritten bytes show */
+  if (relayout_convert_ref(&d, ref, (size_t)db, &s, in, (size_t)sb, &err)) {
+    rc = cli_error(EXIT_WORK, "bench", "%s", err.message);
+    goto done;
+  }
+  bench_shape x = {plan, NULL, in, ref, sb, db, 1};
+  double t_host = -1;
+  int same, host_same = 1;
+  if (bench_measure(&r, e, &x, &s, &d, runs, &same) ||
+      (relayout_engine_context(e)
+           ? bench_host_batch(&x, 1, runs, &t_host, NULL, &host_same)
+           : (t_host = r.t_conv) < 0)) {
+    rc = cli_error(EXIT_WORK, "bench",
+                   "the runs failed on %s (buffers too large for it?)",
+                   relayout_engine_device(e));
+    goto done;
+  }
+  if (relayout_engine_context(e) &&
+      strcmp(relayout_plan_kernel(plan), "generic")) {
+    int generic_same = 1;
+    c.t_generic = time_generic(e, &s, &d, &x, runs, &generic_same);
+    host_same &= generic_same;
+  }
+  /* on the reference engine the runs are the reference: nothing to say */
+  same = relayout_engine_context(e) ? same && host_same : -1;
+  report(&r, t_host, same, &c, opts, e, plan, runs,
+         cli_get(opts, "json") != NULL);
+  if (!same)
+    rc = cli_error(EXIT_WORK, "bench",
+                   "the output differs from the scalar reference's");
+done:
+  free(in);
+  free(ref);
+  free(out);
+  relayout_plan_free(plan);
+  return rc;
+}
+
 int cmd_bench(int argc, char **argv) {
   cli_opt opts[] = {{.name = "from"},
                     {.name = "to"},
@@ -168,18 +241,30 @@ int cmd_bench(int argc, char **argv) {
       (cli_parse_int(&runs, cli_get(opts, "runs"), "--runs") || runs < 1 ||
        runs > 1000))
     return cli_error(EXIT_USAGE, "bench", "--runs takes 1 to 1000");
-  if (suite)
-    return bench_suite(cli_get(opts, "device"), cli_get(opts, "rows"),
-                       (int)runs, cli_get(opts, "json") != NULL);
+  const char *device = cli_get(opts, "device");
+  if (suite && !cli_several_devices(device))
+    return bench_suite(device, cli_get(opts, "rows"), (int)runs,
+                       cli_get(opts, "json") != NULL);
+  if (suite) { /* each device in turn */
+    char **items;
+    int ni;
+    if ((rc = cli_device_items(&items, &ni, device, "bench"))) return rc;
+    for (int i = 0; i < ni; i++) {
+      int one = bench_suite(items[i], cli_get(opts, "rows"), (int)runs,
+                            cli_get(opts, "json") != NULL);
+      if (one && !rc) rc = one;
+    }
+    cli_device_items_free(items, ni);
+    return rc;
+  }
   if (dt && relayout_dtype_from_name(&dtype, dt, &err))
     return cli_error(EXIT_USAGE, "bench", "%s", err.message);
   if ((rc = cli_parse_shape(ext, &n, shape))) return rc;
   relayout_layout *a = NULL, *b = NULL;
-  relayout_engine *e = NULL;
-  relayout_plan *plan = NULL;
+  relayout_engine **e = NULL;
+  relayout_engine_options o;
   relayout_desc s, d;
-  bench_result r;
-  unsigned char *in = NULL, *ref = NULL, *out = NULL;
+  int ne = 0;
   void *keep = NULL; /* per-channel arrays */
   if ((rc = cli_layouts(&a, &b, from, to, cli_get(opts, "c0"), "bench")))
     goto done;
@@ -188,67 +273,17 @@ int cmd_bench(int argc, char **argv) {
     goto done;
   }
   if ((rc = cli_cast(&d, &s, b, a, &keep, opts, "bench"))) goto done;
-  if ((rc = cli_engine(&e, cli_get(opts, "device"), "bench"))) goto done;
-  int64_t sb, db;
-  relayout_desc_size_bytes(&sb, &s, NULL);
-  relayout_desc_size_bytes(&db, &d, NULL);
-  if (!(in = cli_alloc_aligned((size_t)sb)) || !(ref = malloc((size_t)db)) ||
-      !(out = cli_alloc_aligned((size_t)db))) {
-    rc = cli_error(EXIT_WORK, "bench", "out of memory");
+  cli_engine_options(&o, cli_get(opts, "device"));
+  if ((rc = cli_engines(&e, &ne, &o, cli_get(opts, "device"), "bench")))
     goto done;
+  /* several devices: each in turn, a row (or object) each */
+  for (int i = 0; i < ne; i++) {
+    int one = bench_on(e[i], &s, &d, opts, (int)runs);
+    if (one && !rc) rc = one;
   }
-  bench_fill(in, sb);
-  /* a new plan's first run, then its own kernel, waited for */
-  cold c = {0, 0, -1, ""};
-  double t0 = cli_now();
-  if (relayout_plan_create(&plan, e, &d, &s, &err) ||
-      relayout_plan_run(plan, out, (size_t)db, in, (size_t)sb, &err)) {
-    rc = cli_error(EXIT_WORK, "bench", "%s", err.message);
-    goto done;
-  }
-  c.first = cli_now() - t0;
-  c.first_kernel = relayout_plan_kernel(plan);
-  relayout_plan_wait(plan, NULL);
-  c.ready = cli_now() - t0;
-  if (*relayout_plan_note(plan))
-    fprintf(stderr, "relayout bench: %s\n", relayout_plan_note(plan));
-  memset(ref, 0xA5, (size_t)db); /* poisoned: unwritten bytes show */
-  if (relayout_convert_ref(&d, ref, (size_t)db, &s, in, (size_t)sb, &err)) {
-    rc = cli_error(EXIT_WORK, "bench", "%s", err.message);
-    goto done;
-  }
-  bench_shape x = {plan, NULL, in, ref, sb, db, 1};
-  double t_host = -1;
-  int same, host_same = 1;
-  if (bench_measure(&r, e, &x, &s, &d, (int)runs, &same) ||
-      (relayout_engine_context(e)
-           ? bench_host_batch(&x, 1, (int)runs, &t_host, NULL, &host_same)
-           : (t_host = r.t_conv) < 0)) {
-    rc = cli_error(EXIT_WORK, "bench",
-                   "the runs failed on %s (buffers too large for it?)",
-                   relayout_engine_device(e));
-    goto done;
-  }
-  if (relayout_engine_context(e) &&
-      strcmp(relayout_plan_kernel(plan), "generic")) {
-    int generic_same = 1;
-    c.t_generic = time_generic(e, &s, &d, &x, (int)runs, &generic_same);
-    host_same &= generic_same;
-  }
-  /* on the reference engine the runs are the reference: nothing to say */
-  same = relayout_engine_context(e) ? same && host_same : -1;
-  report(&r, t_host, same, &c, opts, e, plan, (int)runs,
-         cli_get(opts, "json") != NULL);
-  if (!same)
-    rc = cli_error(EXIT_WORK, "bench",
-                   "the output differs from the scalar reference's");
 done:
-  free(in);
-  free(ref);
-  free(out);
-  relayout_plan_free(plan);
   free(keep);
-  relayout_engine_free(e);
+  cli_engines_free(e, ne);
   relayout_layout_free(a);
   relayout_layout_free(b);
   return rc;

@@ -247,6 +247,9 @@ expect_ok "bench json" "$R" bench --device ref --from ND --to FRACTAL_NZ --shape
 has "bench json ratio" '"ratio_copy_kernel": ' out.txt
 has "bench json family" '"family": "reference"' out.txt
 has "bench json host path" '"host_gbps": ' out.txt
+expect_fail "bench, a list with an empty item" 2 "--device 0,,1: an empty item" "$R" bench --device 0,,1 --from ND --to FRACTAL_NZ --shape 40x70 --runs 2
+POCL_DEVICES="pthread pthread" expect_ok "bench on each device" "$R" bench --device 0,1,ref --from ND --to FRACTAL_NZ --shape 40x70 --dtype f16 --runs 2 --json
+[ "$(grep -c '"same_as_reference": true' out.txt)" = 2 ] && [ "$(grep -c '"family": "reference"' out.txt)" = 1 ] && ok || bad "a JSON object per device: $(cat out.txt)"
 expect_fail "bench shape" 2 "has dims NCHW, but 3 extents were given" "$R" bench --from NCHW --to NHWC --shape 2x3x4
 expect_fail "bench runs" 2 "--runs takes 1 to 1000" "$R" bench --from NCHW --to NHWC --shape 2x3x4x5 --runs 0
 

@@ -290,3 +290,38 @@ int cli_layouts(relayout_layout **from, relayout_layout **to, const char *src,
   if (!ok1 && !ok2) return cli_error(EXIT_USAGE, cmd, "--c0: %s", e2.message);
   return 0;
 }
+
+int cli_several_devices(const char *spec) {
+  return spec && (!strcmp(spec, "all") || strchr(spec, ','));
+}
+
+void cli_device_items_free(char **items, int n) {
+  for (int i = 0; items && i < n; i++) free(items[i]);
+  free(items);
+}
+
+int cli_parse_device_list(char ***out, int *n, const char *spec,
+                          const char *cmd) {
+  const char *p = spec ? spec : "";
+  int count = 1, rc = 0;
+  for (const char *q = p; *q; q++) count += *q == ',';
+  *out = NULL;
+  *n = 0;
+  char **items = calloc((size_t)count, sizeof *items);
+  if (!items) return cli_error(EXIT_WORK, cmd, "out of memory");
+  for (int i = 0; i < count && !rc; i++) {
+    size_t len = strcspn(p, ",");
+    if (!len && count > 1)
+      rc = cli_error(EXIT_USAGE, cmd, "--device %s: an empty item", spec);
+    else if (!(items[i] = strndup(p, len)))
+      rc = cli_error(EXIT_WORK, cmd, "out of memory");
+    p += len + (p[len] == ',');
+  }
+  if (rc) {
+    cli_device_items_free(items, count);
+    return rc;
+  }
+  *out = items;
+  *n = count;
+  return 0;
+}

@@ -111,6 +111,17 @@ int cli_engines(relayout_engine ***out, int *n,
                 const relayout_engine_options *o, const char *device,
                 const char *cmd);
 void cli_engines_free(relayout_engine **e, int n);
+/* The devices --device all or a list names, each as a --device value of
+ * its own (all: every OpenCL device's index); one item where there is no
+ * list. *items malloc'd; 0, or the exit code after printing why. */
+int cli_device_items(char ***items, int *n, const char *spec, const char *cmd);
+/* args.c: --device's comma-separated list into its items (as
+ * cli_device_items, all aside); a list with an empty item is refused. */
+int cli_parse_device_list(char ***items, int *n, const char *spec,
+                          const char *cmd);
+void cli_device_items_free(char **items, int n);
+/* Whether --device's value names several devices (all, or a list). */
+int cli_several_devices(const char *spec);
 int cli_engine_from(relayout_engine **out, const relayout_engine_options *o,
                     const char *device, const char *cmd);
 

@@ -53,45 +53,55 @@ void cli_engines_free(relayout_engine **e, int n) {
   free(e);
 }
 
+int cli_device_items(char ***out, int *n, const char *spec, const char *cmd) {
+  relayout_device_info info[64];
+  int count = 0, pick;
+  relayout_error err;
+  if (!spec || strcmp(spec, "all"))
+    return cli_parse_device_list(out, n, spec, cmd);
+  *out = NULL;
+  *n = 0;
+  if (relayout_device_list(info, 64, &count, &pick, &err))
+    return cli_error(EXIT_WORK, cmd, "--device all: %s", err.message);
+  if (!count)
+    return cli_error(EXIT_WORK, cmd, "--device all: no OpenCL device");
+  if (count > 64) count = 64;
+  char **items = calloc((size_t)count, sizeof *items);
+  for (int i = 0; items && i < count; i++) {
+    char index[16];
+    snprintf(index, sizeof index, "%d", i);
+    if (!(items[i] = strdup(index))) {
+      cli_device_items_free(items, count);
+      items = NULL;
+    }
+  }
+  if (!items) return cli_error(EXIT_WORK, cmd, "out of memory");
+  *out = items;
+  *n = count;
+  return 0;
+}
+
 int cli_engines(relayout_engine ***out, int *n,
                 const relayout_engine_options *o, const char *device,
                 const char *cmd) {
-  char list[1024];
-  relayout_device_info info[64];
-  int count = 0, pick, rc = 0;
-  relayout_error err;
   const char *spec = device ? device : o->device;
-  if (spec && !strcmp(spec, "all")) { /* every OpenCL device, by index */
-    if (relayout_device_list(info, 64, &count, &pick, &err))
-      return cli_error(EXIT_WORK, cmd, "--device all: %s", err.message);
-    if (!count)
-      return cli_error(EXIT_WORK, cmd, "--device all: no OpenCL device");
-    *list = 0;
-    for (int i = 0; i < count && i < 64; i++)
-      snprintf(list + strlen(list), sizeof list - strlen(list), "%s%d",
-               i ? "," : "", i);
-  } else if (snprintf(list, sizeof list, "%s", spec ? spec : "") >=
-             (int)sizeof list) {
-    return cli_error(EXIT_USAGE, cmd, "--device: too long");
-  }
-  size_t items = 1;
-  for (const char *p = list; *p; p++) items += *p == ',';
+  char **items;
+  int count, rc;
+  *out = NULL;
   *n = 0;
-  *out = calloc(items, sizeof **out);
-  if (!*out) return cli_error(EXIT_WORK, cmd, "out of memory");
-  if (!strchr(list, ',')) /* one device (or auto) */
-    rc = cli_engine_from(&(*out)[(*n)++], o, device, cmd);
-  for (char *item = strchr(list, ',') ? list : NULL, *next; item && !rc;
-       item = next) {
-    next = strchr(item, ',');
-    if (next) *next++ = 0;
-    relayout_engine_options one = *o;
-    one.device = item;
-    if (!*item)
-      rc = cli_error(EXIT_USAGE, cmd, "--device %s: an empty item", spec);
-    else
-      rc = cli_engine_from(&(*out)[(*n)++], &one, item, cmd);
+  if ((rc = cli_device_items(&items, &count, spec, cmd))) return rc;
+  if (!(*out = calloc((size_t)count, sizeof **out))) {
+    cli_device_items_free(items, count);
+    return cli_error(EXIT_WORK, cmd, "out of memory");
   }
+  if (count == 1 && strcmp(spec ? spec : "", "all")) /* one (or auto) */
+    rc = cli_engine_from(&(*out)[(*n)++], o, device, cmd);
+  for (int i = 0; i < count && !rc && *n < count; i++) {
+    relayout_engine_options one = *o;
+    one.device = items[i];
+    rc = cli_engine_from(&(*out)[(*n)++], &one, items[i], cmd);
+  }
+  cli_device_items_free(items, count);
   if (rc) {
     cli_engines_free(*out, *n);
     *out = NULL;

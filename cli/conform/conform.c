@@ -377,7 +377,7 @@ static int conform_main(cli_opt *opts, const char **pos, int npos) {
                                   "conform"))))
     return rc;
   c.isolate = cli_get(opts, "isolate") != NULL;
-  int several = c.device && (!strcmp(c.device, "all") || strchr(c.device, ','));
+  int several = cli_several_devices(c.device);
   if (several && (c.isolate || import || cli_get(opts, "case")))
     return cli_error(EXIT_USAGE, "conform",
                      "--device %s spreads a matrix over devices; --isolate, "

@@ -141,38 +141,27 @@ int cf_spread(conform *c, void (*list)(void *, cf_visit *, void *),
               void *list_ctx) {
   relayout_engine_options o;
   relayout_engine **e = NULL, **against = NULL;
-  int n = 0, rc;
+  char **items = NULL; /* each device's --device item, for its reruns */
+  int n = 0, nitems = 0, rc;
   cli_engine_options(&o, c->device_arg);
-  if ((rc = cli_engines(&e, &n, &o, c->device_arg, "conform"))) return rc;
-  /* each device's --device item, for its rerun lines */
-  char **items = calloc((size_t)n, sizeof *items), *spec = NULL;
-  against = calloc((size_t)n, sizeof *against);
-  int all = !strcmp(c->device_arg, "all");
-  if (!items || !against || !(spec = strdup(c->device_arg)))
+  if ((rc = cli_engines(&e, &n, &o, c->device_arg, "conform")) ||
+      (rc = cli_device_items(&items, &nitems, c->device_arg, "conform")))
+    goto done;
+  if (!(against = calloc((size_t)n, sizeof *against)))
     rc = cli_error(EXIT_WORK, "conform", "out of memory");
-  char *save = NULL, *item = rc || all ? NULL : strtok_r(spec, ",", &save);
-  for (int i = 0; i < n && !rc;
-       i++, item = all ? NULL : strtok_r(NULL, ",", &save)) {
-    char index[16];
-    snprintf(index, sizeof index, "%d", i);
-    if (!(items[i] = strdup(all ? index : item ? item : "?")))
-      rc = cli_error(EXIT_WORK, "conform", "out of memory");
-    else if (strcmp(c->against_name, "ref"))
+  for (int i = 0; i < n && !rc; i++)
+    if (strcmp(c->against_name, "ref"))
       rc = cli_engine(&against[i], c->against_name, "conform");
-  }
   size_t at = 0, room = sizeof c->devices;
   for (int i = 0; i < n && at < room; i++)
     at += (size_t)snprintf(c->devices + at, room - at, "%s%s", i ? ", " : "",
                            relayout_engine_device(e[i]));
   c->device = c->devices;
   if (!rc) rc = spread(c, e, against, items, n, list, list_ctx);
-  for (int i = 0; i < n; i++) {
-    if (items) free(items[i]);
-    if (against) relayout_engine_free(against[i]);
-  }
-  free(items);
+done:
+  for (int i = 0; against && i < n; i++) relayout_engine_free(against[i]);
   free(against);
-  free(spec);
+  cli_device_items_free(items, nitems);
   cli_engines_free(e, n);
   return rc;
 }

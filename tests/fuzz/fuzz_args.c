@@ -1,11 +1,10 @@
 /* fuzz_args.c - libFuzzer target: the command line's values
  *
- * The first byte picks the parser (modulo 7: --shape, --dims, a byte count
- * such as --max-memory's, a repack --rule, --scale, --zero-point, --part);
- * the
- * rest, up to a NUL, is the text. A rejection prints its message, as on the
- * command line, and is clean when the sanitizers say so. What a parser accepts
- * must hold:
+ * The first byte picks the parser (modulo 8: --shape, --dims, a byte count
+ * such as --max-memory's, a repack --rule, --scale, --zero-point, --part,
+ * --device's list); the rest, up to a NUL, is the text. A rejection prints its
+ * message, as on the command line, and is clean when the sanitizers say so.
+ * What a parser accepts must hold:
  * - --shape: 1 to 12 extents in [1, 2^62], which written back as AxBxC
  *   parse to the same;
  * - --dims: 1 to 12 upper-case letters with extents in [1, 2^62], which
@@ -17,7 +16,9 @@
  * - a scale: positive and finite; a zero point: within a million of 0,
  *   written back the same;
  * - --part: 0 <= I < N <= 100000, written back as I/N the same (auto, from
- *   the environment, only where a launcher's variables are set).
+ *   the environment, only where a launcher's variables are set);
+ * - --device's list: items that joined with commas give the text back,
+ *   none empty in a list.
  */
 #include "cli.h"
 #include "repack.h"
@@ -123,13 +124,26 @@ static void part(const char *text) {
     fail("part out of range, or parsed differently", text);
 }
 
+static void devices(const char *text) {
+  char **items, joined[1100] = "";
+  int n;
+  if (cli_parse_device_list(&items, &n, text, "bench")) return;
+  for (int i = 0; i < n; i++) {
+    if (!*items[i] && n > 1) fail("an empty item in a list", text);
+    snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s",
+             i ? "," : "", items[i]);
+  }
+  if (n < 1 || strcmp(joined, text)) fail("items are not the list", text);
+  cli_device_items_free(items, n);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char text[1024];
   if (size < 1 || size > sizeof text) return 0;
   memcpy(text, data + 1, size - 1);
   text[size - 1] = 0;
-  void (*const parsers[7])(const char *) = {shape, dims,       bytes, rule,
-                                            scale, zero_point, part};
-  parsers[data[0] % 7](text);
+  void (*const parsers[8])(const char *) = {shape, dims,       bytes, rule,
+                                            scale, zero_point, part,  devices};
+  parsers[data[0] % 8](text);
   return 0;
 }
