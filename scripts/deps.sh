@@ -2,7 +2,7 @@
 # deps.sh - installs the Debian packages relayout builds and tests with, if missing
 # Sourced by demo.sh and test.sh. As root it runs apt-get; otherwise it prints
 # the line to run and fails.
-deps_packages="cmake make gcc libc6-dev pkg-config clang-format ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libjansson-dev libjpeg62-turbo-dev libpng-dev libdnnl-dev python3-numpy python3-venv python3-pytest librsvg2-bin"
+deps_packages="cmake make gcc libc6-dev pkg-config clang-format ocl-icd-opencl-dev opencl-headers pocl-opencl-icd libjansson-dev libjpeg62-turbo-dev libpng-dev libdnnl-dev python3-numpy python3-venv python3-pytest librsvg2-bin libopenmpi-dev openmpi-bin"
 
 deps_missing() {
   local p missing=""

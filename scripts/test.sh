@@ -31,7 +31,7 @@ format() {
 
 build() {
   echo "== build (-Werror)"
-  cmake -S . -B build -DRELAYOUT_WERROR=ON >/dev/null
+  cmake -S . -B build -DRELAYOUT_WERROR=ON -DRELAYOUT_MPI=ON >/dev/null
   cmake --build build -j"$jobs" >/dev/null
 }
 

@@ -258,7 +258,7 @@ relayout_status rp_part(rp_options *o, const char *in, const char *out,
     if (!(s = cli_stop_requested(err)))
       s = write_shard(o, in, out, l.names[k], map, id, err);
   }
-  if (!s)
+  if (!s && !o->mpi) /* an MPI job's rank 0 writes it itself */
     fprintf(stderr,
             "relayout repack: part %d/%d: its %d of %d shards are done; "
             "once every part is, 'relayout repack --finish %s' writes the "

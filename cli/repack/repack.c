@@ -66,7 +66,10 @@ static const char usage[] =
     "                only the shards without a valid record, and a part of\n"
     "                another job (rules, N or input) is refused. --part auto\n"
     "                takes I and N from the launcher (mpirun, srun, torchrun,\n"
-    "                PMI, GitLab CI's parallel jobs)\n"
+    "                PMI, GitLab CI's parallel jobs); in a build with MPI\n"
+    "                (-DRELAYOUT_MPI=ON) under mpirun, rank 0 writes the\n"
+    "                index once every rank succeeded, and every rank fails\n"
+    "                when one does\n"
     "  --finish OUT  once every part is done: OUT's index, from the\n"
     "                records alone (a shard without one is named)\n"
     "\n"
@@ -92,7 +95,7 @@ static int run(rp_options *o, const char *in, const char *out) {
                      strcmp(out, "-") ? " exists" : " is standard output");
   uint64_t bytes;
   cli_out file;
-  if (o->parts && !dir)
+  if ((o->parts || o->mpi) && !dir)
     return cli_error(EXIT_USAGE, "repack",
                      "--part splits a sharded checkpoint (a directory with "
                      "%s); %s is one file",
@@ -100,6 +103,9 @@ static int run(rp_options *o, const char *in, const char *out) {
   if (!dir && out && cli_out_check(&file, out, 1, &err))
     return cli_error(EXIT_WORK, "repack", "%s", err.message);
   relayout_status s =
+#ifdef RELAYOUT_MPI
+      o->mpi ? rp_mpi_run(o, in, out, &err) :
+#endif
       o->parts ? rp_part(o, in, out, &err)
       : dir    ? rp_directory(o, in, out, &err)
                : rp_file(o, in, out ? &file : NULL, in, &bytes, NULL, &err);
@@ -156,6 +162,11 @@ int cmd_repack(int argc, char **argv) {
                  : cli_parse_part(&o.part, &o.parts, cli_get(opts, "part"),
                                   "repack")))
     return EXIT_USAGE;
+#ifdef RELAYOUT_MPI
+  /* an MPI job's ranks: MPI's rank and size, rank 0 writing the index */
+  o.mpi = cli_get(opts, "part") && !strcmp(cli_get(opts, "part"), "auto") &&
+          rp_mpi_launched();
+#endif
   if (npos < 1 + !o.dry_run)
     return cli_error(EXIT_USAGE, "repack", "needs IN and OUT\n%s", usage);
   if (o.restore && opts[0].count)

@@ -72,6 +72,7 @@ typedef struct rp_options {
   int nrules;
   int restore, dry_run, json, wait_compile;
   int part, parts; /* --part I/N (parts 0: one run makes the whole output) */
+  int mpi;         /* --part auto in an MPI job of an MPI build: rp_mpi_run */
   uint64_t max_memory;
   relayout_engine *engine;   /* engines[0] */
   relayout_engine **engines; /* --device all or a list: several */
@@ -131,7 +132,12 @@ relayout_status rp_balance(int *bin, const uint64_t *bytes, int n, int bins,
 relayout_status rp_part(rp_options *o, const char *in, const char *out,
                         relayout_error *err);
 relayout_status rp_finish(const char *out, relayout_error *err);
-/* --part's text (I/N, or auto: the launcher's rank and size) into o. */
-int rp_parse_part(rp_options *o, const char *text);
+
+/* mpi.c (-DRELAYOUT_MPI=ON): whether an MPI launcher started this process;
+ * rp_part as this rank's part of the job's size, then, once every rank
+ * succeeded, rank 0's rp_finish; every rank fails when one does. */
+int rp_mpi_launched(void);
+relayout_status rp_mpi_run(rp_options *o, const char *in, const char *out,
+                           relayout_error *err);
 
 #endif /* RELAYOUT_REPACK_H */
