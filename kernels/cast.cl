@@ -190,6 +190,7 @@ static ulong rl_cast(ulong x, long ss, long sz, long ds, long dz) {
  * channel c's scale bits and zero point are qc[2c] and qc[2c + 1], in the
  * kernel's last argument; rl_chan(o), generated, is o's channel. */
 #define RL_QC_ARG , __global const long *restrict qc
+#define RL_QC_PASS , qc
 static ulong rl_cast_at(ulong x, __global const long *restrict qc, long c) {
 #if RL_QC == 1
   return rl_cast(x, RL_Q_SS, RL_Q_SZ, qc[2 * c], qc[2 * c + 1]);

@@ -20,6 +20,7 @@
  * destination offset o), where kernels/cast.cl has not defined them. */
 #ifndef RL_QC_ARG
 #define RL_QC_ARG
+#define RL_QC_PASS
 #define RL_TRANSFORM_AT(x, o) RL_TRANSFORM(x)
 #endif
 /* Source element s: a nibble, low first, where the source is 4-bit. */

@@ -222,7 +222,7 @@ static void step_bounds(text *t, const rl_layout_plan *p, const int *order,
  * nothing past the destination's end along the plan's skipped dims. */
 static void stage_phase(text *t, const rl_layout_plan *p, const rl_desc *dst,
                         const int *order, int n, const int64_t *gs,
-                        const int64_t *ls, int store) {
+                        const int64_t *ls, int store, int per_channel) {
   int shift[RELAYOUT_MAX_AXES * 2], total = 0;
   for (int i = 0; i < n; i++) {
     shift[i] = total;
@@ -273,10 +273,16 @@ static void stage_phase(text *t, const rl_layout_plan *p, const rl_desc *dst,
         step_bounds(t, p, order, n, c, p->skip, dst->padded);
         put(t, ")\n  ");
       }
-      put(t,
-          "    g[go + %lld] = data ? RL_TRANSFORM(box[lo + %lld]) : RL_PAD;\n"
-          "  }\n",
-          (long long)g0, (long long)l0);
+      if (per_channel) /* each element's channel from its offset, d + ... */
+        put(t,
+            "    g[go + %lld] = data ? RL_TRANSFORM_AT(box[lo + %lld], d + go "
+            "+ %lld) : RL_PAD;\n  }\n",
+            (long long)g0, (long long)l0, (long long)g0);
+      else
+        put(t,
+            "    g[go + %lld] = data ? RL_TRANSFORM(box[lo + %lld]) : RL_PAD;\n"
+            "  }\n",
+            (long long)g0, (long long)l0);
     } else { /* only data: past it the source may end */
       step_bounds(t, p, order, n, c, ~0u, dst->dims);
       put(t, ")\n    box[lo + %lld] = g[go + %lld];\n", (long long)l0,
@@ -333,11 +339,14 @@ static void map_stage(text *t, const rl_layout_plan *p, const rl_desc *dst,
   put(t, "  *d = dd;\n  *s = ss;\n}\n");
   put(t, "static inline void rl_stage_load(__global const RL_TS *restrict g, "
          "__local RL_TS *box, uint lid, const RL_I *m, const RL_I *x) {\n");
-  stage_phase(t, p, dst, sorder, ns, ss, ls, 0);
-  put(t, "}\nstatic inline void rl_stage_store(__global RL_T *restrict g, "
-         "__local const RL_TS *box, uint lid, const RL_I *m, const RL_I *x) "
-         "{\n");
-  stage_phase(t, p, dst, dorder, nd, ds, ls, 1);
+  stage_phase(t, p, dst, sorder, ns, ss, ls, 0, 0);
+  int per_channel = dst->per_channel || src->per_channel;
+  put(t,
+      "}\nstatic inline void rl_stage_store(__global RL_T *restrict g, "
+      "__local const RL_TS *box, uint lid, const RL_I *m, const RL_I *x, "
+      "RL_I d%s) {\n",
+      per_channel ? " RL_QC_ARG" : "");
+  stage_phase(t, p, dst, dorder, nd, ds, ls, 1, per_channel);
   put(t, "}\n");
 }
 
