@@ -395,7 +395,10 @@ static void per_channel(void) {
                                              ? getenv("RELAYOUT_TEST_DEVICE")
                                              : "cpu",
                                .kernels = RELAYOUT_KERNELS_SPECIALISED,
-                               .max_alloc = 8192};
+                               .max_alloc = 8192,
+                               .families = RELAYOUT_FAMILIES_GPU};
+  /* slabs: small allocations, and the GPU families (per-channel boxes,
+   * which a CPU device's own families leave to the gather) */
   relayout_engine *slabs = NULL;
   CHECK_OK(relayout_engine_create(&slabs, &o, &e_));
   int run = 0, tries = 0, before = stages;
