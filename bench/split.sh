@@ -6,7 +6,8 @@
 # (--device all over POCL_DEVICES="pthread pthread", PoCL's CPU device
 # twice: the same cores, so this measures the cost of the threads and the
 # split, not a gain). Every output is checked against the one-process one;
-# a first run, not timed, builds every kernel.
+# a first run, not timed, builds every kernel. Each process's peak memory
+# (max RSS) comes from GNU time (Debian's `time`).
 # usage: bench/split.sh PATH/TO/relayout [PARTS] [SHARDS]
 set -euo pipefail
 R=$(realpath "$1")
@@ -45,6 +46,8 @@ json.dump({"metadata": {"total_size": 0}, "weight_map": weight_map},
 PY
 rules=(--rule '*.weight:4d=FRACTAL_Z' --rule '*:2d=FRACTAL_NZ')
 now() { date +%s.%N; }
+# CMD... run under GNU time; its max RSS in MB after it, in $dir/rss
+rss() { /usr/bin/time -f %M -o "$dir/rss" "$@"; awk '{ printf "%.0f", $1 / 1024 }' "$dir/rss"; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 same() { diff -r "$dir/ref" "$1" >/dev/null || { echo "$1 differs" >&2; exit 1; }; }
 
@@ -52,17 +55,17 @@ cat "$dir"/in/* >/dev/null
 # every kernel built first: what is measured is the split, not compiles
 "$R" repack "$dir/in" "$dir/warm" "${rules[@]}" 2>/dev/null
 t=$(now)
-"$R" repack "$dir/in" "$dir/ref" "${rules[@]}" 2>/dev/null
+mb=$(rss "$R" repack "$dir/in" "$dir/ref" "${rules[@]}" 2>/dev/null)
 one=$(since "$t")
-echo "one process: $one s"
+echo "one process: $one s, max RSS $mb MB"
 
 sum=0
 for i in $(seq 0 $((parts - 1))); do
   t=$(now)
-  "$R" repack "$dir/in" "$dir/seq" "${rules[@]}" --part "$i/$parts" 2>/dev/null
+  mb=$(rss "$R" repack "$dir/in" "$dir/seq" "${rules[@]}" --part "$i/$parts" 2>/dev/null)
   s=$(since "$t")
   sum=$(awk -v a="$sum" -v b="$s" 'BEGIN { print a + b }')
-  echo "  part $i/$parts alone: $s s"
+  echo "  part $i/$parts alone: $s s, max RSS $mb MB"
 done
 t=$(now)
 "$R" repack --finish "$dir/seq"
