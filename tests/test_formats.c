@@ -393,6 +393,24 @@ static int64_t lcm(int64_t a, int64_t b) {
   return a / x * b;
 }
 
+/* src (from, `src_bytes`) to `to` gives exactly `want` (`want_bytes`, the
+ * test's formula), and back gives src; names and ext are the dims. */
+static void both_ways(const char *from, const char *to, relayout_dtype t,
+                      const char *names, const int64_t *ext, int n,
+                      const void *src, int64_t src_bytes, const void *want,
+                      int64_t want_bytes) {
+  guarded out, back;
+  convert(&out, from, to, t, names, ext, n, src, (size_t)src_bytes);
+  CHECK((int64_t)out.size == want_bytes && !memcmp(out.data, want, out.size),
+        "%s -> %s %s differs from the formula", from, to,
+        relayout_dtype_name(t));
+  convert(&back, to, from, t, names, ext, n, out.data, out.size);
+  CHECK((int64_t)back.size == src_bytes && !memcmp(back.data, src, back.size),
+        "%s -> %s %s round trip differs", from, to, relayout_dtype_name(t));
+  guarded_free(&out);
+  guarded_free(&back);
+}
+
 /* Grouped FRACTAL_Z (LAYOUTS.md section 3), from its own formula; D > 0:
  * FRACTAL_Z_3D from NCDHW, the group block outside D (GDC1HWN1N0C0, as
  * MindSpore's AICPU format transfer places it). */
@@ -432,18 +450,8 @@ static void grouped_fractal_z(int64_t groups, int64_t cout, int64_t cin,
   int64_t ext5[5] = {N, cin, D, H, W}, ext4[4] = {N, cin, H, W};
   const int64_t *ext = three ? ext5 : ext4;
   int rank = three ? 5 : 4;
-  guarded out;
-  convert(&out, plain, text, RELAYOUT_F16, plain, ext, rank,
-          (const unsigned char *)src, (size_t)count * 2);
-  CHECK((int64_t)out.size == size * 2 && !memcmp(out.data, exp, out.size),
-        "%s cout=%lld cin=%lld differs", text, (long long)cout, (long long)cin);
-  guarded back;
-  convert(&back, text, plain, RELAYOUT_F16, plain, ext, rank, out.data,
-          out.size);
-  CHECK(back.size == (size_t)count * 2 && !memcmp(back.data, src, back.size),
-        "%s round trip differs", text);
-  guarded_free(&out);
-  guarded_free(&back);
+  both_ways(plain, text, RELAYOUT_F16, plain, ext, rank, src, count * 2, exp,
+            size * 2);
   free(src);
   free(exp);
 }
@@ -473,20 +481,8 @@ static void fractal_z_c04(int64_t N, int64_t C, int64_t H, int64_t W,
                 get(src, ((n * C + c) * H + hw / W) * W + hw % W, bits));
         }
   int64_t ext[4] = {N, C, H, W};
-  guarded out, back;
-  convert(&out, "NCHW", "FRACTAL_Z_C04", t, "NCHW", ext, 4, src,
-          (size_t)cdiv(count * bits, 8));
-  CHECK((int64_t)out.size == cdiv(size * bits, 8) &&
-            !memcmp(out.data, exp, out.size),
-        "FRACTAL_Z_C04 %s N=%lld C=%lld H=%lld W=%lld differs from "
-        "MindSpore's formula",
-        relayout_dtype_name(t), (long long)N, (long long)C, (long long)H,
-        (long long)W);
-  convert(&back, "FRACTAL_Z_C04", "NCHW", t, "NCHW", ext, 4, out.data,
-          out.size);
-  CHECK(back.size == (size_t)cdiv(count * bits, 8) &&
-            !memcmp(back.data, src, back.size),
-        "FRACTAL_Z_C04 %s round trip differs", relayout_dtype_name(t));
+  both_ways("NCHW", "FRACTAL_Z_C04", t, "NCHW", ext, 4, src,
+            cdiv(count * bits, 8), exp, cdiv(size * bits, 8));
   relayout_desc d;
   relayout_layout *l = NULL;
   int rank;
@@ -498,8 +494,6 @@ static void fractal_z_c04(int64_t N, int64_t C, int64_t H, int64_t W,
             shape[3] == 16,
         "FRACTAL_Z_C04's array is (K1, N1, 16, 16)");
   relayout_layout_free(l);
-  guarded_free(&out);
-  guarded_free(&back);
   free(src);
   free(exp);
 }
@@ -533,19 +527,8 @@ static void fractal_zn_rnn(int64_t I, int64_t Hd, int64_t K, int64_t G,
   snprintf(text, sizeof text, "FRACTAL_ZN_RNN(input=%lld,hidden=%lld)",
            (long long)I, (long long)Hd);
   int64_t ext[2] = {K, N};
-  guarded out, back;
-  convert(&out, "ND", text, t, "KN", ext, 2, src,
-          (size_t)cdiv(count * bits, 8));
-  CHECK((int64_t)out.size == cdiv(size * bits, 8) &&
-            !memcmp(out.data, exp, out.size),
-        "%s %s K=%lld N=%lld differs from TransDataRNN's layout", text,
-        relayout_dtype_name(t), (long long)K, (long long)N);
-  convert(&back, text, "ND", t, "KN", ext, 2, out.data, out.size);
-  CHECK(back.size == (size_t)cdiv(count * bits, 8) &&
-            !memcmp(back.data, src, back.size),
-        "%s round trip differs", text);
-  guarded_free(&out);
-  guarded_free(&back);
+  both_ways("ND", text, t, "KN", ext, 2, src, cdiv(count * bits, 8), exp,
+            cdiv(size * bits, 8));
   free(src);
   free(exp);
 }
@@ -565,19 +548,8 @@ static void nd_rnn_bias(int64_t B, int64_t G, int64_t Hd, relayout_dtype t) {
   char text[48];
   snprintf(text, sizeof text, "ND_RNN_BIAS(hidden=%lld)", (long long)Hd);
   int64_t ext[2] = {B, N};
-  guarded out, back;
-  convert(&out, "ND", text, t, "0N", ext, 2, src,
-          (size_t)cdiv(count * bits, 8));
-  CHECK(out.size == (size_t)cdiv(B * G * hp * bits, 8) &&
-            !memcmp(out.data, exp, out.size),
-        "%s %s differs from the per-gate padding", text,
-        relayout_dtype_name(t));
-  convert(&back, text, "ND", t, "0N", ext, 2, out.data, out.size);
-  CHECK(back.size == (size_t)cdiv(count * bits, 8) &&
-            !memcmp(back.data, src, back.size),
-        "%s round trip differs", text);
-  guarded_free(&out);
-  guarded_free(&back);
+  both_ways("ND", text, t, "0N", ext, 2, src, cdiv(count * bits, 8), exp,
+            cdiv(B * G * hp * bits, 8));
   free(src);
   free(exp);
 }
