@@ -576,9 +576,9 @@ RELAYOUT_API relayout_status relayout_plan_create(relayout_plan **out,
                                                   relayout_error *err);
 /** Frees a plan; accepts NULL. */
 RELAYOUT_API void relayout_plan_free(relayout_plan *plan);
-/** How the plan runs: "copy", "rows", "stage", "gather" (GPU families),
- *  "lines" (CPU devices), or "reference". A cast is "gather": its generic
- *  kernel works element by element on every device. */
+/** How the plan's specialised kernel runs: "copy", "rows", "stage",
+ *  "gather" (GPU families), "lines" (CPU devices), or "reference"; a cast
+ *  runs in "stage", "lines" or "gather" (docs/CASTS.md). */
 RELAYOUT_API const char *relayout_plan_family(const relayout_plan *plan);
 /**
  * Why the plan's work was done by the reference, or "": its kernel could

@@ -75,29 +75,33 @@ static long rl_quotient(ulong m, int e, ulong scale) {
   return q > 1024 ? 1024 : q;
 }
 
-/* The common weight casts in 32-bit arithmetic and selects, which the
- * compiler can vectorise: the same bits as the general path below (f16 and
- * bf16 go between each other through f32, exactly: one rounding). */
-static uint rl_f32_of_bf16(uint u) {
-  return (u & 0x7FFF) > 0x7F80 ? (u << 16) | 0x400000 : u << 16;
-}
-
-/* (a macro, for uint vectors too: selects only) */
-#define RL_BF16_OF_F32(u)                                                      \
-  (((u) & 0x7FFFFFFF) > 0x7F800000 ? ((u) >> 16) | 0x40                        \
-                                   : ((u) + 0x7FFF + (((u) >> 16) & 1)) >> 16)
-static uint rl_bf16_of_f32(uint u) { return RL_BF16_OF_F32(u); }
-
-static uint rl_f32_of_f16(uint h) {
-  uint s = (h & 0x8000) << 16, e = (h >> 10) & 0x1F, m = h & 0x3FF;
-  uint lead = 31 - clz(m | 1); /* a subnormal's leading bit */
-  uint sub = (lead + 103) << 23 | ((m << (23 - lead)) & 0x7FFFFF);
-  uint out = e == 31  ? 0x7F800000 | m << 13 | (m ? 0x400000 : 0)
-             : e      ? (e + 112) << 23 | m << 13
-             : m      ? sub
-                      : 0;
-  return s | out;
-}
+/* The common weight casts in 32-bit arithmetic and selects: the same bits
+ * as the general path below (f16 and bf16 go between each other through
+ * f32, exactly: one rounding). The first three are defined for a uint and,
+ * with the suffix _16, for a uint16, which CPU boxes convert a register at
+ * a time (kernels/lines_casts.cl); a condition is always a comparison,
+ * whose vector form selects by lane. */
+#define RL_FLOAT_CASTS(V, U)                                                   \
+  static U rl_f32_of_bf16##V(U u) {                                            \
+    return (u & 0x7FFF) > 0x7F80 ? (u << 16) | 0x400000 : u << 16;             \
+  }                                                                            \
+  static U rl_bf16_of_f32##V(U u) {                                            \
+    return (u & 0x7FFFFFFF) > 0x7F800000                                       \
+               ? (u >> 16) | 0x40                                              \
+               : (u + 0x7FFF + ((u >> 16) & 1)) >> 16;                         \
+  }                                                                            \
+  static U rl_f32_of_f16##V(U h) {                                             \
+    U s = (h & 0x8000) << 16, e = (h >> 10) & 0x1F, m = h & 0x3FF;             \
+    U lead = 31 - clz(m | 1); /* a subnormal's leading bit */                 \
+    U sub = (lead + 103) << 23 | ((m << (23 - lead)) & 0x7FFFFF);              \
+    U nan = 0x7F800000 | m << 13 | (m != 0 ? (U)0x400000 : (U)0);              \
+    return s | (e == 31  ? nan                                                 \
+                : e != 0 ? (e + 112) << 23 | m << 13                           \
+                : m != 0 ? sub                                                 \
+                         : (U)0);                                              \
+  }
+RL_FLOAT_CASTS(, uint)
+RL_FLOAT_CASTS(_16, uint16)
 
 static uint rl_f16_of_f32(uint u) {
   uint s = (u >> 16) & 0x8000, a = u & 0x7FFFFFFF;
@@ -111,6 +115,17 @@ static uint rl_f16_of_f32(uint u) {
              : a >= 0x38800000 ? normal
                                : sub;
   return s | out;
+}
+
+/* 16 f32s' bits as f16s' on a CPU device: OpenCL's vstore_half_rte, rounded
+ * to nearest even by its definition and one instruction where the CPU has
+ * one (x86's F16C), 1.6x the integer path on PoCL (bench/README.md,
+ * "Casts in CPU boxes"); NaNs come out as rl_f16_of_f32 gives them (x86's
+ * and Arm's conversions), which test_casts checks. */
+static ushort16 rl_f16_of_f32_16(uint16 u) {
+  ushort16 h;
+  vstore_half16_rte(as_float16(u), 0, (__private half *)&h);
+  return h;
 }
 
 #define RL_IS(side, m, e) (RL_C##side##_M == m && RL_C##side##_E == e)
@@ -128,21 +143,31 @@ static uint rl_f16_of_f32(uint u) {
 #define RL_FAST(u) rl_bf16_of_f32(rl_f32_of_f16(u))
 #endif
 
+/* A float source's bits (u) as f32's, exactly: for scalars and uint16s */
+#define RL_F32_OF(V, u)                                                        \
+  (RL_CS_M == 10  ? rl_f32_of_f16##V(u)                                        \
+   : RL_CS_M == 7 ? rl_f32_of_bf16##V(u)                                       \
+                  : (u))
+
 #if defined(RL_CPU) && defined(cl_khr_fp64) && RL_CS_M && !RL_CD_M
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 /* Quantizing on a CPU device, which divides in fp64 at vector speed: the
  * reference's own arithmetic (an f32 value over an f32 scale, divided in
- * f64 and rounded half to even), so the same bits. f16 and bf16 widen to
- * f32 exactly first. */
-static ulong rl_quantize_f64(ulong x, long ds, long dz) {
-  uint u = RL_CS_M == 10  ? rl_f32_of_f16((uint)x)
-           : RL_CS_M == 7 ? rl_f32_of_bf16((uint)x)
-                          : (uint)x;
-  float f = as_float(u);
-  if (isnan(f)) return (ulong)dz;
-  double q = rint((double)f / (double)as_float((uint)ds)) + (double)dz;
-  return (ulong)(long)clamp(q, (double)RL_CD_LO, (double)RL_CD_HI);
-}
+ * f64 and rounded half to even), so the same bits; from f32 bits u, for a
+ * uint (rl_quantize) and a uint16 (rl_quantize_16). Adding and taking off
+ * 1.5 * 2^52 rounds half to even where rint, on PoCL, costs more; past
+ * 2^51 it may not, but such quotients saturate either way. */
+#define RL_QUANTIZE(V, U, F, D, I)                                             \
+  static I rl_quantize##V(U u, long ds, long dz) {                             \
+    F f = as_##F(u);                                                           \
+    D q = convert_##D(f) / (double)as_float((uint)ds);                         \
+    q = (q + 0x1.8p52) - 0x1.8p52 + (double)dz;                                \
+    I r = convert_##I(fmin(fmax(q, (double)RL_CD_LO), (double)RL_CD_HI));      \
+    return isnan(f) ? (I)(int)dz : r;                                          \
+  }
+RL_QUANTIZE(, uint, float, double, int)
+RL_QUANTIZE(_16, uint16, float16, double16, int16)
+#define RL_QUANTIZE_F64 1
 #endif
 
 /* A source element's bits to the destination's, with the source's scale
@@ -163,8 +188,8 @@ static ulong rl_cast(ulong x, long ss, long sz, long ds, long dz) {
                                : u.m >> (RL_CS_M - RL_CD_M));
   if (u.kind == 1) return top;
   return rl_round(u.sign, u.m, u.e, RL_CD_M, RL_CD_E);
-#elif defined(RL_CPU) && defined(cl_khr_fp64) /* quantize, as below */
-  return rl_quantize_f64(x, ds, dz);
+#elif defined(RL_QUANTIZE_F64) /* quantize, as below */
+  return (ulong)(long)rl_quantize(RL_F32_OF(, (uint)x), ds, dz);
 #else /* quantize; NaN to the zero point */
   long q = u.kind == 2   ? 0
            : u.kind == 1 ? 1024

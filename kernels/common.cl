@@ -7,8 +7,8 @@
  * long); RL_COUNT, the destination's elements; RL_VEC, the vector width of
  * rl_rows or the side of rl_lines' squares; RL_TRANSFORM(x), the
  * per-element hook, and RL_PAD, what padding holds (the identity and zero,
- * or in a cast, which only gather and stage plans make, kernels/cast.cl's
- * conversion and the destination's zero point); RL_NIBBLES for 4-bit
+ * or in a cast, kernels/cast.cl's conversion and the destination's zero
+ * point); RL_NIBBLES for 4-bit
  * elements; and rl_map(o, &s), which says whether destination element o
  * holds data and where its source element is. Then come this file and the
  * kernel's family (docs/KERNELS.md). Every kernel writes each destination

@@ -8,9 +8,10 @@
  * destination's end only: a box may run past it, to the end of a source block).
  * Reads along K are strided when the box is a transpose, but every source line
  * the box touches is read whole from the cache as P advances; with RL_VEC > 1
- * such a box, when all data, moves as squares transposed in registers. */
-__kernel void rl_lines(__global const RL_T *restrict src, long src_off,
-                       __global RL_T *restrict dst, long dst_off) {
+ * such a box, when all data, moves as squares transposed in registers. A
+ * cast's box (RL_CAST_ROWS) converts each row as it goes (lines_casts.cl). */
+__kernel void rl_lines(__global const RL_TS *restrict src, long src_off,
+                       __global RL_T *restrict dst, long dst_off RL_QC_ARG) {
   RL_I id = (RL_I)get_global_id(0);
   const RL_I nk = (RL_EXTENT_K + RL_BLOCK_K - 1) / RL_BLOCK_K,
              nq = (RL_EXTENT_Q + RL_BLOCK_Q - 1) / RL_BLOCK_Q,
@@ -49,6 +50,13 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
   mq = clamp(n[4], (RL_I)0, mq);
 #endif
   RL_I dq = clamp(n[1], (RL_I)0, mq);
+#ifdef RL_CAST_SQUARES
+  if (n[0] >= mp && dq == mq && mp % 16 == 0 && mk % 16 == 0 &&
+      n[2] - (mp - 1) * RL_KDATA_DROP_P - (mq - 1) * RL_KDATA_DROP_Q >= mk) {
+    rl_cast_squares(src + s, dst, mp, mq, mk, d RL_QC_PASS);
+    return;
+  }
+#endif
   int stream = 0;
 #ifdef RL_STREAM
   stream = (ulong)dst % sizeof(RL_VT) == 0; /* then every store is aligned */
@@ -186,6 +194,11 @@ __kernel void rl_lines(__global const RL_T *restrict src, long src_off,
                 (RL_I)0, mk);
 #else
       RL_I write = mk;
+#endif
+#ifdef RL_CAST_ROWS
+      rl_cast_row(src + in, out, data, write,
+                  d + p * RL_DSTRIDE_P + q * RL_DSTRIDE_Q RL_QC_PASS);
+      continue;
 #endif
       int whole = data == RL_BLOCK_K && !k;
 #ifdef RL_STREAM_ROWS

@@ -2,6 +2,22 @@
  * (RL_VEC > 1), taken across K and Q (RL_SPAN, RL_FLAT), through private
  * buffers (RL_STAGED, RL_FLAT_STAGE, RL_COPY_IN) */
 
+/* Transposes the square in r, n rows of n-element vectors of type T (n =
+ * 2^rounds): each round interleaves row i with row i + n / 2 into rows 2i
+ * and 2i + 1 (zip: the swizzle that interleaves the two rows' halves, put
+ * side by side). For these squares and a cast's (lines_casts.cl). */
+#define RL_TRANSPOSE(T, n, rounds, zip, r)                                     \
+  _Pragma("unroll") for (int round = 0; round < (rounds); round++) {          \
+    T t_[n];                                                                   \
+    _Pragma("unroll") for (int i = 0; i < (n) / 2; i++) {                      \
+      T lo = (T)((r)[i].lo, (r)[i + (n) / 2].lo),                              \
+        hi = (T)((r)[i].hi, (r)[i + (n) / 2].hi);                              \
+      t_[2 * i] = lo.zip;                                                      \
+      t_[2 * i + 1] = hi.zip;                                                  \
+    }                                                                          \
+    _Pragma("unroll") for (int i = 0; i < (n); i++)(r)[i] = t_[i];             \
+  }
+
 #if RL_VEC > 1 && !defined(RL_NIBBLES)
 /* Transposed squares of RL_VEC x RL_VEC elements, for boxes whose source runs
  * along P. A tile is a square of 4 x 4 words: RL_VEC rows along P, 4 words
@@ -68,22 +84,9 @@
 #define RL_ROUNDS 4
 #endif
 
-/* Transposes the square in r: log2(RL_VEC) rounds, each interleaving row i
- * with row i + RL_VEC / 2 into rows 2i and 2i + 1. */
+/* Transposes the square in r */
 static inline void rl_transpose(RL_ST *r) {
-#pragma unroll
-  for (int round = 0; round < RL_ROUNDS; round++) {
-    RL_ST t[RL_VEC];
-#pragma unroll
-    for (int i = 0; i < RL_VEC / 2; i++) {
-      RL_ST lo = (RL_ST)(r[i].lo, r[i + RL_VEC / 2].lo),
-            hi = (RL_ST)(r[i].hi, r[i + RL_VEC / 2].hi);
-      t[2 * i] = lo.RL_ZIP;
-      t[2 * i + 1] = hi.RL_ZIP;
-    }
-#pragma unroll
-    for (int i = 0; i < RL_VEC; i++) r[i] = t[i];
-  }
+  RL_TRANSPOSE(RL_ST, RL_VEC, RL_ROUNDS, RL_ZIP, r)
 }
 
 /* Row j of the square whose first element is at `in`, as read: RL_VEC

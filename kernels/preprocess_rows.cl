@@ -55,17 +55,12 @@ static void rl_pixels(__global const uchar *f, long sx, long sy, int16 *p) {
 #define RL_TRANSFORM_V(v) as_uint16(v)
 #elif RL_CD_M == 10 && RL_CD_E == 5
 #define RL_TV ushort16
-#define RL_TRANSFORM_V(v) rl_f16_of_f32x16(v)
-static ushort16 rl_f16_of_f32x16(float16 v) { /* rounded to nearest even */
-  ushort16 h;
-  vstore_half16_rte(v, 0, (__private half *)&h);
-  return h;
-}
+#define RL_TRANSFORM_V(v) rl_f16_of_f32_16(as_uint16(v))
 /* f16 stored rounded: cheaper than a round trip through private memory */
 #define RL_STORE_V(v, q) vstore_half16_rte(v, 0, (__global half *)(q))
 #elif RL_CD_M == 7 && RL_CD_E == 8
 #define RL_TV ushort16
-#define RL_TRANSFORM_V(v) convert_ushort16(RL_BF16_OF_F32(as_uint16(v)))
+#define RL_TRANSFORM_V(v) convert_ushort16(rl_bf16_of_f32_16(as_uint16(v)))
 #endif
 #ifndef RL_STORE_V
 #define RL_STORE_V(v, q) vstore16(RL_TRANSFORM_V(v), 0, q)

@@ -6,15 +6,16 @@
  * sources sprinkled with the values casts get wrong (NaNs, infinities,
  * signed zeros, subnormals, the largest finite values): the device's output,
  * written over a poisoned buffer, equals the reference's. The cases take
- * turns on two engines: the generic kernels and the specialised ones (stage
- * boxes and gathers, on either kind of device; casts to and from 4-bit
- * types and casts per channel are gathers only, and the generic engine
- * leaves them to the reference, saying so).
+ * turns on two engines: the generic kernels and the specialised ones (CPU
+ * boxes on a CPU device, stage boxes on a GPU, and gathers; casts to and
+ * from 4-bit types are gathers only, and the generic engine leaves them and
+ * casts per channel to the reference, saying so).
  * Then a batch mixing casts and moves, a cast between OpenCL buffers at
- * offsets, a quantized destination's padding (its zero point), casts
- * per channel (quantizing and dequantizing, in slabs too), and the
- * refusals. The device is RELAYOUT_TEST_DEVICE, else "cpu". The values
- * themselves are checked against numpy by test_casts.py.
+ * offsets, a quantized destination's padding (its zero point), values
+ * half-way between two integers quantized, casts per channel (quantizing and
+ * dequantizing, in slabs too), and the refusals. The device is
+ * RELAYOUT_TEST_DEVICE, else "cpu". The values themselves are checked against
+ * numpy by test_casts.py.
  */
 #include "check.h"
 #include "random_layout.h"
@@ -24,7 +25,7 @@
 
 enum { GENERIC, SPECIALISED, ENGINES };
 static relayout_engine *engines[ENGINES];
-static int stages; /* casts run through a stage box */
+static int boxes[2]; /* casts run through a stage box, a CPU box */
 
 typedef struct cast_pair {
   relayout_dtype s, d;
@@ -164,15 +165,18 @@ static int one_cast(const char *from, const char *to, cast_pair c,
                              strstr(note, nibbles ? "4-bit" : "per-channel")
                        : !strcmp(kernel, "specialised") &&
                              (!strcmp(family, "gather") ||
-                              (!nibbles && !strcmp(family, "stage"))))
+                              (!nibbles && (!strcmp(family, "stage") ||
+                                            !strcmp(family, "lines")))))
         : generic ? !strcmp(kernel, "generic")
                   : !strcmp(kernel, "specialised") &&
-                        (!strcmp(family, "gather") || !strcmp(family, "stage")),
+                        (!strcmp(family, "gather") ||
+                         !strcmp(family, "stage") || !strcmp(family, "lines")),
         "%s %s -> %s %s%s on the %s kernels: runs on %s %s (%s)", from,
         relayout_dtype_name(c.s), to, relayout_dtype_name(c.d),
         channel != PER_TENSOR ? " per channel" : "",
         generic ? "generic" : "specialised", kernel, family, note);
-  stages += !strcmp(family, "stage");
+  boxes[0] += !strcmp(family, "stage");
+  boxes[1] += !strcmp(family, "lines");
   CHECK_OK(relayout_plan_run(p, got.data, got.size, in, (size_t)sb, &e_));
   scales[0] = kept;
   CHECK(!memcmp(got.data, want.data, (size_t)db),
@@ -237,8 +241,9 @@ static void every_pair(void) {
     }
   }
   CHECK(run == 2 * NPAIRS, "ran %d of %d casts", run, 2 * NPAIRS);
-  CHECK(stages > 0, "%d casts through stage boxes", stages);
-  printf("%d casts, %d through stage boxes\n", run, stages);
+  CHECK(boxes[0] + boxes[1] > 0, "no cast ran through a box");
+  printf("%d casts, %d through stage boxes, %d through CPU boxes\n", run,
+         boxes[0], boxes[1]);
 }
 
 /* A batch of casts and moves, one wait: each equals the reference. */
@@ -312,7 +317,7 @@ static void padding(void) {
   guarded got = guarded_alloc((size_t)db, 0x5A);
   relayout_plan *p = NULL;
   CHECK_OK(relayout_plan_create(&p, engines[SPECIALISED], &d, &s, &e_));
-  CHECK(!strcmp(relayout_plan_family(p), "stage"), "NC1HWC0 i8 through a %s",
+  CHECK(!strcmp(relayout_plan_family(p), "lines"), "NC1HWC0 i8 through a %s",
         relayout_plan_family(p));
   CHECK_OK(relayout_plan_run(p, got.data, got.size, in, (size_t)sb, &e_));
   int wrong = 0;
@@ -329,6 +334,54 @@ static void padding(void) {
   relayout_plan_free(p);
   guarded_free(&got);
   free(in);
+  relayout_layout_free(a);
+  relayout_layout_free(b);
+}
+
+/* Quantizing values at and beside every half-way point (n + 0.5) * scale of
+ * scales that are not powers of two, where a quotient rounded before it is
+ * rounded to an integer goes the wrong way: NCHW f32 -> NC1HWC0 i8 and u8
+ * on the specialised kernels, equal to the reference on a poisoned buffer;
+ * on a CPU device 4 x 4 pixels make whole squares of a box, 3 x 5 rows. */
+static void ties(void) {
+  static const float scales[] = {0.0371f, 3.0f, 1e-3f, 0.7f};
+  static const relayout_dtype to[] = {I8, U8};
+  float in[1024] = {0};
+  relayout_layout *a = NULL, *b = NULL;
+  CHECK_OK(relayout_layout_parse(&a, "NCHW", &e_));
+  CHECK_OK(relayout_layout_parse(&b, "NC1HWC0", &e_));
+  for (int i = 0; i < 16; i++) {
+    const int64_t ext[4] = {1, 64, i < 8 ? 4 : 3, i < 8 ? 4 : 5};
+    float scale = scales[i % 4];
+    relayout_quant q = {scale, to[i / 4 % 2] == U8 ? 128 : 3};
+    int at = 0;
+    for (int n = -130; n <= 130; n++) {
+      float half = (float)(((double)n + 0.5) * (double)scale);
+      in[at++] = nextafterf(half, -INFINITY);
+      in[at++] = half;
+      in[at++] = nextafterf(half, INFINITY);
+    }
+    relayout_desc s, d;
+    CHECK_OK(relayout_bind_extents(&s, &d, a, b, F32, 4, ext, &e_));
+    CHECK_OK(relayout_desc_retype(&d, b, to[i / 4 % 2], &q, &e_));
+    int64_t sb = 0, db = 0;
+    relayout_desc_size_bytes(&sb, &s, NULL);
+    relayout_desc_size_bytes(&db, &d, NULL);
+    guarded want = guarded_alloc((size_t)db, 0xA5),
+            got = guarded_alloc((size_t)db, 0x5A);
+    CHECK_OK(relayout_convert_ref(&d, want.data, want.size, &s, in, (size_t)sb,
+                                  &e_));
+    relayout_plan *p = NULL;
+    CHECK_OK(relayout_plan_create(&p, engines[SPECIALISED], &d, &s, &e_));
+    CHECK_OK(relayout_plan_run(p, got.data, got.size, in, (size_t)sb, &e_));
+    CHECK(!memcmp(got.data, want.data, (size_t)db),
+          "half-way values at scale %g to %s on %s: not the reference's",
+          (double)scale, relayout_dtype_name(to[i / 4 % 2]),
+          relayout_plan_family(p));
+    relayout_plan_free(p);
+    guarded_free(&want);
+    guarded_free(&got);
+  }
   relayout_layout_free(a);
   relayout_layout_free(b);
 }
@@ -397,11 +450,11 @@ static void per_channel(void) {
                                .kernels = RELAYOUT_KERNELS_SPECIALISED,
                                .max_alloc = 8192,
                                .families = RELAYOUT_FAMILIES_GPU};
-  /* slabs: small allocations, and the GPU families (per-channel boxes,
-   * which a CPU device's own families leave to the gather) */
+  /* slabs: small allocations, and the GPU families (stage boxes, beside
+   * the CPU device's own boxes on the other engines) */
   relayout_engine *slabs = NULL;
   CHECK_OK(relayout_engine_create(&slabs, &o, &e_));
-  int run = 0, tries = 0, before = stages;
+  int run = 0, tries = 0, before[2] = {boxes[0], boxes[1]};
   for (int i = 0; i < (int)(sizeof qpairs / sizeof qpairs[0]); i++)
     for (int k = 0; k < 6; k++, tries++) {
       int64_t ext[4];
@@ -424,9 +477,12 @@ static void per_channel(void) {
   run += one_cast("NCHW", "NHWC", qpairs[0], (const int64_t[]){33, 17, 5, 7},
                   slabs, 0, 0);
   CHECK(run >= tries / 2, "ran %d of %d per-channel casts", run, tries + 1);
-  CHECK(stages > before, "no per-channel cast ran through a stage box");
-  printf("%d per-channel casts, %d through stage boxes\n", run,
-         stages - before);
+  CHECK(boxes[0] > before[0] && boxes[1] > before[1],
+        "per-channel casts: %d through stage boxes, %d through CPU boxes",
+        boxes[0] - before[0], boxes[1] - before[1]);
+  printf("%d per-channel casts, %d through stage boxes, %d through CPU "
+         "boxes\n",
+         run, boxes[0] - before[0], boxes[1] - before[1]);
   relayout_engine_free(slabs);
 }
 
@@ -510,6 +566,7 @@ int main(void) {
   batch();
   buffers();
   padding();
+  ties();
   per_channel();
   refusals();
   for (int i = 0; i < ENGINES; i++) relayout_engine_free(engines[i]);

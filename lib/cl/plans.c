@@ -203,11 +203,8 @@ static relayout_status plan_create(relayout_plan **out, relayout_engine *engine,
                                                             : !engine->is_gpu;
   rl_plan_layouts(&p->layout, dst, src, for_cpu, engine->stream_from);
   if (engine->reference) p->layout.family = RL_FAMILY_REFERENCE;
-  /* a box takes 256 work-items; on a CPU device a per-channel cast's
-   * gather (quantizing in f64) is as fast as a box (bench/README.md) */
-  if (p->layout.family == RL_FAMILY_STAGE &&
-      (engine->max_group < 256 ||
-       (for_cpu && (dst->per_channel || src->per_channel))))
+  /* a box takes 256 work-items */
+  if (p->layout.family == RL_FAMILY_STAGE && engine->max_group < 256)
     p->layout.family = RL_FAMILY_GATHER;
   if (p->layout.family != RL_FAMILY_REFERENCE &&
       (dst->per_channel || src->per_channel) &&

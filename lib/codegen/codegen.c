@@ -14,7 +14,7 @@ extern const char rl_kernel_common_cl[], rl_kernel_cast_cl[],
     rl_kernel_gather_cl[], rl_kernel_rows_cl[], rl_kernel_stage_cl[],
     rl_kernel_lines_stores_cl[], rl_kernel_lines_planes_cl[],
     rl_kernel_lines_squares_cl[], rl_kernel_lines_nibbles_cl[],
-    rl_kernel_lines_cl[];
+    rl_kernel_lines_casts_cl[], rl_kernel_lines_cl[];
 
 typedef struct text {
   char *s;
@@ -500,7 +500,7 @@ typedef enum rl_kernel {
 } rl_kernel;
 static const struct {
   const char *name;
-  const char *sources[6];
+  const char *sources[7];
 } kernels[] = {
     [RL_GATHER] = {"rl_gather", {rl_kernel_gather_cl}},
     [RL_GATHER_NIBBLES] = {"rl_gather_nibbles", {rl_kernel_gather_cl}},
@@ -509,7 +509,7 @@ static const struct {
     [RL_LINES] = {"rl_lines",
                   {rl_kernel_lines_stores_cl, rl_kernel_lines_planes_cl,
                    rl_kernel_lines_squares_cl, rl_kernel_lines_nibbles_cl,
-                   rl_kernel_lines_cl}},
+                   rl_kernel_lines_casts_cl, rl_kernel_lines_cl}},
 };
 
 static rl_kernel kernel_of(const rl_layout_plan *p, const rl_desc *dst) {
@@ -593,11 +593,10 @@ char *rl_codegen(const rl_layout_plan *p, const rl_desc *dst,
   if (rl_is_cast(dst, src)) {
     char defines[640];
     rl_cast_defines(defines, sizeof defines, dst, src, 1);
-    /* a CPU device's gather quantizes in fp64 (kernels/cast.cl); its
-     * stage box runs faster without */
-    put(&t, "%s%s%s",
-        p->cpu && p->family == RL_FAMILY_GATHER ? "#define RL_CPU 1\n" : "",
-        defines, rl_kernel_cast_cl);
+    /* a CPU device's plans quantize in fp64 (kernels/cast.cl) */
+    put(&t, "%s%s%s%s", p->cpu ? "#define RL_CPU 1\n" : "",
+        p->family == RL_FAMILY_LINES ? "#define RL_CAST_ROWS 1\n" : "", defines,
+        rl_kernel_cast_cl);
   } else {
     put(&t, "#define RL_TRANSFORM(x) (x)\n#define RL_PAD ((RL_T)0)\n");
   }
@@ -631,8 +630,11 @@ char *rl_codegen(const rl_layout_plan *p, const rl_desc *dst,
   if (dst->per_channel || src->per_channel) { /* the channel of o */
     put(&t, "static inline RL_I rl_chan(RL_I o) {\n");
     dst_logical(&t, dst);
-    put(&t, "  (void)ok;\n  return x%d;\n}\n",
-        (dst->per_channel ? dst->per_channel : src->per_channel) - 1);
+    int chan = (dst->per_channel ? dst->per_channel : src->per_channel) - 1;
+    put(&t, "  (void)ok;\n  return x%d;\n}\n", chan);
+    /* a box's rows whose elements may lie in different channels */
+    int k = p->family == RL_FAMILY_LINES ? p->axes[p->box[2].axis].dim : chan;
+    if (k == chan || k < 0) put(&t, "#define RL_K_CHAN 1\n");
   }
   if (p->family == RL_FAMILY_STAGE) map_stage(&t, p, dst, src);
   if (p->family == RL_FAMILY_LINES) map_box(&t, p, dst);

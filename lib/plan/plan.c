@@ -237,17 +237,21 @@ void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
   int bits = relayout_dtype_bits(dst->dtype),
       sbits = relayout_dtype_bits(src->dtype);
   if (rl_is_cast(dst, src)) {
-    /* a cast, on either kind of device: through a stage box where the
-     * innermost axis of an affine map does not run contiguous on both sides
-     * for 128 bytes, else element by element (the gather family); the other
-     * families only move bits, and 4-bit casts have no kernel. On PoCL the
-     * box beat the CPU families' gather 2-2.5x on transposing casts
-     * (bench/README.md, "Casts"). */
+    /* a cast: where the innermost axis of an affine map does not run
+     * contiguous on both sides for 128 bytes, through a box (on a CPU
+     * device the lines family's, each row converted 16 elements at a time,
+     * planned for the source's element; on a GPU a stage box), else element
+     * by element (the gather family); 4-bit casts have no box. Measured:
+     * bench/README.md, "Casts". */
     const rl_iter_axis *inner = p.naxes ? &p.axes[p.naxes - 1] : NULL;
     int runs =
         !inner || (inner->sstride == 1 && !p.skip &&
                    inner->extent * (bits < sbits ? bits : sbits) >= 128 * 8);
-    if (p.affine && bits >= 8 && sbits >= 8 && !runs) {
+    if (p.affine && bits >= 8 && sbits >= 8 && !runs && for_cpu) {
+      p.family = RL_FAMILY_LINES;
+      rl_plan_box(&p, sbits / 8);
+      p.vec = p.lead = p.ahead = 0; /* rows, not squares */
+    } else if (p.affine && bits >= 8 && sbits >= 8 && !runs) {
       p.family = RL_FAMILY_STAGE;
       plan_stage(&p, bits / 8, sbits / 8);
     }

@@ -1,0 +1,142 @@
+/* lines_casts.cl - CPU boxes that cast (RL_CAST_ROWS; docs/CASTS.md), 16
+ * elements at a time, each 16 converted as a vector by kernels/cast.cl's
+ * functions and written as one: a box that transposes, all data, as squares
+ * of 16 x 16 transposed in registers; else each destination row's data
+ * gathered into vectors of the source's type (loaded as such where K runs
+ * contiguous in the source), the rest of the row, and the pairs without a
+ * vector form, element by element through rl_cast. Per channel, a row's
+ * scale and zero point are read once, where K does not run along the
+ * channel dim (RL_K_CHAN). */
+#ifdef RL_CAST_ROWS
+#define RL_SV RL_CAT(RL_TS, 16)
+#define RL_DV RL_CAT(RL_T, 16)
+typedef struct __attribute__((packed)) rl_svec_at {
+  RL_SV v;
+} rl_svec_at;
+typedef struct __attribute__((packed)) rl_dvec_at {
+  RL_DV v;
+} rl_dvec_at;
+
+/* The vector forms: f32, f16 and bf16 to each other, and (where the device
+ * divides in f64) to 8-bit integers; 8-bit integers to f32. */
+#define RL_FLOATISH(side)                                                      \
+  (RL_C##side##_M == 23 || RL_C##side##_M == 10 || RL_C##side##_M == 7)
+#if RL_FLOATISH(S) && (RL_FLOATISH(D) || defined(RL_QUANTIZE_F64))
+#define RL_VCAST 1
+#elif !RL_CS_M && RL_CD_M == 23
+#define RL_VCAST 1
+#endif
+
+#ifdef RL_VCAST
+static RL_DV rl_vcast(RL_SV x, long ss, long sz, long ds, long dz) {
+#if RL_CS_M
+  (void)ss, (void)sz;
+  uint16 f = RL_F32_OF(_16, convert_uint16(x));
+#if RL_CD_M == 23
+  (void)ds, (void)dz;
+  return f;
+#elif RL_CD_M
+  (void)ds, (void)dz;
+  return RL_CD_M == 10 ? rl_f16_of_f32_16(f)
+                       : convert_ushort16(rl_bf16_of_f32_16(f));
+#else /* the integer's bits, modulo 256 */
+  return convert_uchar16(as_uint16(rl_quantize_16(f, ds, dz)));
+#endif
+#else /* dequantize: (q - zero point) * scale, exact, rounded once to f32 */
+  (void)ds, (void)dz;
+  int16 q = RL_CS_SIGNED ? convert_int16(as_char16(x)) : convert_int16(x);
+  return as_uint16(convert_float16(q - (int)sz) * as_float((uint)ss));
+#endif
+}
+#endif
+
+/* A row's quantization (each side's scale bits and zero point): the
+ * plan's, or per channel that of the row's channel, o its destination
+ * offset (where RL_K_CHAN is not defined, every element's). */
+typedef struct rl_row_quant {
+  long ss, sz, ds, dz;
+} rl_row_quant;
+static inline rl_row_quant rl_quant_at(RL_I o RL_QC_ARG) {
+  rl_row_quant r = {RL_Q_SS, RL_Q_SZ, RL_Q_DS, RL_Q_DZ};
+#ifdef RL_QC
+  long c = (long)rl_chan(o);
+#if RL_QC == 1
+  r.ds = qc[2 * c];
+  r.dz = qc[2 * c + 1];
+#else
+  r.ss = qc[2 * c];
+  r.sz = qc[2 * c + 1];
+#endif
+#else
+  (void)o;
+#endif
+  return r;
+}
+
+/* Squares of 16 x 16 for boxes whose source runs along P (RL_SSTRIDE_P 1)
+ * and K strided: 16 source rows along K, 16 elements along P each, read as
+ * vectors, transposed in registers (RL_TRANSPOSE, lines_squares.cl), then
+ * each converted and written as 16 elements of a
+ * destination row. The box is all data; mp and mk multiples of 16. */
+#if defined(RL_VCAST) && RL_SSTRIDE_P == 1 && RL_SSTRIDE_K != 1 &&             \
+    !(defined(RL_QC) && defined(RL_K_CHAN))
+#define RL_CAST_SQUARES 1
+static inline void rl_cast_squares(__global const RL_TS *restrict src,
+                                   __global RL_T *restrict dst, RL_I mp,
+                                   RL_I mq, RL_I mk, RL_I d RL_QC_ARG) {
+  for (RL_I q = 0; q < mq; q++)
+    for (RL_I p = 0; p < mp; p += 16)
+      for (RL_I k = 0; k < mk; k += 16) {
+        __global const RL_TS *in =
+            src + q * RL_SSTRIDE_Q + k * RL_SSTRIDE_K + p;
+        RL_SV r[16];
+#pragma unroll
+        for (int j = 0; j < 16; j++)
+          r[j] = ((__global const rl_svec_at *)(in + j * RL_SSTRIDE_K))->v;
+        RL_TRANSPOSE(RL_SV, 16, 4, s08192a3b4c5d6e7f, r)
+#pragma unroll
+        for (int i = 0; i < 16; i++) {
+          RL_I o = q * RL_DSTRIDE_Q + (p + i) * RL_DSTRIDE_P + k;
+          rl_row_quant z = rl_quant_at(d + o RL_QC_PASS);
+          ((__global rl_dvec_at *)(dst + o))->v =
+              rl_vcast(r[i], z.ss, z.sz, z.ds, z.dz);
+        }
+      }
+}
+#endif
+
+/* Source element j of the 16 from k on */
+#define RL_CAST_IN(j) in[(k + (j)) * RL_SSTRIDE_K]
+
+/* Destination row `out`: `data` elements converted from `in` on (K's source
+ * stride apart), then padding up to `write`; o is the row's destination
+ * offset, for its channel. */
+static inline void rl_cast_row(__global const RL_TS *restrict in,
+                               __global RL_T *restrict out, RL_I data,
+                               RL_I write, RL_I o RL_QC_ARG) {
+  RL_I k = 0;
+#if defined(RL_QC) && defined(RL_K_CHAN) /* a channel per element */
+  for (; k < data; k++) out[k] = RL_TRANSFORM_AT(RL_CAST_IN(0), o + k);
+#else
+  rl_row_quant z = rl_quant_at(o RL_QC_PASS);
+#ifdef RL_VCAST
+  for (; k + 16 <= data; k += 16) {
+#if RL_SSTRIDE_K == 1
+    RL_SV v = ((__global const rl_svec_at *)(in + k))->v;
+#else
+    RL_SV v = (RL_SV)(RL_CAST_IN(0), RL_CAST_IN(1), RL_CAST_IN(2),
+                      RL_CAST_IN(3), RL_CAST_IN(4), RL_CAST_IN(5),
+                      RL_CAST_IN(6), RL_CAST_IN(7), RL_CAST_IN(8),
+                      RL_CAST_IN(9), RL_CAST_IN(10), RL_CAST_IN(11),
+                      RL_CAST_IN(12), RL_CAST_IN(13), RL_CAST_IN(14),
+                      RL_CAST_IN(15));
+#endif
+    ((__global rl_dvec_at *)(out + k))->v = rl_vcast(v, z.ss, z.sz, z.ds, z.dz);
+  }
+#endif
+  for (; k < data; k++)
+    out[k] = (RL_T)rl_cast((ulong)RL_CAST_IN(0), z.ss, z.sz, z.ds, z.dz);
+#endif
+  for (; k < write; k++) out[k] = RL_PAD;
+}
+#endif
