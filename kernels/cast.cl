@@ -77,11 +77,10 @@ static long rl_quotient(ulong m, int e, ulong scale) {
 
 /* The common weight casts in 32-bit arithmetic and selects: the same bits
  * as the general path below (f16 and bf16 go between each other through
- * f32, exactly: one rounding). The first three are defined for a uint and,
+ * f32, exactly: one rounding). The bf16 ones are defined for a uint and,
  * with the suffix _16, for a uint16, which CPU boxes convert a register at
- * a time (kernels/lines_casts.cl); a condition is always a comparison,
- * whose vector form selects by lane. */
-#define RL_FLOAT_CASTS(V, U)                                                   \
+ * a time (kernels/lines_casts.cl). */
+#define RL_BF16_CASTS(V, U)                                                    \
   static U rl_f32_of_bf16##V(U u) {                                            \
     return (u & 0x7FFF) > 0x7F80 ? (u << 16) | 0x400000 : u << 16;             \
   }                                                                            \
@@ -89,19 +88,20 @@ static long rl_quotient(ulong m, int e, ulong scale) {
     return (u & 0x7FFFFFFF) > 0x7F800000                                       \
                ? (u >> 16) | 0x40                                              \
                : (u + 0x7FFF + ((u >> 16) & 1)) >> 16;                         \
-  }                                                                            \
-  static U rl_f32_of_f16##V(U h) {                                             \
-    U s = (h & 0x8000) << 16, e = (h >> 10) & 0x1F, m = h & 0x3FF;             \
-    U lead = 31 - clz(m | 1); /* a subnormal's leading bit */                 \
-    U sub = (lead + 103) << 23 | ((m << (23 - lead)) & 0x7FFFFF);              \
-    U nan = 0x7F800000 | m << 13 | (m != 0 ? (U)0x400000 : (U)0);              \
-    return s | (e == 31  ? nan                                                 \
-                : e != 0 ? (e + 112) << 23 | m << 13                           \
-                : m != 0 ? sub                                                 \
-                         : (U)0);                                              \
   }
-RL_FLOAT_CASTS(, uint)
-RL_FLOAT_CASTS(_16, uint16)
+RL_BF16_CASTS(, uint)
+RL_BF16_CASTS(_16, uint16)
+
+static uint rl_f32_of_f16(uint h) {
+  uint s = (h & 0x8000) << 16, e = (h >> 10) & 0x1F, m = h & 0x3FF;
+  uint lead = 31 - clz(m | 1); /* a subnormal's leading bit */
+  uint sub = (lead + 103) << 23 | ((m << (23 - lead)) & 0x7FFFFF);
+  uint out = e == 31  ? 0x7F800000 | m << 13 | (m ? 0x400000 : 0)
+             : e      ? (e + 112) << 23 | m << 13
+             : m      ? sub
+                      : 0;
+  return s | out;
+}
 
 static uint rl_f16_of_f32(uint u) {
   uint s = (u >> 16) & 0x8000, a = u & 0x7FFFFFFF;
@@ -117,15 +117,20 @@ static uint rl_f16_of_f32(uint u) {
   return s | out;
 }
 
-/* 16 f32s' bits as f16s' on a CPU device: OpenCL's vstore_half_rte, rounded
- * to nearest even by its definition and one instruction where the CPU has
- * one (x86's F16C), 1.6x the integer path on PoCL (bench/README.md,
- * "Casts in CPU boxes"); NaNs come out as rl_f16_of_f32 gives them (x86's
- * and Arm's conversions), which test_casts checks. */
+/* 16 f32s' bits as f16s' and back on a CPU device: OpenCL's
+ * vstore_half_rte and vload_half, exact or rounded to nearest even by their
+ * definition and one instruction where the CPU has one (x86's F16C): 1.6x
+ * the integer path on PoCL (bench/README.md, "Casts in CPU boxes"); NaNs
+ * come out as the scalar functions give them (x86's and Arm's
+ * conversions), which test_casts checks. */
 static ushort16 rl_f16_of_f32_16(uint16 u) {
   ushort16 h;
   vstore_half16_rte(as_float16(u), 0, (__private half *)&h);
   return h;
+}
+static uint16 rl_f32_of_f16_16(uint16 u) {
+  ushort16 h = convert_ushort16(u);
+  return as_uint16(vload_half16(0, (__private const half *)&h));
 }
 
 #define RL_IS(side, m, e) (RL_C##side##_M == m && RL_C##side##_E == e)

@@ -51,7 +51,7 @@ __kernel void rl_lines(__global const RL_TS *restrict src, long src_off,
 #endif
   RL_I dq = clamp(n[1], (RL_I)0, mq);
 #ifdef RL_CAST_SQUARES
-  if (n[0] >= mp && dq == mq && mp % 16 == 0 && mk % 16 == 0 &&
+  if (n[0] >= mp && dq == mq &&
       n[2] - (mp - 1) * RL_KDATA_DROP_P - (mq - 1) * RL_KDATA_DROP_Q >= mk) {
     rl_cast_squares(src + s, dst, mp, mq, mk, d RL_QC_PASS);
     return;

@@ -17,35 +17,46 @@ typedef struct __attribute__((packed)) rl_dvec_at {
   RL_DV v;
 } rl_dvec_at;
 
-/* The vector forms: f32, f16 and bf16 to each other, and (where the device
- * divides in f64) to 8-bit integers; 8-bit integers to f32. */
+/* The vector forms: f32, f16 and bf16 to each other and (where the device
+ * divides in f64) to 8-bit integers; 8-bit integers to f32, to f16 and bf16
+ * where the product below is exact (a scale that is a power of two, so that
+ * rounding it to them is the one rounding), and to each other. */
 #define RL_FLOATISH(side)                                                      \
   (RL_C##side##_M == 23 || RL_C##side##_M == 10 || RL_C##side##_M == 7)
+#ifdef RL_QC
+#define RL_POW2_SCALE 0
+#else
+#define RL_POW2_SCALE                                                          \
+  ((RL_Q_SS & 0x7FFFFF) == 0 && (RL_Q_SS & 0x7F800000) != 0)
+#endif
 #if RL_FLOATISH(S) && (RL_FLOATISH(D) || defined(RL_QUANTIZE_F64))
 #define RL_VCAST 1
-#elif !RL_CS_M && RL_CD_M == 23
+#elif !RL_CS_M && (RL_CD_M == 23 || !RL_CD_M || (RL_FLOATISH(D) && RL_POW2_SCALE))
 #define RL_VCAST 1
 #endif
 
 #ifdef RL_VCAST
 static RL_DV rl_vcast(RL_SV x, long ss, long sz, long ds, long dz) {
+  (void)ss, (void)sz, (void)ds, (void)dz;
 #if RL_CS_M
-  (void)ss, (void)sz;
   uint16 f = RL_F32_OF(_16, convert_uint16(x));
-#if RL_CD_M == 23
-  (void)ds, (void)dz;
-  return f;
-#elif RL_CD_M
-  (void)ds, (void)dz;
-  return RL_CD_M == 10 ? rl_f16_of_f32_16(f)
-                       : convert_ushort16(rl_bf16_of_f32_16(f));
-#else /* the integer's bits, modulo 256 */
-  return convert_uchar16(as_uint16(rl_quantize_16(f, ds, dz)));
-#endif
-#else /* dequantize: (q - zero point) * scale, exact, rounded once to f32 */
-  (void)ds, (void)dz;
+#else
   int16 q = RL_CS_SIGNED ? convert_int16(as_char16(x)) : convert_int16(x);
-  return as_uint16(convert_float16(q - (int)sz) * as_float((uint)ss));
+  /* dequantize: (q - zero point) * scale in f32, exact operands, rounded
+   * once (to f16 or bf16 exact, and rounded there) */
+  uint16 f = as_uint16(convert_float16(q - (int)sz) * as_float((uint)ss));
+#endif
+#if !RL_CS_M && !RL_CD_M /* the zero points' difference, saturated */
+  return convert_uchar16(as_uint16(clamp(q - (int)sz + (int)dz,
+                                         (int)RL_CD_LO, (int)RL_CD_HI)));
+#elif RL_CD_M == 23
+  return f;
+#elif RL_CD_M == 10
+  return rl_f16_of_f32_16(f);
+#elif RL_CD_M == 7
+  return convert_ushort16(rl_bf16_of_f32_16(f));
+#elif RL_CS_M /* the integer's bits, modulo 256 */
+  return convert_uchar16(as_uint16(rl_quantize_16(f, ds, dz)));
 #endif
 }
 #endif
@@ -72,38 +83,6 @@ static inline rl_row_quant rl_quant_at(RL_I o RL_QC_ARG) {
 #endif
   return r;
 }
-
-/* Squares of 16 x 16 for boxes whose source runs along P (RL_SSTRIDE_P 1)
- * and K strided: 16 source rows along K, 16 elements along P each, read as
- * vectors, transposed in registers (RL_TRANSPOSE, lines_squares.cl), then
- * each converted and written as 16 elements of a
- * destination row. The box is all data; mp and mk multiples of 16. */
-#if defined(RL_VCAST) && RL_SSTRIDE_P == 1 && RL_SSTRIDE_K != 1 &&             \
-    !(defined(RL_QC) && defined(RL_K_CHAN))
-#define RL_CAST_SQUARES 1
-static inline void rl_cast_squares(__global const RL_TS *restrict src,
-                                   __global RL_T *restrict dst, RL_I mp,
-                                   RL_I mq, RL_I mk, RL_I d RL_QC_ARG) {
-  for (RL_I q = 0; q < mq; q++)
-    for (RL_I p = 0; p < mp; p += 16)
-      for (RL_I k = 0; k < mk; k += 16) {
-        __global const RL_TS *in =
-            src + q * RL_SSTRIDE_Q + k * RL_SSTRIDE_K + p;
-        RL_SV r[16];
-#pragma unroll
-        for (int j = 0; j < 16; j++)
-          r[j] = ((__global const rl_svec_at *)(in + j * RL_SSTRIDE_K))->v;
-        RL_TRANSPOSE(RL_SV, 16, 4, s08192a3b4c5d6e7f, r)
-#pragma unroll
-        for (int i = 0; i < 16; i++) {
-          RL_I o = q * RL_DSTRIDE_Q + (p + i) * RL_DSTRIDE_P + k;
-          rl_row_quant z = rl_quant_at(d + o RL_QC_PASS);
-          ((__global rl_dvec_at *)(dst + o))->v =
-              rl_vcast(r[i], z.ss, z.sz, z.ds, z.dz);
-        }
-      }
-}
-#endif
 
 /* Source element j of the 16 from k on */
 #define RL_CAST_IN(j) in[(k + (j)) * RL_SSTRIDE_K]
@@ -139,4 +118,50 @@ static inline void rl_cast_row(__global const RL_TS *restrict in,
 #endif
   for (; k < write; k++) out[k] = RL_PAD;
 }
+
+/* Squares of 16 x 16 for boxes whose source runs along P (RL_SSTRIDE_P 1)
+ * and K strided: 16 source rows along K, 16 elements along P each, read as
+ * vectors, transposed in registers (RL_TRANSPOSE, lines_squares.cl), then
+ * each converted and written as 16 elements of a destination row. The box
+ * is all data; what lies past its last whole square along P or K, row by
+ * row. */
+#if defined(RL_VCAST) && RL_SSTRIDE_P == 1 && RL_SSTRIDE_K != 1 &&             \
+    !(defined(RL_QC) && defined(RL_K_CHAN))
+#define RL_CAST_SQUARES 1
+static inline void rl_cast_squares(__global const RL_TS *restrict src,
+                                   __global RL_T *restrict dst, RL_I mp,
+                                   RL_I mq, RL_I mk, RL_I d RL_QC_ARG) {
+  RL_I sp = mp - mp % 16, sk = mk - mk % 16;
+  for (RL_I q = 0; q < mq; q++) {
+    __global const RL_TS *in = src + q * RL_SSTRIDE_Q;
+    RL_I at = q * RL_DSTRIDE_Q;
+    for (RL_I p = 0; p < sp; p += 16)
+      for (RL_I k = 0; k < sk; k += 16) {
+        RL_SV r[16];
+#pragma unroll
+        for (int j = 0; j < 16; j++)
+          r[j] = ((__global const rl_svec_at *)(in + p +
+                                                 (k + j) * RL_SSTRIDE_K))
+                     ->v;
+        RL_TRANSPOSE(RL_SV, 16, 4, s08192a3b4c5d6e7f, r)
+#pragma unroll
+        for (int i = 0; i < 16; i++) {
+          RL_I e = at + (p + i) * RL_DSTRIDE_P + k;
+          rl_row_quant z = rl_quant_at(d + e RL_QC_PASS);
+          ((__global rl_dvec_at *)(dst + e))->v =
+              rl_vcast(r[i], z.ss, z.sz, z.ds, z.dz);
+        }
+      }
+    /* each row's elements past the squares along K, the rows past them
+     * along P */
+    for (RL_I p = 0; p < mp; p++) {
+      RL_I k = p < sp ? sk : 0, e = at + p * RL_DSTRIDE_P + k;
+      if (k < mk)
+        rl_cast_row(in + p + k * RL_SSTRIDE_K, dst + e, mk - k, mk - k,
+                    d + e RL_QC_PASS);
+    }
+  }
+}
+#endif
+
 #endif
