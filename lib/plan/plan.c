@@ -239,10 +239,10 @@ void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
   if (rl_is_cast(dst, src)) {
     /* a cast: where the innermost axis of an affine map does not run
      * contiguous on both sides for 128 bytes, through a box (on a CPU
-     * device the lines family's, each row converted 16 elements at a time,
-     * planned for the source's element; on a GPU a stage box), else element
-     * by element (the gather family); 4-bit casts have no box. Measured:
-     * bench/README.md, "Casts". */
+     * device the lines family's, planned for the source's element, which
+     * converts 16 elements at a time: kernels/lines_casts.cl; on a GPU a
+     * stage box), else element by element (the gather family); 4-bit casts
+     * have no box. Measured: bench/README.md, "Casts in CPU boxes". */
     const rl_iter_axis *inner = p.naxes ? &p.axes[p.naxes - 1] : NULL;
     int runs =
         !inner || (inner->sstride == 1 && !p.skip &&
@@ -250,7 +250,7 @@ void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
     if (p.affine && bits >= 8 && sbits >= 8 && !runs && for_cpu) {
       p.family = RL_FAMILY_LINES;
       rl_plan_box(&p, sbits / 8);
-      p.vec = p.lead = p.ahead = 0; /* rows, not squares */
+      p.vec = p.lead = p.ahead = 0; /* the casts' own squares, not these */
     } else if (p.affine && bits >= 8 && sbits >= 8 && !runs) {
       p.family = RL_FAMILY_STAGE;
       plan_stage(&p, bits / 8, sbits / 8);
