@@ -476,6 +476,14 @@ static void per_channel(void) {
   /* slabs along N, per channel along N: each slab its own channels */
   run += one_cast("NCHW", "NHWC", qpairs[0], (const int64_t[]){33, 17, 5, 7},
                   slabs, 0, 0);
+  /* a CPU device's box of whole squares (4 x 4 pixels), quantizing and
+   * dequantizing, per channel along N and W (a row's channel, read once a
+   * row: along W, each row of a square its own) and along C (each
+   * element's) */
+  for (int i = 0; i < 6; i++)
+    run += one_cast("NCHW", "NC1HWC0", qpairs[i / 3 ? 4 : 0],
+                    (const int64_t[]){2, 64, 4, 4}, engines[SPECIALISED], 0,
+                    (const int[]){0, 3, 1}[i % 3]);
   CHECK(run >= tries / 2, "ran %d of %d per-channel casts", run, tries + 1);
   CHECK(boxes[0] > before[0] && boxes[1] > before[1],
         "per-channel casts: %d through stage boxes, %d through CPU boxes",
