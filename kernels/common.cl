@@ -32,3 +32,20 @@
 
 #define RL_CAT_(a, b) a##b
 #define RL_CAT(a, b) RL_CAT_(a, b)
+
+/* Transposes the square in r, n rows of n-element vectors of type T (n =
+ * 2^rounds): each round interleaves row i with row i + n / 2 into rows 2i
+ * and 2i + 1 (zip: the swizzle that interleaves the two rows' halves, put
+ * side by side). For the lines family's squares, a cast's (lines_casts.cl)
+ * and the generic tiles (generic.cl). */
+#define RL_TRANSPOSE(T, n, rounds, zip, r)                                     \
+  _Pragma("unroll") for (int round = 0; round < (rounds); round++) {          \
+    T t_[n];                                                                   \
+    _Pragma("unroll") for (int i = 0; i < (n) / 2; i++) {                      \
+      T lo = (T)((r)[i].lo, (r)[i + (n) / 2].lo),                              \
+        hi = (T)((r)[i].hi, (r)[i + (n) / 2].hi);                              \
+      t_[2 * i] = lo.zip;                                                      \
+      t_[2 * i + 1] = hi.zip;                                                  \
+    }                                                                          \
+    _Pragma("unroll") for (int i = 0; i < (n); i++)(r)[i] = t_[i];             \
+  }

@@ -142,7 +142,8 @@ static void rl_g_step(__global const long *g, int k, long *s, long *x,
 /* A program per kind of map (RL_GMAP 0: affine, 1: any other) and width
  * moved (RL_GW bits), so that a cold start compiles only the kernel it
  * needs; a cast's program (cast.cl) has its own source and destination
- * types, RL_GS and RL_GD. The generator defines them. */
+ * types, RL_GS and RL_GD (RL_GW the destination's width, which sets a
+ * tile's side). The generator defines them. */
 #ifndef RL_GD
 #if RL_GW == 8
 #define RL_GS uchar
@@ -157,7 +158,23 @@ static void rl_g_step(__global const long *g, int k, long *s, long *x,
 #define RL_GD RL_GS
 #define RL_TRANSFORM(x) (x)
 #define RL_PAD ((RL_GD)0)
+#define RL_GVEC /* a tile's elements may go as vectors */
 #endif
+#endif
+/* A tile's side (rl_generic_tile), its half and quarter, and how its square
+ * is transposed */
+#if RL_GW == 64
+#define RL_GSIDE   8
+#define RL_GHALF   4
+#define RL_GQUARTER 2
+#define RL_GROUNDS 3
+#define RL_GZIP    s04152637
+#else
+#define RL_GSIDE   16
+#define RL_GHALF   8
+#define RL_GQUARTER 4
+#define RL_GROUNDS 4
+#define RL_GZIP    s08192a3b4c5d6e7f
 #endif
 #if defined(RL_GD) && !RL_GMAP
 /* An affine plan's elements, in runs along the innermost axis, each with
@@ -228,6 +245,167 @@ __kernel void rl_generic_affine(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       rl_g_step(g, in, &s, x, idx);
     } else {
       rl_g_affine(g, o, &s, x, idx);
+    }
+  }
+}
+
+/* A dense affine plan whose innermost axis P has destination stride 1, in
+ * tiles of `rows` along another axis K by `side` elements along P (the
+ * block's RL_GT record: K, the tiles, how many squares of RL_GSIDE a tile
+ * spans along P and along K, the destinations it streams, then the axes
+ * in the order the tiles go, P's first; lib/codegen/generic.c picks them),
+ * `chunk` tiles per work-item. A tile all data goes as vectors where its
+ * source runs along P (RL_GSIDE rows of RL_GSIDE elements or half that) or
+ * along K: squares transposed in registers, side by side along P so that
+ * each destination row is written whole, or where P is half or a quarter
+ * of a square, one square holding two or four of its pieces along K. Any
+ * other element by element, each row's data a prefix. Destinations of
+ * g[RL_GT + 4] elements or more are written with non-temporal stores where
+ * the vectors are aligned. */
+#define RL_GT (RL_GA_AXES + 5 * (int)g[0] + 2 * RL_GDIMS)
+/* Compiled for a CPU: a line asked for ahead of its first read, and a
+ * vector stored past the cache (as lines_stores.cl does). Elsewhere the
+ * kernel is not run: a plain store and nothing. */
+#if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) ||        \
+    defined(__arm__) || defined(__riscv) || defined(__powerpc64__)
+#define RL_GPREFETCH(p)  __builtin_prefetch(p)
+#define RL_GSTREAM(v, p) __builtin_nontemporal_store(v, (__global RL_GV *)(p))
+#else
+#define RL_GPREFETCH(p)  ((void)0)
+#define RL_GSTREAM(v, p) RL_CAT(vstore, RL_GSIDE)(v, 0, p)
+#endif
+#define RL_GV RL_CAT(RL_GS, RL_GSIDE)
+/* RL_GSIDE rows of w elements from `from` (row i at i * sk) to `out` */
+#define RL_GROWS(w)                                                            \
+  for (int i = 0; i < RL_GSIDE; i++)                                           \
+    RL_CAT(vstore, w)(RL_CAT(vload, w)(0, from + i * sk), 0, out + i * dk)
+/* Axis a's tiles (P: in, K: kk) or its extent */
+static long rl_g_grid(__global const long *ax, int a, int in, int kk,
+                      int side, int rows) {
+  long e = ax[5 * a], b = a == in ? side : a == kk ? rows : 1;
+  return (e + b - 1) / b;
+}
+
+__kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
+  int n = (int)g[0], in = n - 1, kk = (int)g[RL_GT];
+  int squares = (int)g[RL_GT + 2], side = RL_GSIDE * squares;
+  int spans = (int)g[RL_GT + 3], rows = RL_GSIDE * spans;
+  __global const long *ax = g + RL_GA_AXES, *bound = ax + 5 * n;
+  __global const long *pa = ax + 5 * in, *ka = ax + 5 * kk;
+  __global const long *checks = bound + RL_GDIMS;
+  int nchecks = (int)bound[RL_GDIMS - 1], cp = (int)pa[4], ck = (int)ka[4];
+  long sp = pa[2], sk = ka[2], dk = ka[1], wp = pa[3], wk = ka[3];
+  __global const long *order = g + RL_GT + 5;
+  long t = (long)get_global_id(0) * chunk, ti[RL_GAXES];
+  long end = min(t + chunk, g[RL_GT + 1]);
+  int stream = count >= g[RL_GT + 4] && dk % RL_GSIDE == 0;
+  src += src_off;
+  dst += dst_off;
+  for (int r = 0; r < n; r++) { /* the first tile's grid indices */
+    int a = (int)order[r];
+    long e = rl_g_grid(ax, a, in, kk, side, rows);
+    ti[a] = t % e;
+    t /= e;
+  }
+  long last = -1; /* the previous tile's source offset */
+  for (t = (long)get_global_id(0) * chunk; t < end; t++) {
+    long d = 0, s = 0, x[RL_GDIMS], np = 0, nk = 0;
+    for (int i = 0; i < RL_GDIMS; i++) x[i] = 0;
+    for (int a = 0; a < n; a++) {
+      __global const long *q = ax + 5 * a;
+      long i = ti[a];
+      if (a == in) {
+        i *= side;
+        np = min((long)side, q[0] - i);
+      } else if (a == kk) {
+        i *= rows;
+        nk = min((long)rows, q[0] - i);
+      }
+      d += i * q[1];
+      s += i * q[2];
+      if (q[4] >= 0) x[q[4]] += i * q[3];
+    }
+    for (int r = 0; r < n; r++) { /* the next tile */
+      int a = (int)order[r];
+      if (++ti[a] < rl_g_grid(ax, a, in, kk, side, rows)) break;
+      ti[a] = 0;
+    }
+    int ok = 1; /* the dims neither P nor K moves */
+    for (int i = 0; i < nchecks; i++) {
+      int c = (int)checks[i];
+      ok &= c == cp || c == ck || x[c] < bound[c];
+    }
+    __global RL_GD *out = dst + d;
+    __global const RL_GS *from = src + s;
+#ifdef RL_GVEC
+    /* the source rows two tiles on, if the tiles keep their step */
+    long ahead = last < 0 ? 0 : 2 * (s - last);
+    last = s;
+    for (int r = 0; ahead && r < (sp == 1 ? RL_GSIDE : np); r++)
+      RL_GPREFETCH(from + ahead + r * (sp == 1 ? sk : sp));
+    int full =
+        ok && nk == rows &&
+        (cp < 0 || x[cp] + (np - 1) * wp + (ck == cp) * (rows - 1) * wk <
+                       bound[cp]) &&
+        (ck < 0 || ck == cp || x[ck] + (rows - 1) * wk < bound[ck]);
+    if (full && sp == 1 && np == RL_GSIDE) {
+      RL_GROWS(RL_GSIDE);
+      continue;
+    }
+    if (full && sp == 1 && np == RL_GHALF) {
+      RL_GROWS(RL_GHALF);
+      continue;
+    }
+    if (full && sk == 1 && np * spans == RL_GSIDE && spans > 1) {
+      /* row q * np + j of the square: P's element j at K's piece q; row i
+       * of it transposed, K's element q * RL_GSIDE + i in piece q */
+      RL_GV v[RL_GSIDE];
+      for (int j = 0; j < RL_GSIDE; j++)
+        v[j] = RL_CAT(vload, RL_GSIDE)(0, from + j % np * sp +
+                                              j / np * RL_GSIDE);
+      RL_TRANSPOSE(RL_GV, RL_GSIDE, RL_GROUNDS, RL_GZIP, v)
+      long piece = RL_GSIDE * dk;
+      for (int i = 0; i < RL_GSIDE; i++) {
+        __global RL_GD *o = out + i * dk;
+        if (np == RL_GHALF) {
+          RL_CAT(vstore, RL_GHALF)(v[i].lo, 0, o);
+          RL_CAT(vstore, RL_GHALF)(v[i].hi, 0, o + piece);
+        } else {
+          RL_CAT(vstore, RL_GQUARTER)(v[i].lo.lo, 0, o);
+          RL_CAT(vstore, RL_GQUARTER)(v[i].lo.hi, 0, o + piece);
+          RL_CAT(vstore, RL_GQUARTER)(v[i].hi.lo, 0, o + 2 * piece);
+          RL_CAT(vstore, RL_GQUARTER)(v[i].hi.hi, 0, o + 3 * piece);
+        }
+      }
+      continue;
+    }
+    if (full && sk == 1 && np == side) {
+      RL_GV v[4][RL_GSIDE];
+      for (int m = 0; m < squares; m++) {
+        for (int j = 0; j < RL_GSIDE; j++)
+          v[m][j] = RL_CAT(vload, RL_GSIDE)(0, from + (m * RL_GSIDE + j) * sp);
+        RL_TRANSPOSE(RL_GV, RL_GSIDE, RL_GROUNDS, RL_GZIP, v[m])
+      }
+      if (stream && (ulong)out % sizeof(RL_GV) == 0)
+        for (int i = 0; i < RL_GSIDE; i++)
+          for (int m = 0; m < squares; m++)
+            RL_GSTREAM(v[m][i], out + i * dk + m * RL_GSIDE);
+      else
+        for (int i = 0; i < RL_GSIDE; i++)
+          for (int m = 0; m < squares; m++)
+            RL_CAT(vstore, RL_GSIDE)(v[m][i], 0, out + i * dk + m * RL_GSIDE);
+      continue;
+    }
+#endif
+    for (long i = 0; i < nk; i++, out += dk, from += sk) {
+      long data = 0;
+      if (ok && (ck < 0 || ck == cp || x[ck] + i * wk < bound[ck])) {
+        long xc = cp >= 0 ? x[cp] + (ck == cp) * i * wk : 0;
+        data = cp < 0 ? np : clamp((bound[cp] - xc + wp - 1) / wp, 0L, np);
+      }
+      long j = 0;
+      for (; j < data; j++) out[j] = RL_TRANSFORM(from[j * sp]);
+      for (; j < np; j++) out[j] = RL_PAD;
     }
   }
 }

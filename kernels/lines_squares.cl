@@ -2,22 +2,6 @@
  * (RL_VEC > 1), taken across K and Q (RL_SPAN, RL_FLAT), through private
  * buffers (RL_STAGED, RL_FLAT_STAGE, RL_COPY_IN) */
 
-/* Transposes the square in r, n rows of n-element vectors of type T (n =
- * 2^rounds): each round interleaves row i with row i + n / 2 into rows 2i
- * and 2i + 1 (zip: the swizzle that interleaves the two rows' halves, put
- * side by side). For these squares and a cast's (lines_casts.cl). */
-#define RL_TRANSPOSE(T, n, rounds, zip, r)                                     \
-  _Pragma("unroll") for (int round = 0; round < (rounds); round++) {          \
-    T t_[n];                                                                   \
-    _Pragma("unroll") for (int i = 0; i < (n) / 2; i++) {                      \
-      T lo = (T)((r)[i].lo, (r)[i + (n) / 2].lo),                              \
-        hi = (T)((r)[i].hi, (r)[i + (n) / 2].hi);                              \
-      t_[2 * i] = lo.zip;                                                      \
-      t_[2 * i + 1] = hi.zip;                                                  \
-    }                                                                          \
-    _Pragma("unroll") for (int i = 0; i < (n); i++)(r)[i] = t_[i];             \
-  }
-
 #if RL_VEC > 1 && !defined(RL_NIBBLES)
 /* Transposed squares of RL_VEC x RL_VEC elements, for boxes whose source runs
  * along P. A tile is a square of 4 x 4 words: RL_VEC rows along P, 4 words

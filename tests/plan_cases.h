@@ -80,8 +80,9 @@ static int bind_pair(relayout_desc *s, relayout_desc *d, const char *src,
   return st == RELAYOUT_OK;
 }
 
-/* One case: planned with the kernels of `kind` ("gpu", "cpu", or "streamed":
- * the CPU boxes with every store that can stream), src -> dst at shape,
+/* One case: planned with the kernels of `kind` ("gpu", "cpu", "streamed":
+ * the CPU boxes with every store that can stream, or "generic": a CPU
+ * device's generic kernels, plain and streamed), src -> dst at shape,
  * which `want` (NULL: any) says the plan's kernel source must be; run at
  * `skew` bytes past the destination's offset. */
 typedef void plan_case_fn(const char *kind, int (*want)(const char *),
@@ -853,12 +854,46 @@ static void widening(plan_case_fn *run) {
       }
 }
 
+/* The generic kernel of dense plans on a CPU device (rl_generic_tile in
+ * kernels/generic.cl), kind "generic", in each of its ways: squares side
+ * by side (four, two and one by width; 64-bit ones of side 8), squares of
+ * two and four pieces of K (P half or a quarter of a square: nChw8c, 4N,
+ * CHWN4), rows of a side and of half a side, padding along P
+ * (NC1HWC0's C0, FRACTAL_NZ's N0) and along K (FRACTAL_NZ's M), and tiles
+ * cut short at the tensor's edges (shapes in the source's order; NCHW's of
+ * 144 pixels, so that its rows' squares can stream). */
+static void tiles(plan_case_fn *run) {
+  static const struct {
+    int family;
+    const char *src, *dst;
+    relayout_dtype t;
+    int64_t shape[5];
+  } cases[] = {
+      {0, "NHWC", "NCHW", RELAYOUT_U8, {2, 9, 16, 70}},
+      {0, "NHWC", "NCHW", RELAYOUT_F16, {2, 9, 15, 40}},
+      {0, "NHWC", "NCHW", RELAYOUT_F32, {2, 9, 16, 33}},
+      {0, "NHWC", "NCHW", RELAYOUT_F64, {2, 7, 9, 17}},
+      {0, "NCHW", "CHWN4", RELAYOUT_U8, {8, 12, 9, 9}},
+      {0, "NCHW", "4N", RELAYOUT_U8, {8, 5, 7, 9}},
+      {0, "NCHW", "nChw8c", RELAYOUT_F32, {2, 16, 5, 7}},
+      {0, "NCHW", "nChw8c", RELAYOUT_F64, {2, 16, 5, 7}},
+      {0, "nChw8c", "nChw16c", RELAYOUT_F32, {2, 32, 5, 7}},
+      {0, "NCHW", "NC1HWC0", RELAYOUT_F16, {2, 35, 5, 7}},
+      {1, "NCDHW", "NDHWC", RELAYOUT_F32, {2, 20, 3, 5, 7}},
+      {2, "ND", "FRACTAL_NZ", RELAYOUT_F16, {2, 40, 50}},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    run("generic", NULL, cases[i].src, cases[i].dst, cases[i].t,
+        &families[cases[i].family], cases[i].shape, 0);
+}
+
 /* Every case, each run once. */
 static void plan_cases(plan_case_fn *run) {
   boxes(run);
   streams(run);
   nibbles(run);
   widening(run);
+  tiles(run);
 }
 
 #endif /* RELAYOUT_TEST_PLAN_CASES_H */

@@ -7,7 +7,8 @@
  * between the GPU kernel families and the CPU ones (RELAYOUT_FAMILIES), so a
  * CPU device tests both; on CPU devices, each CPU plan that would change
  * with streamed stores (used past the streaming threshold) runs that way
- * too. The device is
+ * too. Each pair runs on its generic kernel as well, and plan_cases.h's
+ * generic cases also with the generic kernels' stores streamed. The device is
  * RELAYOUT_TEST_DEVICE, else "cpu" (PoCL); RELAYOUT_TEST_SHAPES shapes per
  * family (default 2), and 60 times that many pairs of random grammar layouts.
  * The shapes and layouts are the same each run unless RELAYOUT_TEST_SEED
@@ -21,7 +22,7 @@
 #include <stdlib.h>
 
 static relayout_engine *engine, *gpu_engine, *cpu_engine, *streamed_engine,
-    *generic_engine;
+    *generic_engine, *generic_streamed_engine;
 static int pairs_run, pairs_skipped, pairs_streamed;
 static relayout_engine *force; /* the engine plans go to (NULL: GPU and CPU
                                   families by turns) */
@@ -279,10 +280,42 @@ static cl_device_type engine_type(void) {
 
 /* A case of plan_cases.h on its kind's engine (test_plan checks its plan):
  * the streamed ones on CPU devices only, as GPUs never stream. */
+/* src -> dst on the generic kernels, plain and with every store that can
+ * stream. */
+static void generic_case(const char *src, const char *dst, relayout_dtype t,
+                         const family *f, const int64_t *shape) {
+  relayout_desc s, d;
+  if (!bind_pair(&s, &d, src, dst, t, f, shape)) return;
+  int64_t sb, db;
+  relayout_desc_size_bytes(&sb, &s, NULL);
+  relayout_desc_size_bytes(&db, &d, NULL);
+  unsigned char *in = malloc((size_t)sb);
+  fill(in, (size_t)sb);
+  guarded want = guarded_alloc((size_t)db, 0xA5);
+  CHECK_OK(
+      relayout_convert_ref(&d, want.data, want.size, &s, in, (size_t)sb, &e_));
+  relayout_engine *on[2] = {generic_engine, generic_streamed_engine};
+  for (int i = 0; i < 2; i++) {
+    relayout_plan *plan;
+    CHECK_OK(relayout_plan_create(&plan, on[i], &d, &s, &e_));
+    CHECK(!strcmp(relayout_plan_kernel(plan), "generic"),
+          "%s -> %s: no generic kernel", src, dst);
+    check_run(on[i], plan, i ? ", generic, streamed" : ", generic", src, dst, t,
+              in, (size_t)sb, 0, &want);
+    relayout_plan_free(plan);
+  }
+  free(in);
+  guarded_free(&want);
+}
+
 static void device_case(const char *kind, int (*want)(const char *),
                         const char *src, const char *dst, relayout_dtype t,
                         const family *f, const int64_t *shape, size_t skew) {
   (void)want;
+  if (!strcmp(kind, "generic")) {
+    generic_case(src, dst, t, f, shape);
+    return;
+  }
   if (!strcmp(kind, "streamed") && engine_type() & CL_DEVICE_TYPE_GPU) return;
   force = !strcmp(kind, "gpu")   ? gpu_engine
           : !strcmp(kind, "cpu") ? cpu_engine
@@ -612,8 +645,10 @@ int main(int argc, char **argv) {
       engine_for(dev, RELAYOUT_FAMILIES_CPU, 1, RELAYOUT_KERNELS_AUTO);
   generic_engine =
       engine_for(dev, RELAYOUT_FAMILIES_AUTO, 0, RELAYOUT_KERNELS_GENERIC);
+  generic_streamed_engine =
+      engine_for(dev, RELAYOUT_FAMILIES_AUTO, 1, RELAYOUT_KERNELS_GENERIC);
   if (!engine || !gpu_engine || !cpu_engine || !streamed_engine ||
-      !generic_engine)
+      !generic_engine || !generic_streamed_engine)
     return check_summary();
   const char *shapes = getenv("RELAYOUT_TEST_SHAPES"),
              *seed = getenv("RELAYOUT_TEST_SEED");
@@ -643,5 +678,6 @@ int main(int argc, char **argv) {
   relayout_engine_free(cpu_engine);
   relayout_engine_free(streamed_engine);
   relayout_engine_free(generic_engine);
+  relayout_engine_free(generic_streamed_engine);
   return check_summary();
 }

@@ -4,6 +4,7 @@
 #include "engine.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* The plan's generic program, built on first need: the engine's per width
  * and kind of map, tried once; a cast's through the program cache. NULL
@@ -32,11 +33,13 @@ static cl_program program(relayout_engine *e, const rl_desc *dst,
 }
 
 /* Work per work-item: on a GPU one element (neighbours write neighbours);
- * on a CPU device a run of elements, enough runs for every core. */
-static int64_t chunk_of(const relayout_engine *e, int64_t units) {
+ * on a CPU device a run of elements (or tiles, of 64 to 256 elements
+ * each), enough runs for every core. */
+static int64_t chunk_of(const relayout_engine *e, int64_t units, int tiles) {
   if (e->is_gpu) return 1;
   int64_t c = units / (16 * (int64_t)e->compute_units);
-  return c < 64 ? 64 : c > 16384 ? 16384 : c;
+  int64_t lo = tiles ? 1 : 64, hi = tiles ? 256 : 16384;
+  return c < lo ? lo : c > hi ? hi : c;
 }
 
 int rl_generic_setup(relayout_plan *p, relayout_error *why) {
@@ -52,20 +55,19 @@ int rl_generic_setup(relayout_plan *p, relayout_error *why) {
   }
   cl_program prog = program(e, &p->moved, &p->moved_src, why);
   if (!prog) return 0;
-  int64_t args[RL_GENERIC_LONGS];
-  int n = rl_generic_args(args, &p->moved, &p->moved_src);
+  int64_t args[RL_GENERIC_LONGS], units;
+  int n = rl_generic_args(args, &p->moved, &p->moved_src, e->stream_from);
+  const char *name =
+      rl_generic_kernel(&p->moved, &p->moved_src, !e->is_gpu, &units);
   cl_int rc;
-  cl_kernel k =
-      clCreateKernel(prog, rl_generic_kernel(&p->moved, &p->moved_src), &rc);
+  cl_kernel k = clCreateKernel(prog, name, &rc);
   cl_mem buf =
       rc != CL_SUCCESS
           ? NULL
           : clCreateBuffer(e->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                            sizeof *args * (size_t)n, args, &rc);
   cl_long count = p->moved.span;
-  int64_t units =
-      relayout_dtype_bits(p->moved.dtype) == 4 ? (count + 1) / 2 : count;
-  cl_long chunk = chunk_of(e, units);
+  cl_long chunk = chunk_of(e, units, !strcmp(name, "rl_generic_tile"));
   if (rc == CL_SUCCESS) {
     rc = clSetKernelArg(k, 4, sizeof buf, &buf);
     rc |= clSetKernelArg(k, 5, sizeof count, &count);

@@ -14,8 +14,10 @@ enum { GAXES = 48, GDIMS = 13, GA_AXES = 2, GMAXES = RELAYOUT_MAX_AXES };
 enum { GM_SRC = 21, GM_DAXES = 40, GM_DPAD = GM_DAXES + 4 * GMAXES };
 enum { GM_SAXES = GM_DPAD + 3 * GDIMS, GM_SPAD = GM_SAXES + 4 * GMAXES };
 enum { GC = 455 }; /* kernels/cast.cl's RL_GC: a cast's quantization */
-_Static_assert(GM_SPAD + GDIMS + 1 <= GC && GC + 5 == RL_GENERIC_LONGS,
-               "block fits");
+_Static_assert(GM_SPAD + GDIMS + 1 <= GC &&
+                   GA_AXES + 6 * GAXES + 2 * GDIMS + 5 <= GC &&
+                   GC + 5 == RL_GENERIC_LONGS,
+               "blocks fit");
 _Static_assert(RELAYOUT_MAX_AXES * 2 <= GAXES && RELAYOUT_MAX_DIMS < GDIMS,
                "generic.cl's arrays hold every plan");
 
@@ -74,11 +76,9 @@ char *rl_generic_source(const rl_desc *dst, const rl_desc *src) {
   char head[640];
   int bits = relayout_dtype_bits(dst->dtype), cast = rl_is_cast(dst, src);
   int general = bits == 4 ? 0 : rl_generic_general(dst, src);
-  int a = snprintf(head, sizeof head, "#define RL_GMAP %d\n", general);
-  if (!cast) {
-    a +=
-        snprintf(head + a, sizeof head - (size_t)a, "#define RL_GW %d\n", bits);
-  } else {
+  int a = snprintf(head, sizeof head, "#define RL_GMAP %d\n#define RL_GW %d\n",
+                   general, bits);
+  if (cast) {
     a += snprintf(head + a, sizeof head - (size_t)a,
                   "#define RL_GS %s\n#define RL_GD %s\n", storage(src->dtype),
                   storage(dst->dtype));
@@ -95,19 +95,89 @@ char *rl_generic_source(const rl_desc *dst, const rl_desc *src) {
   return s;
 }
 
-/* The affine block: n, how runs go (kernels/generic.cl: 0 element by
- * element, 1 runs along a destination stride of 1, 2 dense axes), the
- * axes, each dim's bound. */
-static int affine_args(int64_t *g, const rl_layout_plan *p,
-                       const rl_desc *dst) {
-  int n = p->naxes, at = GA_AXES;
-  g[0] = n;
-  int dense = n > 0 && p->axes[n - 1].dstride == 1;
-  g[1] = dense;
+/* How an affine plan's runs go (kernels/generic.cl): 0 element by element,
+ * 1 along a destination stride of 1, 2 dense axes. */
+static int runs(const rl_layout_plan *p) {
+  int n = p->naxes, dense = n > 0 && p->axes[n - 1].dstride == 1;
   for (int k = 0; dense && k + 1 < n; k++)
     dense =
         p->axes[k].dstride == p->axes[k + 1].dstride * p->axes[k + 1].extent;
-  if (dense) g[1] = 2;
+  return n > 0 && p->axes[n - 1].dstride == 1 ? 1 + dense : 0;
+}
+
+static int64_t magnitude(int64_t v) { return v < 0 ? -v : v; }
+
+/* How rl_generic_tile (kernels/generic.cl) takes a plan: along its axis K,
+ * `spans` x side rows (`side`, RL_GSIDE, for the elements' width) of
+ * `squares` x side elements along the innermost axis P; `tiles` of them. */
+typedef struct tiling {
+  int k, side, squares, spans;
+  int64_t tiles, order[GAXES]; /* the axes as the tiles go, fastest first */
+} tiling;
+
+/* Whether the tile kernel takes the plan: dense (not a skip plan, whose
+ * axes run past the destination's end), P of destination stride 1, and
+ * either P strided in the source and another axis closer (K: the closest;
+ * squares side by side to fill 64 bytes of each destination row, or where
+ * P is half or a quarter of a square, that many pieces of K in one) or P
+ * contiguous there but short (K: the axis of 16 or more, else 2 or more,
+ * that the destination steps along most closely). The tiles go along
+ * P, then (P contiguous) along the axis that continues P's rows in the
+ * source, so that each source line is read whole, then the rest inside
+ * out. */
+static int tile_plan(const rl_layout_plan *p, int bits, tiling *t) {
+  int in = p->naxes - 1;
+  t->k = -1;
+  t->side = bits == 64 ? 8 : 16;
+  t->squares = t->spans = 1;
+  if (!p->affine || p->skip || in < 1 || runs(p) != 2) return 0;
+  int64_t sp = magnitude(p->axes[in].sstride), ep = p->axes[in].extent;
+  if (sp == 1 && ep > t->side) return 0;
+  int64_t least[2] = {sp == 1 ? t->side : 2, 2};
+  for (int pass = 0; pass < 2 && t->k < 0; pass++)
+    for (int a = 0; a < in; a++) {
+      const rl_iter_axis *x = &p->axes[a];
+      int64_t s = magnitude(sp == 1 ? x->dstride : x->sstride);
+      if (x->extent >= least[pass] && (sp == 1 || s < sp) &&
+          (t->k < 0 || s < magnitude(sp == 1 ? p->axes[t->k].dstride
+                                             : p->axes[t->k].sstride)))
+        t->k = a;
+    }
+  if (t->k < 0) return 0;
+  while (sp != 1 && t->squares < 4 && t->squares * t->side * bits < 512 &&
+         2 * t->squares * t->side <= ep)
+    t->squares *= 2;
+  /* P half or a quarter of a square: a square holds that many K pieces */
+  if (sp != 1 && (2 * ep == t->side || 4 * ep == t->side) &&
+      p->axes[t->k].extent >= t->side * (t->side / ep))
+    t->spans = t->side / (int)ep;
+  int q = -1, at = 0;
+  for (int a = 0; sp == 1 && a < in; a++)
+    if (a != t->k && magnitude(p->axes[a].sstride) == ep) q = a;
+  t->order[at++] = in;
+  if (q >= 0) t->order[at++] = q;
+  for (int a = in - 1; a >= 0; a--)
+    if (a != q) t->order[at++] = a;
+  int64_t along_p = t->squares * t->side;
+  t->tiles = 1;
+  for (int a = 0; a <= in; a++) {
+    int64_t e = p->axes[a].extent;
+    int64_t along_k = t->spans * t->side;
+    t->tiles *= a == in     ? (e + along_p - 1) / along_p
+                : a == t->k ? (e + along_k - 1) / along_k
+                            : e;
+  }
+  return 1;
+}
+
+/* The affine block: n, how runs go, the axes, each dim's bound, then
+ * rl_generic_tile's axis K, tiles, squares along P and K, the destinations
+ * it streams (elements: from stream_from bytes) and the tiles' order. */
+static int affine_args(int64_t *g, const rl_layout_plan *p, const rl_desc *dst,
+                       int64_t stream_from) {
+  int n = p->naxes, at = GA_AXES;
+  g[0] = n;
+  g[1] = runs(p);
   for (int k = 0; k < n; k++) {
     const rl_iter_axis *a = &p->axes[k];
     int64_t rec[5] = {a->extent, a->dstride, a->sstride, a->weight, a->check};
@@ -122,7 +192,16 @@ static int affine_args(int64_t *g, const rl_layout_plan *p,
     if (checked) checks[nchecks++] = d;
   }
   bound[GDIMS - 1] = nchecks;
-  return at + 2 * GDIMS;
+  int bits = relayout_dtype_bits(dst->dtype);
+  tiling t;
+  int64_t *tile = bound + 2 * GDIMS;
+  tile[0] = tile_plan(p, bits, &t) ? t.k : -1;
+  tile[1] = t.k < 0 ? 0 : t.tiles;
+  tile[2] = t.squares;
+  tile[3] = t.spans;
+  tile[4] = stream_from > 0 ? stream_from * 8 / bits : INT64_MAX;
+  memcpy(tile + 5, t.order, sizeof *t.order * (size_t)n);
+  return at + 2 * GDIMS + 5 + n;
 }
 
 /* A side's remapping: its groups, its merge (outer, inner, extent), its
@@ -168,9 +247,18 @@ static int general_args(int64_t *g, const rl_desc *dst, const rl_desc *src) {
   return GM_SPAD + GDIMS;
 }
 
-const char *rl_generic_kernel(const rl_desc *dst, const rl_desc *src) {
-  if (relayout_dtype_bits(dst->dtype) == 4) return "rl_generic_nibbles";
-  return rl_generic_general(dst, src) ? "rl_generic_map" : "rl_generic_affine";
+const char *rl_generic_kernel(const rl_desc *dst, const rl_desc *src,
+                              int for_cpu, int64_t *units) {
+  int bits = relayout_dtype_bits(dst->dtype);
+  *units = bits == 4 ? (dst->span + 1) / 2 : dst->span;
+  if (bits == 4) return "rl_generic_nibbles";
+  rl_layout_plan p;
+  rl_plan_affine(&p, dst, src);
+  if (!p.affine) return "rl_generic_map";
+  tiling t;
+  if (!for_cpu || !tile_plan(&p, bits, &t)) return "rl_generic_affine";
+  *units = t.tiles;
+  return "rl_generic_tile";
 }
 
 int rl_generic_general(const rl_desc *dst, const rl_desc *src) {
@@ -179,21 +267,23 @@ int rl_generic_general(const rl_desc *dst, const rl_desc *src) {
   return !p.affine;
 }
 
-int rl_generic_args(int64_t *out, const rl_desc *dst, const rl_desc *src) {
+int rl_generic_args(int64_t *out, const rl_desc *dst, const rl_desc *src,
+                    int64_t stream_from) {
   rl_layout_plan p;
   rl_plan_affine(&p, dst, src);
   if (rl_is_cast(dst, src)) {
     memset(out, 0, sizeof *out * RL_GENERIC_LONGS);
     if (p.affine)
-      affine_args(out, &p, dst);
+      affine_args(out, &p, dst, stream_from);
     else
       general_args(out, dst, src);
     quant(out + GC, dst, src);
     return RL_GENERIC_LONGS;
   }
   if (relayout_dtype_bits(dst->dtype) != 4)
-    return p.affine ? affine_args(out, &p, dst) : general_args(out, dst, src);
+    return p.affine ? affine_args(out, &p, dst, stream_from)
+                    : general_args(out, dst, src);
   out[0] = p.affine;
-  return 1 + (p.affine ? affine_args(out + 1, &p, dst)
+  return 1 + (p.affine ? affine_args(out + 1, &p, dst, stream_from)
                        : general_args(out + 1, dst, src));
 }

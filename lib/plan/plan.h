@@ -74,7 +74,9 @@ void rl_plan_affine(rl_layout_plan *out, const rl_desc *dst,
  * width, 4 to 64 bits, and kind of map; 4-bit elements take both kinds in
  * one program; a cast, of 8 bits and wider, its two types and cast.cl;
  * malloc'ed, NULL when out of memory), whether its map is the general kind,
- * the kernel that runs it, and its argument block (at most
+ * the kernel that runs it on a CPU device or a GPU with its units of work
+ * (elements; bytes of 4-bit ones; tiles), and its argument block (with
+ * the bytes from which a destination's stores stream, 0: none; at most
  * RL_GENERIC_LONGS longs, the count returned; a cast's quantization at its
  * end). */
 #define RL_GENERIC_LONGS 460
@@ -85,8 +87,10 @@ int rl_cast_defines(char *out, size_t room, const rl_desc *dst,
                     const rl_desc *src, int constants);
 char *rl_generic_source(const rl_desc *dst, const rl_desc *src);
 int rl_generic_general(const rl_desc *dst, const rl_desc *src);
-const char *rl_generic_kernel(const rl_desc *dst, const rl_desc *src);
-int rl_generic_args(int64_t *out, const rl_desc *dst, const rl_desc *src);
+const char *rl_generic_kernel(const rl_desc *dst, const rl_desc *src,
+                              int for_cpu, int64_t *units);
+int rl_generic_args(int64_t *out, const rl_desc *dst, const rl_desc *src,
+                    int64_t stream_from);
 
 /* A conversion whose elements move in wider units (both layouts keep one
  * dim innermost and contiguous, its elements pairing up: 4-bit elements
