@@ -9,7 +9,8 @@
  * Reads along K are strided when the box is a transpose, but every source line
  * the box touches is read whole from the cache as P advances; with RL_VEC > 1
  * such a box, when all data, moves as squares transposed in registers. A
- * cast's box (RL_CAST_ROWS) converts each row as it goes (lines_casts.cl). */
+ * cast's box (RL_CAST_ROWS) converts 16 elements at a time, as squares
+ * where it transposes and is all data, else row by row (lines_casts.cl). */
 __kernel void rl_lines(__global const RL_TS *restrict src, long src_off,
                        __global RL_T *restrict dst, long dst_off RL_QC_ARG) {
   RL_I id = (RL_I)get_global_id(0);

@@ -121,7 +121,7 @@ static inline void rl_cast_row(__global const RL_TS *restrict in,
 
 /* Squares of 16 x 16 for boxes whose source runs along P (RL_SSTRIDE_P 1)
  * and K strided: 16 source rows along K, 16 elements along P each, read as
- * vectors, transposed in registers (RL_TRANSPOSE, lines_squares.cl), then
+ * vectors, transposed in registers (RL_TRANSPOSE, common.cl), then
  * each converted and written as 16 elements of a destination row. The box
  * is all data; what lies past its last whole square along P or K, row by
  * row. */
