@@ -260,8 +260,8 @@ __kernel void rl_generic_affine(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
  * each destination row is written whole, or where P is half or a quarter
  * of a square, one square holding two or four of its pieces along K. Any
  * other element by element, each row's data a prefix. Destinations of
- * g[RL_GT + 4] elements or more are written with non-temporal stores where
- * the vectors are aligned. */
+ * g[RL_GT + 4] bytes or more are written with non-temporal stores where the
+ * vectors are aligned. */
 #define RL_GT (RL_GA_AXES + 5 * (int)g[0] + 2 * RL_GDIMS)
 /* Compiled for a CPU: a line asked for ahead of its first read, and a
  * vector stored past the cache (as lines_stores.cl does). Elsewhere the
@@ -298,7 +298,8 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   __global const long *order = g + RL_GT + 5;
   long t = (long)get_global_id(0) * chunk, ti[RL_GAXES];
   long end = min(t + chunk, g[RL_GT + 1]);
-  int stream = count >= g[RL_GT + 4] && dk % RL_GSIDE == 0;
+  int stream =
+      count * (long)sizeof(RL_GD) >= g[RL_GT + 4] && dk % RL_GSIDE == 0;
   src += src_off;
   dst += dst_off;
   for (int r = 0; r < n; r++) { /* the first tile's grid indices */

@@ -98,11 +98,12 @@ char *rl_generic_source(const rl_desc *dst, const rl_desc *src) {
 /* How an affine plan's runs go (kernels/generic.cl): 0 element by element,
  * 1 along a destination stride of 1, 2 dense axes. */
 static int runs(const rl_layout_plan *p) {
-  int n = p->naxes, dense = n > 0 && p->axes[n - 1].dstride == 1;
-  for (int k = 0; dense && k + 1 < n; k++)
-    dense =
-        p->axes[k].dstride == p->axes[k + 1].dstride * p->axes[k + 1].extent;
-  return n > 0 && p->axes[n - 1].dstride == 1 ? 1 + dense : 0;
+  int n = p->naxes;
+  if (!n || p->axes[n - 1].dstride != 1) return 0;
+  for (int k = 0; k + 1 < n; k++)
+    if (p->axes[k].dstride != p->axes[k + 1].dstride * p->axes[k + 1].extent)
+      return 1;
+  return 2;
 }
 
 static int64_t magnitude(int64_t v) { return v < 0 ? -v : v; }
@@ -158,11 +159,10 @@ static int tile_plan(const rl_layout_plan *p, int bits, tiling *t) {
   if (q >= 0) t->order[at++] = q;
   for (int a = in - 1; a >= 0; a--)
     if (a != q) t->order[at++] = a;
-  int64_t along_p = t->squares * t->side;
+  int64_t along_p = t->squares * t->side, along_k = t->spans * t->side;
   t->tiles = 1;
   for (int a = 0; a <= in; a++) {
     int64_t e = p->axes[a].extent;
-    int64_t along_k = t->spans * t->side;
     t->tiles *= a == in     ? (e + along_p - 1) / along_p
                 : a == t->k ? (e + along_k - 1) / along_k
                             : e;
@@ -171,8 +171,8 @@ static int tile_plan(const rl_layout_plan *p, int bits, tiling *t) {
 }
 
 /* The affine block: n, how runs go, the axes, each dim's bound, then
- * rl_generic_tile's axis K, tiles, squares along P and K, the destinations
- * it streams (elements: from stream_from bytes) and the tiles' order. */
+ * rl_generic_tile's axis K, tiles, squares along P and K, the bytes from
+ * which it streams a destination and the tiles' order. */
 static int affine_args(int64_t *g, const rl_layout_plan *p, const rl_desc *dst,
                        int64_t stream_from) {
   int n = p->naxes, at = GA_AXES;
@@ -199,7 +199,7 @@ static int affine_args(int64_t *g, const rl_layout_plan *p, const rl_desc *dst,
   tile[1] = t.k < 0 ? 0 : t.tiles;
   tile[2] = t.squares;
   tile[3] = t.spans;
-  tile[4] = stream_from > 0 ? stream_from * 8 / bits : INT64_MAX;
+  tile[4] = stream_from > 0 ? stream_from : INT64_MAX;
   memcpy(tile + 5, t.order, sizeof *t.order * (size_t)n);
   return at + 2 * GDIMS + 5 + n;
 }
