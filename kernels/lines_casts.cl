@@ -123,39 +123,83 @@ static inline void rl_cast_row(__global const RL_TS *restrict in,
  * and K strided: 16 source rows along K, 16 elements along P each, read as
  * vectors, transposed in registers (RL_TRANSPOSE, common.cl), then
  * each converted and written as 16 elements of a destination row. The box
- * is all data; what lies past its last whole square along P or K, row by
- * row. */
+ * is all data. P's last rows past a whole square take one more square,
+ * ending at P's end and writing only those rows; what lies past the last
+ * whole square along K, row by row. With RL_AHEAD, each Q step first
+ * prefetches the source run of the step that many on, as the move's
+ * squares do. */
 #if defined(RL_VCAST) && RL_SSTRIDE_P == 1 && RL_SSTRIDE_K != 1 &&             \
     !(defined(RL_QC) && defined(RL_K_CHAN))
 #define RL_CAST_SQUARES 1
+#if RL_BLOCK_P < 16 && RL_BLOCK_P == RL_EXTENT_P
+/* P shorter than a square (a conv weight's 3 x 3 pixels): each source row's
+ * 16 elements are read so as to end by the last of the 16 rows' data, that
+ * is RL_BACK(j) elements before the row (the rows overlap there), and
+ * shifted back in registers, so that no read leaves the box's source and
+ * no element is gathered alone */
+#define RL_SHORT_P 1
+#define RL_BACK(j) max(0, 16 - RL_BLOCK_P - (15 - (j)) * RL_SSTRIDE_K)
+#endif
+
+/* The square of source rows k.. along K and elements p.. along P (q's
+ * destination rows start at `at`); its destination rows first..last-1 */
+static inline void rl_cast_square(__global const RL_TS *restrict in,
+                                  __global RL_T *restrict dst, RL_I at,
+                                  RL_I p, RL_I k, RL_I first, RL_I last,
+                                  RL_I d RL_QC_ARG) {
+  RL_SV r[16];
+#pragma unroll
+  for (int j = 0; j < 16; j++) {
+#ifdef RL_SHORT_P
+    const int sh = RL_BACK(j);
+    r[j] = ((__global const rl_svec_at *)(in + (k + j) * RL_SSTRIDE_K - sh))
+               ->v;
+    if (sh)
+      r[j] = shuffle(r[j], (RL_SV)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+                                   13, 14, 15) +
+                               (RL_TS)sh);
+#else
+    r[j] = ((__global const rl_svec_at *)(in + p + (k + j) * RL_SSTRIDE_K))->v;
+#endif
+  }
+  RL_TRANSPOSE(RL_SV, 16, 4, s08192a3b4c5d6e7f, r)
+#pragma unroll
+  for (int i = 0; i < 16; i++)
+    if (i >= first && i < last) {
+      RL_I e = at + (p + i) * RL_DSTRIDE_P + k;
+      rl_row_quant z = rl_quant_at(d + e RL_QC_PASS);
+      ((__global rl_dvec_at *)(dst + e))->v =
+          rl_vcast(r[i], z.ss, z.sz, z.ds, z.dz);
+    }
+}
+
 static inline void rl_cast_squares(__global const RL_TS *restrict src,
                                    __global RL_T *restrict dst, RL_I mp,
                                    RL_I mq, RL_I mk, RL_I d RL_QC_ARG) {
   RL_I sp = mp - mp % 16, sk = mk - mk % 16;
+#ifdef RL_SHORT_P
+  const int tail = mp == RL_BLOCK_P; /* as RL_BACK takes it */
+#else
+  const int tail = mp >= 16;
+#endif
   for (RL_I q = 0; q < mq; q++) {
     __global const RL_TS *in = src + q * RL_SSTRIDE_Q;
     RL_I at = q * RL_DSTRIDE_Q;
-    for (RL_I p = 0; p < sp; p += 16)
-      for (RL_I k = 0; k < sk; k += 16) {
-        RL_SV r[16];
-#pragma unroll
-        for (int j = 0; j < 16; j++)
-          r[j] = ((__global const rl_svec_at *)(in + p +
-                                                 (k + j) * RL_SSTRIDE_K))
-                     ->v;
-        RL_TRANSPOSE(RL_SV, 16, 4, s08192a3b4c5d6e7f, r)
-#pragma unroll
-        for (int i = 0; i < 16; i++) {
-          RL_I e = at + (p + i) * RL_DSTRIDE_P + k;
-          rl_row_quant z = rl_quant_at(d + e RL_QC_PASS);
-          ((__global rl_dvec_at *)(dst + e))->v =
-              rl_vcast(r[i], z.ss, z.sz, z.ds, z.dz);
-        }
-      }
+#ifdef RL_AHEAD
+    RL_PREFETCH_AHEAD(RL_TS, in, q, mq, mk)
+#endif
+    for (RL_I k = 0; k < sk; k += 16) {
+      for (RL_I p = 0; p < sp; p += 16)
+        rl_cast_square(in, dst, at, p, k, 0, 16, d RL_QC_PASS);
+      if (tail && sp < mp) /* the square ending at P's end, its new rows */
+        rl_cast_square(in, dst, at, max(mp - 16, (RL_I)0), k,
+                       sp - max(mp - 16, (RL_I)0), min(mp, (RL_I)16),
+                       d RL_QC_PASS);
+    }
     /* each row's elements past the squares along K, the rows past them
      * along P */
     for (RL_I p = 0; p < mp; p++) {
-      RL_I k = p < sp ? sk : 0, e = at + p * RL_DSTRIDE_P + k;
+      RL_I k = p < sp || tail ? sk : 0, e = at + p * RL_DSTRIDE_P + k;
       if (k < mk)
         rl_cast_row(in + p + k * RL_SSTRIDE_K, dst + e, mk - k, mk - k,
                     d + e RL_QC_PASS);

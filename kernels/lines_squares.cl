@@ -250,12 +250,7 @@ static inline void rl_box_squares(__global const RL_T *restrict src,
                     RL_LEAD);
 #endif
 #ifdef RL_AHEAD
-    if (q + RL_AHEAD < mq) {
-      __global const RL_T *next = in + RL_AHEAD * RL_SSTRIDE_Q;
-      for (RL_I e = 0; e < mk * RL_SSTRIDE_K; e += 64 / sizeof(RL_T))
-        RL_PREFETCH(next + e);
-      RL_PREFETCH(next + mk * RL_SSTRIDE_K - 1);
-    }
+    RL_PREFETCH_AHEAD(RL_T, in, q, mq, mk)
 #endif
     for (RL_I p = 0; p < ep; p += RL_SIDE_P)
       for (RL_I k = 0; k < sk; k += RL_SIDE_K * RL_GROUP) {

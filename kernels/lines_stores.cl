@@ -199,3 +199,14 @@ static inline void rl_shift_row(__global const RL_T *restrict in,
 #define RL_PREFETCH(p) ((void)0)
 #endif
 #endif
+#ifdef RL_AHEAD
+/* Q step q's box rows (K's mk rows from `in`, of elements of type T): the
+ * run of the step RL_AHEAD on, line by line, where there is one */
+#define RL_PREFETCH_AHEAD(T, in, q, mq, mk)                                    \
+  if ((q) + RL_AHEAD < (mq)) {                                                 \
+    __global const T *next = (in) + RL_AHEAD * RL_SSTRIDE_Q;                   \
+    for (RL_I e = 0; e < (mk) * RL_SSTRIDE_K; e += 64 / sizeof(T))             \
+      RL_PREFETCH(next + e);                                                   \
+    RL_PREFETCH(next + (mk) * RL_SSTRIDE_K - 1);                               \
+  }
+#endif

@@ -494,6 +494,28 @@ static void per_channel(void) {
   relayout_engine_free(slabs);
 }
 
+/* A CPU device's cast squares where P, the pixels of a conv weight going
+ * into FRACTAL_Z, is shorter than a square (2 x 2, 1 x 5, 3 x 3: each row
+ * read to end by the last row's data and shifted back in registers) or
+ * leaves rows past its last square (4 x 5, 7 x 7: one more square ending at
+ * P's end), boxes all data and not (C = 48 pads to 64 for int8), per
+ * tensor and per channel along N. */
+static void short_squares(void) {
+  static const int64_t shapes[][4] = {{17, 32, 2, 2}, {9, 64, 1, 5},
+                                      {33, 64, 3, 3}, {5, 48, 3, 3},
+                                      {3, 32, 4, 5},  {2, 32, 7, 7}};
+  static const cast_pair kinds[] = {{F32, I8}, {F32, F16}, {F16, BF16}};
+  int before = boxes[1], run = 0;
+  for (int i = 0; i < 6; i++)
+    for (int k = 0; k < 3; k++)
+      run += one_cast("NCHW", "FRACTAL_Z", kinds[k], shapes[i],
+                      engines[SPECIALISED], 0,
+                      k ? PER_TENSOR : (i % 2 ? 0 : PER_TENSOR));
+  CHECK(run == 18 && boxes[1] - before == 18,
+        "short squares: %d of 18 casts ran, %d through CPU boxes", run,
+        boxes[1] - before);
+}
+
 /* Casts without a meaning, and quantizations out of range, refused with a
  * message naming them. */
 static void refusals(void) {
@@ -576,6 +598,7 @@ int main(void) {
   padding();
   ties();
   per_channel();
+  short_squares();
   refusals();
   for (int i = 0; i < ENGINES; i++) relayout_engine_free(engines[i]);
   return check_summary();

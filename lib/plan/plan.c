@@ -250,7 +250,9 @@ void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
     if (p.affine && bits >= 8 && sbits >= 8 && !runs && for_cpu) {
       p.family = RL_FAMILY_LINES;
       rl_plan_box(&p, sbits / 8);
-      p.vec = p.lead = p.ahead = 0; /* the casts' own squares, not these */
+      /* the casts' own squares, not these; the prefetch of the Q step
+       * RL_AHEAD on (short runs) kept */
+      p.vec = p.lead = 0;
     } else if (p.affine && bits >= 8 && sbits >= 8 && !runs) {
       p.family = RL_FAMILY_STAGE;
       plan_stage(&p, bits / 8, sbits / 8);
