@@ -175,6 +175,68 @@ RL_QUANTIZE(_16, uint16, float16, double16, int16)
 #define RL_QUANTIZE_F64 1
 #endif
 
+/* 16 elements at a time, for CPU boxes and the generic tiles (RL_CSV and
+ * RL_CDV, each side's bits as a vector): f32, f16 and bf16 to each other
+ * and (where the device divides in f64) to 8-bit integers; 8-bit integers
+ * to f32, to f16 and bf16 where the product below is exact (a scale
+ * compiled in that is a power of two, so that rounding it to them is the
+ * one rounding), and to each other. */
+#if RL_CS_BITS == 8
+#define RL_CSV uchar16
+#elif RL_CS_BITS == 16
+#define RL_CSV ushort16
+#elif RL_CS_BITS == 32
+#define RL_CSV uint16
+#endif
+#if RL_CD_BITS == 8
+#define RL_CDV uchar16
+#elif RL_CD_BITS == 16
+#define RL_CDV ushort16
+#elif RL_CD_BITS == 32
+#define RL_CDV uint16
+#endif
+#if defined(RL_CSV) && defined(RL_CDV)
+#define RL_FLOATISH(side)                                                      \
+  (RL_C##side##_M == 23 || RL_C##side##_M == 10 || RL_C##side##_M == 7)
+#if defined(RL_QC) || !defined(RL_Q_SS)
+#define RL_POW2_SCALE 0
+#else
+#define RL_POW2_SCALE                                                          \
+  ((RL_Q_SS & 0x7FFFFF) == 0 && (RL_Q_SS & 0x7F800000) != 0)
+#endif
+#if RL_FLOATISH(S) && (RL_FLOATISH(D) || defined(RL_QUANTIZE_F64))
+#define RL_VCAST 1
+#elif !RL_CS_M && (RL_CD_M == 23 || !RL_CD_M || (RL_FLOATISH(D) && RL_POW2_SCALE))
+#define RL_VCAST 1
+#endif
+#endif
+
+#ifdef RL_VCAST
+static RL_CDV rl_vcast(RL_CSV x, long ss, long sz, long ds, long dz) {
+  (void)ss, (void)sz, (void)ds, (void)dz;
+#if RL_CS_M
+  uint16 f = RL_F32_OF(_16, convert_uint16(x));
+#else
+  int16 q = RL_CS_SIGNED ? convert_int16(as_char16(x)) : convert_int16(x);
+  /* dequantize: (q - zero point) * scale in f32, exact operands, rounded
+   * once (to f16 or bf16 exact, and rounded there) */
+  uint16 f = as_uint16(convert_float16(q - (int)sz) * as_float((uint)ss));
+#endif
+#if !RL_CS_M && !RL_CD_M /* the zero points' difference, saturated */
+  return convert_uchar16(as_uint16(clamp(q - (int)sz + (int)dz,
+                                         (int)RL_CD_LO, (int)RL_CD_HI)));
+#elif RL_CD_M == 23
+  return f;
+#elif RL_CD_M == 10
+  return rl_f16_of_f32_16(f);
+#elif RL_CD_M == 7
+  return convert_ushort16(rl_bf16_of_f32_16(f));
+#elif RL_CS_M /* the integer's bits, modulo 256 */
+  return convert_uchar16(as_uint16(rl_quantize_16(f, ds, dz)));
+#endif
+}
+#endif
+
 /* A source element's bits to the destination's, with the source's scale
  * bits and zero point (ss, sz) and the destination's (ds, dz). */
 static ulong rl_cast(ulong x, long ss, long sz, long ds, long dz) {

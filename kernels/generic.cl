@@ -259,7 +259,9 @@ __kernel void rl_generic_affine(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
  * along K: squares transposed in registers, side by side along P so that
  * each destination row is written whole, or where P is half or a quarter
  * of a square, one square holding two or four of its pieces along K. Any
- * other element by element, each row's data a prefix. Destinations of
+ * other element by element, each row's data a prefix. A cast's tile (on a
+ * CPU device) goes as vectors where its rows are whole squares, each 16
+ * elements through cast.cl's rl_vcast. Destinations of
  * g[RL_GT + 4] bytes or more are written with non-temporal stores where the
  * vectors are aligned. */
 #define RL_GT (RL_GA_AXES + 5 * (int)g[0] + 2 * RL_GDIMS)
@@ -338,7 +340,7 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
     }
     __global RL_GD *out = dst + d;
     __global const RL_GS *from = src + s;
-#ifdef RL_GVEC
+#if defined(RL_GVEC) || defined(RL_VCAST)
     /* the source rows two tiles on, if the tiles keep their step */
     long ahead = last < 0 ? 0 : 2 * (s - last);
     last = s;
@@ -349,6 +351,8 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
         (cp < 0 || x[cp] + (np - 1) * wp + (ck == cp) * (rows - 1) * wk <
                        bound[cp]) &&
         (ck < 0 || ck == cp || x[ck] + (rows - 1) * wk < bound[ck]);
+#endif
+#ifdef RL_GVEC
     if (full && sp == 1 && np == RL_GSIDE) {
       RL_GROWS(RL_GSIDE);
       continue;
@@ -395,6 +399,26 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
         for (int i = 0; i < RL_GSIDE; i++)
           for (int m = 0; m < squares; m++)
             RL_CAT(vstore, RL_GSIDE)(v[m][i], 0, out + i * dk + m * RL_GSIDE);
+      continue;
+    }
+#elif defined(RL_VCAST)
+    /* a cast's tile all data, rows of whole squares read along P, or along
+     * K and transposed: each 16 elements converted as a vector (cast.cl) */
+    if (full && np == side && spans == 1 && (sp == 1 || sk == 1)) {
+      long ss = g[RL_GC], sz = g[RL_GC + 1], ds = g[RL_GC + 2],
+           dz = g[RL_GC + 3];
+      for (int m = 0; m < squares; m++) {
+        RL_CSV v[RL_GSIDE];
+        for (int j = 0; j < RL_GSIDE; j++)
+          v[j] = vload16(0, sp == 1 ? from + j * sk + m * RL_GSIDE
+                                    : from + (m * RL_GSIDE + j) * sp);
+        if (sp != 1) {
+          RL_TRANSPOSE(RL_CSV, RL_GSIDE, RL_GROUNDS, RL_GZIP, v)
+        }
+        for (int i = 0; i < RL_GSIDE; i++)
+          vstore16(rl_vcast(v[i], ss, sz, ds, dz), 0,
+                   out + i * dk + m * RL_GSIDE);
+      }
       continue;
     }
 #endif

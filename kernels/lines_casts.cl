@@ -17,50 +17,6 @@ typedef struct __attribute__((packed)) rl_dvec_at {
   RL_DV v;
 } rl_dvec_at;
 
-/* The vector forms: f32, f16 and bf16 to each other and (where the device
- * divides in f64) to 8-bit integers; 8-bit integers to f32, to f16 and bf16
- * where the product below is exact (a scale that is a power of two, so that
- * rounding it to them is the one rounding), and to each other. */
-#define RL_FLOATISH(side)                                                      \
-  (RL_C##side##_M == 23 || RL_C##side##_M == 10 || RL_C##side##_M == 7)
-#ifdef RL_QC
-#define RL_POW2_SCALE 0
-#else
-#define RL_POW2_SCALE                                                          \
-  ((RL_Q_SS & 0x7FFFFF) == 0 && (RL_Q_SS & 0x7F800000) != 0)
-#endif
-#if RL_FLOATISH(S) && (RL_FLOATISH(D) || defined(RL_QUANTIZE_F64))
-#define RL_VCAST 1
-#elif !RL_CS_M && (RL_CD_M == 23 || !RL_CD_M || (RL_FLOATISH(D) && RL_POW2_SCALE))
-#define RL_VCAST 1
-#endif
-
-#ifdef RL_VCAST
-static RL_DV rl_vcast(RL_SV x, long ss, long sz, long ds, long dz) {
-  (void)ss, (void)sz, (void)ds, (void)dz;
-#if RL_CS_M
-  uint16 f = RL_F32_OF(_16, convert_uint16(x));
-#else
-  int16 q = RL_CS_SIGNED ? convert_int16(as_char16(x)) : convert_int16(x);
-  /* dequantize: (q - zero point) * scale in f32, exact operands, rounded
-   * once (to f16 or bf16 exact, and rounded there) */
-  uint16 f = as_uint16(convert_float16(q - (int)sz) * as_float((uint)ss));
-#endif
-#if !RL_CS_M && !RL_CD_M /* the zero points' difference, saturated */
-  return convert_uchar16(as_uint16(clamp(q - (int)sz + (int)dz,
-                                         (int)RL_CD_LO, (int)RL_CD_HI)));
-#elif RL_CD_M == 23
-  return f;
-#elif RL_CD_M == 10
-  return rl_f16_of_f32_16(f);
-#elif RL_CD_M == 7
-  return convert_ushort16(rl_bf16_of_f32_16(f));
-#elif RL_CS_M /* the integer's bits, modulo 256 */
-  return convert_uchar16(as_uint16(rl_quantize_16(f, ds, dz)));
-#endif
-}
-#endif
-
 /* A row's quantization (each side's scale bits and zero point): the
  * plan's, or per channel that of the row's channel, o its destination
  * offset (where RL_K_CHAN is not defined, every element's). */

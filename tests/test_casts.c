@@ -516,6 +516,30 @@ static void short_squares(void) {
         boxes[1] - before);
 }
 
+/* The generic kernels' tiles on a CPU device, casting 16 elements at a
+ * time where a tile is all data: squares transposed (NHWC -> NCHW,
+ * NCHW -> NC1HWC0, K along C), rows read along P (ND -> FRACTAL_NZ), each
+ * shape with whole tiles and edges, for every kind of vector cast (float
+ * to float, quantizing, dequantizing to f32, integer to integer) and one
+ * without (f16 -> f64). */
+static void generic_tiles(void) {
+  static const struct {
+    const char *from, *to;
+    int64_t ext[4];
+  } shapes[] = {{"NHWC", "NCHW", {2, 5, 18, 33}},
+                {"NCHW", "NC1HWC0", {2, 48, 5, 7}},
+                {"ND", "FRACTAL_NZ", {1, 1, 40, 70}}};
+  static const cast_pair kinds[] = {{F32, F16}, {F32, BF16}, {F16, F32},
+                                    {F32, I8},  {I8, F32},   {U8, I8},
+                                    {F16, F64}};
+  int run = 0;
+  for (int i = 0; i < 3; i++)
+    for (int k = 0; k < 7; k++)
+      run += one_cast(shapes[i].from, shapes[i].to, kinds[k], shapes[i].ext,
+                      engines[GENERIC], 1, PER_TENSOR);
+  CHECK(run == 21, "generic tiles: %d of 21 casts ran", run);
+}
+
 /* Casts without a meaning, and quantizations out of range, refused with a
  * message naming them. */
 static void refusals(void) {
@@ -599,6 +623,7 @@ int main(void) {
   ties();
   per_channel();
   short_squares();
+  generic_tiles();
   refusals();
   for (int i = 0; i < ENGINES; i++) relayout_engine_free(engines[i]);
   return check_summary();

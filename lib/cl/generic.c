@@ -19,7 +19,7 @@ static cl_program program(relayout_engine *e, const rl_desc *dst,
           : bits == 32 ? 5 + general
                        : 7 + general;
   if (cast || !e->generic_tried[w]) {
-    char *source = rl_generic_source(dst, src);
+    char *source = rl_generic_source(dst, src, !e->is_gpu);
     cl_program prog = source ? rl_program_get(e, source, 1, why) : NULL;
     if (!source) rl_fail(why, RELAYOUT_ERR_NOMEM, "out of memory");
     free(source);

@@ -72,16 +72,16 @@ static const char *storage(relayout_dtype t) {
   }
 }
 
-char *rl_generic_source(const rl_desc *dst, const rl_desc *src) {
-  char head[640];
+char *rl_generic_source(const rl_desc *dst, const rl_desc *src, int for_cpu) {
+  char head[768];
   int bits = relayout_dtype_bits(dst->dtype), cast = rl_is_cast(dst, src);
   int general = bits == 4 ? 0 : rl_generic_general(dst, src);
   int a = snprintf(head, sizeof head, "#define RL_GMAP %d\n#define RL_GW %d\n",
                    general, bits);
   if (cast) {
     a += snprintf(head + a, sizeof head - (size_t)a,
-                  "#define RL_GS %s\n#define RL_GD %s\n", storage(src->dtype),
-                  storage(dst->dtype));
+                  "#define RL_GS %s\n#define RL_GD %s\n%s", storage(src->dtype),
+                  storage(dst->dtype), for_cpu ? "#define RL_CPU 1\n" : "");
     a += rl_cast_defines(head + a, sizeof head - (size_t)a, dst, src, 0);
   }
   const char *parts[] = {head, cast ? rl_kernel_cast_cl : "",
