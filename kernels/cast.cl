@@ -175,8 +175,9 @@ RL_QUANTIZE(_16, uint16, float16, double16, int16)
 #define RL_QUANTIZE_F64 1
 #endif
 
-/* 16 elements at a time, for CPU boxes and the generic tiles (RL_CSV and
- * RL_CDV, each side's bits as a vector): f32, f16 and bf16 to each other
+/* 16 elements at a time, for CPU boxes and a CPU device's generic tiles
+ * (RL_CPU; RL_CSV and RL_CDV, each side's bits as a vector; a GPU's
+ * programs have no use for it): f32, f16 and bf16 to each other
  * and (where the device divides in f64) to 8-bit integers; 8-bit integers
  * to f32, to f16 and bf16 where the product below is exact (a scale
  * compiled in that is a power of two, so that rounding it to them is the
@@ -195,7 +196,7 @@ RL_QUANTIZE(_16, uint16, float16, double16, int16)
 #elif RL_CD_BITS == 32
 #define RL_CDV uint16
 #endif
-#if defined(RL_CSV) && defined(RL_CDV)
+#if defined(RL_CPU) && defined(RL_CSV) && defined(RL_CDV)
 #define RL_FLOATISH(side)                                                      \
   (RL_C##side##_M == 23 || RL_C##side##_M == 10 || RL_C##side##_M == 7)
 #if defined(RL_QC) || !defined(RL_Q_SS)

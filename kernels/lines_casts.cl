@@ -95,6 +95,8 @@ static inline void rl_cast_row(__global const RL_TS *restrict in,
  * no element is gathered alone */
 #define RL_SHORT_P 1
 #define RL_BACK(j) max(0, 16 - RL_BLOCK_P - (15 - (j)) * RL_SSTRIDE_K)
+#else
+#define RL_BACK(j) 0
 #endif
 
 /* The square of source rows k.. along K and elements p.. along P (q's
@@ -106,17 +108,14 @@ static inline void rl_cast_square(__global const RL_TS *restrict in,
   RL_SV r[16];
 #pragma unroll
   for (int j = 0; j < 16; j++) {
-#ifdef RL_SHORT_P
-    const int sh = RL_BACK(j);
-    r[j] = ((__global const rl_svec_at *)(in + (k + j) * RL_SSTRIDE_K - sh))
+    const int sh = RL_BACK(j); /* p is 0 where it is not */
+    r[j] = ((__global const rl_svec_at *)(in + p + (k + j) * RL_SSTRIDE_K -
+                                           sh))
                ->v;
     if (sh)
       r[j] = shuffle(r[j], (RL_SV)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
                                    13, 14, 15) +
                                (RL_TS)sh);
-#else
-    r[j] = ((__global const rl_svec_at *)(in + p + (k + j) * RL_SSTRIDE_K))->v;
-#endif
   }
   RL_TRANSPOSE(RL_SV, 16, 4, s08192a3b4c5d6e7f, r)
 #pragma unroll
