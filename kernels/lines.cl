@@ -165,9 +165,14 @@ __kernel void rl_lines(__global const RL_TS *restrict src, long src_off,
 #ifdef RL_SHIFT
   stream = 0; /* rows start off the grid: rl_shift_row streams them */
 #endif
+#ifdef RL_CAST_ROWS
+  rl_cast_rows(src + s, dst, n, mp, mq, dq, mk, d RL_QC_PASS);
+  return;
+#endif
   for (RL_I p = 0; p < mp; p++) {
-    RL_I data_q = p < n[0] ? dq : 0, head = 0;
+    RL_I head = 0;
 #ifdef RL_SHIFT
+    RL_I data_q = p < n[0] ? dq : 0;
     RL_I first = n[2] - p * RL_KDATA_DROP_P; /* data in the row's first step */
     if (mk == RL_BLOCK_K && data_q > 0 && first >= RL_BLOCK_K) {
       if (q0 > 0) /* the box before wrote the row's first elements */
@@ -184,23 +189,7 @@ __kernel void rl_lines(__global const RL_TS *restrict src, long src_off,
     for (RL_I q = 0; q < mq; q++) {
       RL_I in = s + p * RL_SSTRIDE_P + q * RL_SSTRIDE_Q;
       __global RL_T *out = dst + (p * RL_DSTRIDE_P + q * RL_DSTRIDE_Q) / RL_EL;
-      RL_I data = q < data_q ? clamp((RL_I)(n[2] - p * RL_KDATA_DROP_P -
-                                            q * RL_KDATA_DROP_Q),
-                                     (RL_I)0, mk)
-                             : 0,
-           k = q ? 0 : head;
-#ifdef RL_SKIP
-      RL_I write =
-          clamp((RL_I)(n[5] - p * RL_KWRITE_DROP_P - q * RL_KWRITE_DROP_Q),
-                (RL_I)0, mk);
-#else
-      RL_I write = mk;
-#endif
-#ifdef RL_CAST_ROWS
-      rl_cast_row(src + in, out, data, write,
-                  d + p * RL_DSTRIDE_P + q * RL_DSTRIDE_Q RL_QC_PASS);
-      continue;
-#endif
+      RL_I write, data = rl_row_data(n, p, q, dq, mk, &write), k = q ? 0 : head;
       int whole = data == RL_BLOCK_K && !k;
 #ifdef RL_STREAM_ROWS
       if (stream && (whole ? RL_VEC == 1

@@ -6,7 +6,8 @@
  * contiguous in the source), the rest of the row, and the pairs without a
  * vector form, element by element through rl_cast. Per channel, a row's
  * scale and zero point are read once, where K does not run along the
- * channel dim (RL_K_CHAN). */
+ * channel dim (RL_K_CHAN), and a square's once per Q step, where P does
+ * not either (RL_P_CHAN). */
 #ifdef RL_CAST_ROWS
 #define RL_SV RL_CAT(RL_TS, 16)
 #define RL_DV RL_CAT(RL_T, 16)
@@ -18,8 +19,8 @@ typedef struct __attribute__((packed)) rl_dvec_at {
 } rl_dvec_at;
 
 /* A row's quantization (each side's scale bits and zero point): the
- * plan's, or per channel that of the row's channel, o its destination
- * offset (where RL_K_CHAN is not defined, every element's). */
+ * plan's, or per channel that of the channel of destination offset o (the
+ * row's first element; where RL_K_CHAN is not defined, every element's). */
 typedef struct rl_row_quant {
   long ss, sz, ds, dz;
 } rl_row_quant;
@@ -40,20 +41,33 @@ static inline rl_row_quant rl_quant_at(RL_I o RL_QC_ARG) {
   return r;
 }
 
+/* Row o's quantization, z being that of another row of its Q step: z,
+ * unless rows along P may lie in different channels (RL_P_CHAN) */
+static inline rl_row_quant rl_quant_row(rl_row_quant z, RL_I o RL_QC_ARG) {
+#ifdef RL_P_CHAN
+  return rl_quant_at(o RL_QC_PASS);
+#else
+  (void)o;
+  return z;
+#endif
+}
+
 /* Source element j of the 16 from k on */
 #define RL_CAST_IN(j) in[(k + (j)) * RL_SSTRIDE_K]
 
 /* Destination row `out`: `data` elements converted from `in` on (K's source
- * stride apart), then padding up to `write`; o is the row's destination
- * offset, for its channel. */
+ * stride apart) with quantization z, then padding up to `write`; o is the
+ * row's destination offset, for each element's channel under RL_K_CHAN. */
 static inline void rl_cast_row(__global const RL_TS *restrict in,
                                __global RL_T *restrict out, RL_I data,
-                               RL_I write, RL_I o RL_QC_ARG) {
+                               RL_I write, RL_I o,
+                               rl_row_quant z RL_QC_ARG) {
   RL_I k = 0;
 #if defined(RL_QC) && defined(RL_K_CHAN) /* a channel per element */
+  (void)z;
   for (; k < data; k++) out[k] = RL_TRANSFORM_AT(RL_CAST_IN(0), o + k);
 #else
-  rl_row_quant z = rl_quant_at(o RL_QC_PASS);
+  (void)o;
 #ifdef RL_VCAST
   for (; k + 16 <= data; k += 16) {
 #if RL_SSTRIDE_K == 1
@@ -73,6 +87,37 @@ static inline void rl_cast_row(__global const RL_TS *restrict in,
     out[k] = (RL_T)rl_cast((ulong)RL_CAST_IN(0), z.ss, z.sz, z.ds, z.dz);
 #endif
   for (; k < write; k++) out[k] = RL_PAD;
+}
+
+/* The box's rows (n, dq: rl_box's data counts, lines.cl), Q outermost per
+ * channel where P does not run along the channel dim, so that a Q step's
+ * quantization is read once, from its first row with data; else P
+ * outermost (Q's rows follow one another in the destination) and each
+ * row's read. No channel is read for a row of padding. */
+#if defined(RL_QC) && !defined(RL_P_CHAN)
+#define RL_BY_Q 1
+#else
+#define RL_BY_Q 0
+#endif
+static inline void rl_cast_rows(__global const RL_TS *restrict src,
+                                __global RL_T *restrict dst, const RL_I *n,
+                                RL_I mp, RL_I mq, RL_I dq, RL_I mk,
+                                RL_I d RL_QC_ARG) {
+  for (RL_I a = 0; a < (RL_BY_Q ? mq : mp); a++) {
+    rl_row_quant z = {RL_Q_SS, RL_Q_SZ, RL_Q_DS, RL_Q_DZ};
+    int read = 0;
+    for (RL_I b = 0; b < (RL_BY_Q ? mp : mq); b++) {
+      RL_I p = RL_BY_Q ? b : a, q = RL_BY_Q ? a : b, write,
+           data = rl_row_data(n, p, q, dq, mk, &write),
+           o = p * RL_DSTRIDE_P + q * RL_DSTRIDE_Q;
+      if (data && !read) {
+        z = rl_quant_at(d + o RL_QC_PASS);
+        read = RL_BY_Q; /* else each row's */
+      }
+      rl_cast_row(src + p * RL_SSTRIDE_P + q * RL_SSTRIDE_Q, dst + o, data,
+                  write, d + o, z RL_QC_PASS);
+    }
+  }
 }
 
 /* Squares of 16 x 16 for boxes whose source runs along P (RL_SSTRIDE_P 1)
@@ -100,11 +145,12 @@ static inline void rl_cast_row(__global const RL_TS *restrict in,
 #endif
 
 /* The square of source rows k.. along K and elements p.. along P (q's
- * destination rows start at `at`); its destination rows first..last-1 */
+ * destination rows start at `at`, z its quantization); its destination
+ * rows first..last-1 */
 static inline void rl_cast_square(__global const RL_TS *restrict in,
                                   __global RL_T *restrict dst, RL_I at,
                                   RL_I p, RL_I k, RL_I first, RL_I last,
-                                  RL_I d RL_QC_ARG) {
+                                  RL_I d, rl_row_quant z RL_QC_ARG) {
   RL_SV r[16];
 #pragma unroll
   for (int j = 0; j < 16; j++) {
@@ -122,9 +168,9 @@ static inline void rl_cast_square(__global const RL_TS *restrict in,
   for (int i = 0; i < 16; i++)
     if (i >= first && i < last) {
       RL_I e = at + (p + i) * RL_DSTRIDE_P + k;
-      rl_row_quant z = rl_quant_at(d + e RL_QC_PASS);
+      rl_row_quant y = rl_quant_row(z, d + e RL_QC_PASS);
       ((__global rl_dvec_at *)(dst + e))->v =
-          rl_vcast(r[i], z.ss, z.sz, z.ds, z.dz);
+          rl_vcast(r[i], y.ss, y.sz, y.ds, y.dz);
     }
 }
 
@@ -140,24 +186,25 @@ static inline void rl_cast_squares(__global const RL_TS *restrict src,
   for (RL_I q = 0; q < mq; q++) {
     __global const RL_TS *in = src + q * RL_SSTRIDE_Q;
     RL_I at = q * RL_DSTRIDE_Q;
+    rl_row_quant z = rl_quant_at(d + at RL_QC_PASS);
 #ifdef RL_AHEAD
     RL_PREFETCH_AHEAD(RL_TS, in, q, mq, mk)
 #endif
     for (RL_I k = 0; k < sk; k += 16) {
       for (RL_I p = 0; p < sp; p += 16)
-        rl_cast_square(in, dst, at, p, k, 0, 16, d RL_QC_PASS);
+        rl_cast_square(in, dst, at, p, k, 0, 16, d, z RL_QC_PASS);
       if (tail && sp < mp) /* the square ending at P's end, its new rows */
         rl_cast_square(in, dst, at, max(mp - 16, (RL_I)0), k,
                        sp - max(mp - 16, (RL_I)0), min(mp, (RL_I)16),
-                       d RL_QC_PASS);
+                       d, z RL_QC_PASS);
     }
     /* each row's elements past the squares along K, the rows past them
      * along P */
     for (RL_I p = 0; p < mp; p++) {
       RL_I k = p < sp || tail ? sk : 0, e = at + p * RL_DSTRIDE_P + k;
       if (k < mk)
-        rl_cast_row(in + p + k * RL_SSTRIDE_K, dst + e, mk - k, mk - k,
-                    d + e RL_QC_PASS);
+        rl_cast_row(in + p + k * RL_SSTRIDE_K, dst + e, mk - k, mk - k, d + e,
+                    rl_quant_row(z, d + e RL_QC_PASS) RL_QC_PASS);
     }
   }
 }

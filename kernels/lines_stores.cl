@@ -199,6 +199,23 @@ static inline void rl_shift_row(__global const RL_T *restrict in,
 #define RL_PREFETCH(p) ((void)0)
 #endif
 #endif
+/* How many elements of the box's row at P's p and Q's q hold data (n from
+ * rl_box; dq, Q's data count within the box) and, in *write, how many to
+ * write (with RL_SKIP, those before the destination's end; else mk) */
+static inline RL_I rl_row_data(const RL_I *n, RL_I p, RL_I q, RL_I dq, RL_I mk,
+                               RL_I *write) {
+#ifdef RL_SKIP
+  *write = clamp((RL_I)(n[5] - p * RL_KWRITE_DROP_P - q * RL_KWRITE_DROP_Q),
+                 (RL_I)0, mk);
+#else
+  *write = mk;
+#endif
+  return p < n[0] && q < dq
+             ? clamp((RL_I)(n[2] - p * RL_KDATA_DROP_P - q * RL_KDATA_DROP_Q),
+                     (RL_I)0, mk)
+             : 0;
+}
+
 #ifdef RL_AHEAD
 /* Q step q's box rows (K's mk rows from `in`, of elements of type T): the
  * run of the step RL_AHEAD on, line by line, where there is one */

@@ -516,6 +516,36 @@ static void short_squares(void) {
         boxes[1] - before);
 }
 
+/* A CPU device's cast boxes of rows, per channel, quantizing and
+ * dequantizing: conv weights into FRACTAL_Z and back, the channel read
+ * once a Q step along N (N padded, so that rows of padding have no
+ * channel), each row's along W (P, its 1 x 2 pixels) and along H (P, its
+ * 3 x 3 pixels merged), each element's along C (K); NHWC -> NC1HWC0 with
+ * 3 channels, along N and W (Q, merged with H). */
+static void channel_rows(void) {
+  static const struct {
+    const char *from, *to;
+    int64_t ext[4];
+    int channel;
+  } cases[] = {{"NCHW", "FRACTAL_Z", {20, 48, 1, 1}, 0},
+               {"NCHW", "FRACTAL_Z", {20, 48, 1, 1}, 1},
+               {"FRACTAL_Z", "NCHW", {20, 48, 1, 1}, 0},
+               {"NCHW", "FRACTAL_Z", {36, 16, 1, 2}, 0},
+               {"NCHW", "FRACTAL_Z", {36, 16, 1, 2}, 3},
+               {"NCHW", "FRACTAL_Z", {20, 32, 3, 3}, 2},
+               {"NHWC", "NC1HWC0", {2, 5, 9, 3}, 2},
+               {"NHWC", "NC1HWC0", {2, 5, 9, 3}, 0}};
+  int before = boxes[1], run = 0;
+  for (int i = 0; i < 8; i++)
+    for (int k = 0; k < 2; k++)
+      run += one_cast(cases[i].from, cases[i].to,
+                      k ? (cast_pair){I8, F32} : (cast_pair){F32, I8},
+                      cases[i].ext, engines[SPECIALISED], 0, cases[i].channel);
+  CHECK(run == 16 && boxes[1] - before == 16,
+        "per-channel rows: %d of 16 casts ran, %d through CPU boxes", run,
+        boxes[1] - before);
+}
+
 /* The generic kernels' tiles on a CPU device, casting 16 elements at a
  * time where a tile is all data: squares transposed (NHWC -> NCHW,
  * NCHW -> NC1HWC0, K along C), rows read along P (ND -> FRACTAL_NZ), each
@@ -623,6 +653,7 @@ int main(void) {
   ties();
   per_channel();
   short_squares();
+  channel_rows();
   generic_tiles();
   refusals();
   for (int i = 0; i < ENGINES; i++) relayout_engine_free(engines[i]);

@@ -451,6 +451,20 @@ static void dst_logical(text *t, const rl_desc *dst) {
   logical_from_dst(t, dst);
 }
 
+/* Whether logical dim x of dst moves along an axis spanning virtual dims
+ * `dims` (a bit each), as logical_from_dst finds it. */
+static int moves_dim(const rl_desc *dst, unsigned dims, int x) {
+  const relayout_groups *g = &dst->groups;
+  for (int v = 0; v < dst->nvdims; v++)
+    if (dims >> v & 1 && (v == x ||
+                          (dst->merge.extent && v == dst->merge.outer &&
+                           x == dst->merge.inner) ||
+                          (g->groups && ((v == dst->ndims && x == g->n_dim) ||
+                                         (v == g->n_dim && x == g->c_dim)))))
+      return 1;
+  return 0;
+}
+
 char *rl_codegen_logical(const rl_desc *dst) {
   text t = {0};
   put(&t, "static inline int rl_logical(RL_I o, RL_I *out) {\n");
@@ -632,9 +646,13 @@ char *rl_codegen(const rl_layout_plan *p, const rl_desc *dst,
     dst_logical(&t, dst);
     int chan = (dst->per_channel ? dst->per_channel : src->per_channel) - 1;
     put(&t, "  (void)ok;\n  return x%d;\n}\n", chan);
-    /* a box's rows whose elements may lie in different channels */
-    int k = p->family == RL_FAMILY_LINES ? p->axes[p->box[2].axis].dim : chan;
-    if (k == chan || k < 0) put(&t, "#define RL_K_CHAN 1\n");
+    /* a box's rows whose elements may lie in different channels, and a box
+     * whose rows along P may */
+    int lines = p->family == RL_FAMILY_LINES, at = p->box[0].axis;
+    if (!lines || moves_dim(dst, p->axes[p->box[2].axis].dims, chan))
+      put(&t, "#define RL_K_CHAN 1\n");
+    if (lines && at >= 0 && moves_dim(dst, p->axes[at].dims, chan))
+      put(&t, "#define RL_P_CHAN 1\n");
   }
   if (p->family == RL_FAMILY_STAGE) map_stage(&t, p, dst, src);
   if (p->family == RL_FAMILY_LINES) map_box(&t, p, dst);

@@ -81,6 +81,7 @@ static int refine(rl_layout_plan *p, const rl_desc *dst, const rl_desc *src,
         .sstride = src->axes[b].stride * (lo / src->axes[b].weight),
         .weight = lo,
         .dim = a->dim,
+        .dims = 1u << a->dim,
         .check = check};
   }
   return 1;
@@ -102,6 +103,7 @@ static void merge(rl_layout_plan *p) {
         in && a.dim == in->dim && a.weight == in->weight * in->extent;
     if (fits && ((a.check < 0 && in->check < 0) || same_dim)) {
       in->extent *= a.extent;
+      in->dims |= a.dims;
       if (!same_dim) in->dim = -1;
       continue;
     }

@@ -21,7 +21,8 @@ typedef enum rl_family {
  * extent bounds it (destination padding), or -1. */
 typedef struct rl_iter_axis {
   int64_t extent, dstride, sstride, weight;
-  int dim;
+  int dim;       /* its virtual dim; -1 where merged from several */
+  unsigned dims; /* the virtual dims it spans, a bit each */
   int check;
 } rl_iter_axis;
 
