@@ -99,6 +99,7 @@ static inline void rl_cast_row(__global const RL_TS *restrict in,
 #else
 #define RL_BY_Q 0
 #endif
+#define RL_ROWS_AHEAD 4
 static inline void rl_cast_rows(__global const RL_TS *restrict src,
                                 __global RL_T *restrict dst, const RL_I *n,
                                 RL_I mp, RL_I mq, RL_I dq, RL_I mk,
@@ -110,6 +111,13 @@ static inline void rl_cast_rows(__global const RL_TS *restrict src,
       RL_I p = RL_BY_Q ? b : a, q = RL_BY_Q ? a : b, write,
            data = rl_row_data(n, p, q, dq, mk, &write),
            o = p * RL_DSTRIDE_P + q * RL_DSTRIDE_Q;
+#if RL_EXTENT_P > 1
+      /* the row RL_ROWS_AHEAD steps on along P, asked for ahead of its
+       * read (the rows' source is one short piece per line, which the
+       * CPU's own prefetch does not follow) */
+      RL_PREFETCH(src + (p + RL_ROWS_AHEAD) * RL_SSTRIDE_P +
+                  q * RL_SSTRIDE_Q);
+#endif
       if (data && !read) {
         z = rl_quant_at(d + o RL_QC_PASS);
         read = RL_BY_Q; /* else each row's */

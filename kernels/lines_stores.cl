@@ -191,7 +191,7 @@ static inline void rl_shift_row(__global const RL_T *restrict in,
  * kernel is compiled for a CPU (PoCL's prefetch() does nothing). Elsewhere
  * nothing: on NVIDIA's OpenCL every kernel that prefetched failed to build,
  * and a GPU runs these CPU boxes only when a test forces them. */
-#if defined(RL_AHEAD) || defined(RL_LEAD)
+#if defined(RL_AHEAD) || defined(RL_LEAD) || defined(RL_CAST_ROWS)
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) ||        \
     defined(__arm__) || defined(__riscv) || defined(__powerpc64__)
 #define RL_PREFETCH(p) __builtin_prefetch(p)
