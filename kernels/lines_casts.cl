@@ -90,11 +90,11 @@ static inline void rl_cast_row(__global const RL_TS *restrict in,
 }
 
 /* The box's rows (n, dq: rl_box's data counts, lines.cl), Q outermost per
- * channel where P does not run along the channel dim, so that a Q step's
- * quantization is read once, from its first row with data; else P
+ * channel where neither P nor K runs along the channel dim, so that a Q
+ * step's quantization is read once, from its first row with data; else P
  * outermost (Q's rows follow one another in the destination) and each
  * row's read. No channel is read for a row of padding. */
-#if defined(RL_QC) && !defined(RL_P_CHAN)
+#if defined(RL_QC) && !defined(RL_P_CHAN) && !defined(RL_K_CHAN)
 #define RL_BY_Q 1
 #else
 #define RL_BY_Q 0

@@ -1,8 +1,9 @@
 /* lines_stores.cl - CPU boxes (rl_lines), first part: the vectors a box
  * moves (RL_VT), how it writes them (plain or non-temporal stores,
  * RL_STREAM), rows partly padding built in registers (RL_LANES), rows
- * streamed through a private buffer (RL_SHIFT) and the prefetch (RL_AHEAD,
- * RL_LEAD). The variant macros are lib/plan/variant.h's. */
+ * streamed through a private buffer (RL_SHIFT), the prefetch (RL_AHEAD,
+ * RL_LEAD) and how much of a box's row holds data (rl_row_data, which the
+ * casts' rows share). The variant macros are lib/plan/variant.h's. */
 
 /* RL_VT is a vector rl_lines moves: a row of a square or tile, or a streamed
  * row's 16-byte piece. RL_AT(ptr) is the vector at any element address,

@@ -494,6 +494,14 @@ static void per_channel(void) {
   relayout_engine_free(slabs);
 }
 
+/* That a group's `want` casts all ran, each through a CPU box (boxes[1]
+ * was `before` when the group began). */
+static void all_in_boxes(const char *group, int run, int want, int before) {
+  CHECK(run == want && boxes[1] - before == want,
+        "%s: %d of %d casts ran, %d through CPU boxes", group, run, want,
+        boxes[1] - before);
+}
+
 /* A CPU device's cast squares where P, the pixels of a conv weight going
  * into FRACTAL_Z, is shorter than a square (2 x 2, 1 x 5, 3 x 3: each row
  * read to end by the last row's data and shifted back in registers) or
@@ -511,9 +519,7 @@ static void short_squares(void) {
       run += one_cast("NCHW", "FRACTAL_Z", kinds[k], shapes[i],
                       engines[SPECIALISED], 0,
                       k ? PER_TENSOR : (i % 2 ? 0 : PER_TENSOR));
-  CHECK(run == 18 && boxes[1] - before == 18,
-        "short squares: %d of 18 casts ran, %d through CPU boxes", run,
-        boxes[1] - before);
+  all_in_boxes("short squares", run, 18, before);
 }
 
 /* A CPU device's cast boxes of rows, per channel, quantizing and
@@ -541,9 +547,7 @@ static void channel_rows(void) {
       run += one_cast(cases[i].from, cases[i].to,
                       k ? (cast_pair){I8, F32} : (cast_pair){F32, I8},
                       cases[i].ext, engines[SPECIALISED], 0, cases[i].channel);
-  CHECK(run == 16 && boxes[1] - before == 16,
-        "per-channel rows: %d of 16 casts ran, %d through CPU boxes", run,
-        boxes[1] - before);
+  all_in_boxes("per-channel rows", run, 16, before);
 }
 
 /* The generic kernels' tiles on a CPU device, casting 16 elements at a
