@@ -450,6 +450,61 @@ static const char *runs_on(relayout_engine *e, int64_t w, int wait) {
   return kernel;
 }
 
+/* A plan of NCHW -> NHWC f32 2x17x5xW made on e and freed unrun, `idle`
+ * milliseconds later. */
+static void unrun(relayout_engine *e, int64_t w, int idle) {
+  fixture f = fixture_new("NHWC", RELAYOUT_F32, (const int64_t[]){2, 17, 5, w});
+  relayout_plan *p;
+  CHECK_OK(relayout_plan_create(&p, e, &f.d, &f.s, &e_));
+  usleep((useconds_t)idle * 1000);
+  relayout_plan_free(p);
+  fixture_free(&f);
+}
+
+/* Whether that plan, run once on the generic kernel and then again every
+ * 0.1 s, unasked, runs its own kernel within a minute. */
+static int switches(relayout_engine *e, int64_t w) {
+  fixture f = fixture_new("NHWC", RELAYOUT_F32, (const int64_t[]){2, 17, 5, w});
+  relayout_plan *p;
+  CHECK_OK(relayout_plan_create(&p, e, &f.d, &f.s, &e_));
+  int own = 0;
+  for (int i = 0; i < 600 && !own; i++) {
+    if (i) usleep(100000);
+    CHECK(fixture_run(&f, p), "W=%lld: output equals the reference",
+          (long long)w);
+    own = !strcmp(relayout_plan_kernel(p), "specialised");
+  }
+  relayout_plan_free(p);
+  fixture_free(&f);
+  return own;
+}
+
+/* A build waits for the engine's first launch, whose compile on PoCL would
+ * otherwise wait for the build: one whose plan never ran is dropped with
+ * it; one whose plan ran is built, and later runs switch to it. A program
+ * built by a plan that never ran is stored in the disk cache all the same
+ * (a builder stores binaries, off the plans' path). */
+static void held_builds(void) {
+  relayout_engine_options o = {
+      .size = sizeof o, .device = "cpu", .cache_dir = dir};
+  relayout_engine *e = NULL;
+  CHECK_OK(relayout_engine_create(&e, &o, &e_));
+  unrun(e, 70, 500);
+  relayout_engine_free(e);
+  CHECK_OK(relayout_engine_create(&e, &o, &e_));
+  CHECK(!strcmp(runs_on(e, 70, 0), "generic"),
+        "a plan freed unrun: its build never started");
+  CHECK(switches(e, 71), "a plan run once: its own kernel is built and runs");
+  relayout_engine_free(e);
+  e = engine("cpu", NULL);
+  unrun(e, 72, 0);
+  relayout_engine_free(e);
+  e = engine("cpu", NULL);
+  runs_on(e, 72, 0);
+  builds(e, 0, 1, "a program built for a plan that never ran");
+  relayout_engine_free(e);
+}
+
 /* The kernels option: AUTO starts a conversion new to the caches on the
  * generic kernel, its own building in the background, and switches once
  * it is built; the build lands in the disk cache for the next engine (with
@@ -582,6 +637,7 @@ int main(void) {
   slabs();
   stream_bytes();
   kernels();
+  held_builds();
   busy();
   char cmd[96];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

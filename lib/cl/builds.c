@@ -4,13 +4,25 @@
  * kernel and queues its source here; the engine's builder threads (started
  * on first need, up to the options' build_threads) take builds in order,
  * several at once, and put each program into the program cache, memory and
- * disk, as rl_program_get does. The plan polls its build when it runs and
- * switches once the program is there. A plan freed first abandons its
- * build: one under way finishes into the cache (a later plan of the same
- * shape finds it); one not started is dropped, or with the engine's
- * finish_builds stays queued, so that the next run of the same shapes (a
- * second repack of a checkpoint) finds every kernel. The engine, freed,
- * waits for the builds under way and the queue.
+ * disk, as rl_program_get does. A build queued before the engine's first
+ * launch is held until then (or until its plan waits for it, or is freed):
+ * PoCL compiles one program at a time per process, and a first launch
+ * compiles for its work-group size, so that first run would otherwise wait
+ * for the build. On a CPU device a builder also lets the engine's queue run
+ * what it holds before it compiles anything, for the same reason. The plan
+ * polls its build when it runs and switches once the program is there. A plan
+ * freed first abandons its build: one under way finishes into the cache (a
+ * later plan of the same shape finds it); one not started is dropped, or with
+ * the engine's finish_builds stays queued, so that the next run of the same
+ * shapes (a second repack of a checkpoint) finds every kernel. The engine,
+ * freed, waits for the builds under way and the queue.
+ *
+ * The builders also store the binaries of programs built on other threads
+ * (generic programs, plans that build their own) into the disk cache, once
+ * a kernel has run and no build is waiting; the engine, freed, waits for
+ * these, and stores those left where no builder ran. PoCL compiles a
+ * program's kernels once more for its binary (for the generic program,
+ * longer than its build), which a cold first run then does not wait for.
  *
  * On a CPU device PoCL makes a kernel's machine code for its work-group
  * size at its first launch, a tenth of a second more: the builder launches
@@ -22,16 +34,17 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef __linux__
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <unistd.h>
 #endif
 
 struct rl_build {
   rl_build *next; /* the queue */
   char *source;
   rl_warm warm;
+  int held; /* until the engine's first launch */
   enum { QUEUED, BUILDING, DONE, FAILED } state;
   int abandoned;
   cl_program program;
@@ -70,6 +83,43 @@ static void warm_up(relayout_engine *e, cl_command_queue *q, cl_program prog,
   if (k) clReleaseKernel(k);
 }
 
+/* The link to the first build not held, or to the queue's end. */
+static rl_build **ready(relayout_engine *e) {
+  rl_build **at = &e->waiting;
+  while (*at && (*at)->held) at = &(*at)->next;
+  return at;
+}
+
+/* Binaries are asked for once no build waits and a kernel has run, or the
+ * engine stops: asking holds PoCL's compiler, which a first launch needs. */
+static int may_store(const relayout_engine *e) {
+  return e->stopping || (e->launched && !e->waiting);
+}
+
+static int stopping(relayout_engine *e) {
+  pthread_mutex_lock(&e->lock);
+  int s = e->stopping;
+  pthread_mutex_unlock(&e->lock);
+  return s;
+}
+
+/* On a CPU device, until the engine's queue has run what it holds (its
+ * first launches compile), or the engine stops: a marker polled, since a
+ * command may wait on an event its user completes later. */
+static void drained(relayout_engine *e) {
+  cl_event m;
+  if (e->is_gpu ||
+      clEnqueueMarkerWithWaitList(e->queue, 0, NULL, &m) != CL_SUCCESS)
+    return;
+  clFlush(e->queue);
+  cl_int status = CL_QUEUED;
+  while (clGetEventInfo(m, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status,
+                        &status, NULL) == CL_SUCCESS &&
+         status > CL_COMPLETE && !stopping(e))
+    usleep(1000);
+  clReleaseEvent(m);
+}
+
 static void *builder(void *arg) {
   relayout_engine *e = arg;
 #ifdef __linux__
@@ -80,15 +130,25 @@ static void *builder(void *arg) {
   cl_command_queue q = NULL; /* for warm-ups */
   pthread_mutex_lock(&e->lock);
   for (;;) {
-    while (!e->waiting && !e->stopping)
+    rl_build **at;
+    while (!*(at = ready(e)) && !(e->unstored && may_store(e)) && !e->stopping)
       pthread_cond_wait(&e->changed, &e->lock);
-    if (!e->waiting) break;
-    rl_build *b = e->waiting;
-    e->waiting = b->next;
+    rl_program *unstored = *at || !may_store(e) ? NULL : rl_program_unstored(e);
+    if (unstored) {
+      pthread_mutex_unlock(&e->lock);
+      drained(e);
+      rl_program_store(e, unstored);
+      pthread_mutex_lock(&e->lock);
+      continue;
+    }
+    if (!*at) break; /* stopping, nothing left */
+    rl_build *b = *at;
+    *at = b->next;
     b->state = BUILDING;
     pthread_mutex_unlock(&e->lock);
+    drained(e);
     relayout_error why = {""};
-    cl_program prog = rl_program_get(e, b->source, 1, &why);
+    cl_program prog = rl_program_get(e, b->source, 2, &why);
     if (prog && !e->is_gpu && b->warm.kernel[0]) warm_up(e, &q, prog, &b->warm);
     pthread_mutex_lock(&e->lock);
     b->program = prog;
@@ -111,6 +171,7 @@ rl_build *rl_build_start(relayout_engine *e, const char *source,
   }
   if (warm) b->warm = *warm;
   pthread_mutex_lock(&e->lock);
+  b->held = !e->launched;
   rl_build **tail = &e->waiting;
   while (*tail) tail = &(*tail)->next;
   *tail = b;
@@ -128,9 +189,23 @@ rl_build *rl_build_start(relayout_engine *e, const char *source,
   return b;
 }
 
+void rl_build_go(relayout_engine *e) {
+  pthread_mutex_lock(&e->lock);
+  if (!e->launched) {
+    e->launched = 1;
+    for (rl_build *b = e->waiting; b; b = b->next) b->held = 0;
+    pthread_cond_broadcast(&e->changed);
+  }
+  pthread_mutex_unlock(&e->lock);
+}
+
 int rl_build_poll(relayout_engine *e, rl_build *b, int wait,
                   cl_program *program, relayout_error *why) {
   pthread_mutex_lock(&e->lock);
+  if (wait && b->held) {
+    b->held = 0;
+    pthread_cond_broadcast(&e->changed);
+  }
   while (wait && (b->state == QUEUED || b->state == BUILDING))
     pthread_cond_wait(&e->changed, &e->lock);
   int state = b->state;
@@ -149,6 +224,9 @@ void rl_build_release(relayout_engine *e, rl_build *b) {
     while (*at != b) at = &(*at)->next;
     *at = b->next;
     done = 1;
+  } else if (b->held) {
+    b->held = 0;
+    pthread_cond_broadcast(&e->changed);
   }
   if (!done) b->abandoned = 1; /* its builder frees it */
   pthread_mutex_unlock(&e->lock);
@@ -162,4 +240,6 @@ void rl_builds_stop(relayout_engine *e) {
   pthread_mutex_unlock(&e->lock);
   for (int i = 0; i < e->nbuilders; i++) pthread_join(e->builders[i], NULL);
   e->nbuilders = 0;
+  rl_program *p; /* binaries no builder stored (none ran) */
+  while ((p = rl_program_unstored(e))) rl_program_store(e, p);
 }

@@ -3,10 +3,12 @@
  * A disk entry is keyed by device, driver and source. Its file holds a magic,
  * the key, the binary's length and checksum, then the binary: an entry that
  * fails any check, or that the driver refuses, is rebuilt from source and
- * rewritten (through a temp file renamed into place). Loading an entry
- * marks it used (its modification time); storing one prunes the directory
- * when its entries exceed the engine's bound, least recently used first,
- * down to three quarters of the bound, and removes temp files a day old.
+ * rewritten (through a temp file renamed into place); for a program built
+ * outside the builder threads, by one of them later, or when the engine is
+ * freed (builds.c). Loading an entry marks it used (its modification
+ * time); storing one prunes the directory when its entries exceed the
+ * engine's bound, least recently used first, down to three quarters of the
+ * bound, and removes temp files a day old.
  *
  * PoCL (3.1) fails an assertion, aborting the process, when it loads a binary
  * whose program.bc is empty; a PoCL build once returned such a binary while
@@ -267,16 +269,21 @@ cl_program rl_program_get(relayout_engine *e, const char *source, int build_it,
               rc);
       prog = NULL;
     }
-    if (prog && have_dir) store(prog, dir, path, key, e->cache_bytes);
     built = prog != NULL;
   } else if (!prog) {
     rl_fail(err, RELAYOUT_ERR_UNSUPPORTED, "not compiled yet");
   }
+  /* a builder asks for the binary, off the caller's path: on PoCL that
+   * compiles every kernel of the program once more */
+  int later = build_it == 1 && built && have_dir;
   pthread_mutex_lock(&e->lock);
   cl_program had = prog ? in_memory(e, key, source) : NULL;
   if (prog && !had) { /* another thread may have put it there meanwhile */
     entry->key = key;
     entry->program = prog;
+    entry->unstored = later;
+    e->unstored += later;
+    if (later) pthread_cond_broadcast(&e->changed);
     entry->next = e->programs;
     e->programs = entry;
     entry = NULL;
@@ -286,12 +293,31 @@ cl_program rl_program_get(relayout_engine *e, const char *source, int build_it,
       e->loaded_from_disk++;
   }
   pthread_mutex_unlock(&e->lock);
+  if (built && have_dir && !later && !had)
+    store(prog, dir, path, key, e->cache_bytes);
   if (had) clReleaseProgram(prog);
   if (entry) {
     free(entry->source);
     free(entry);
   }
   return had ? had : prog;
+}
+
+rl_program *rl_program_unstored(relayout_engine *e) {
+  for (rl_program *p = e->programs; p; p = p->next)
+    if (p->unstored) {
+      p->unstored = 0;
+      e->unstored--;
+      return p;
+    }
+  return NULL;
+}
+
+void rl_program_store(relayout_engine *e, const rl_program *p) {
+  char dir[4096], path[4200];
+  if (!cache_dir(e, dir, sizeof dir)) return;
+  entry_path(path, sizeof path, dir, p->key);
+  store(p->program, dir, path, p->key, e->cache_bytes);
 }
 
 void rl_programs_free(relayout_engine *e) {

@@ -24,6 +24,7 @@ typedef struct rl_program {
   uint64_t key;
   char *source;
   cl_program program;
+  int unstored; /* built, its binary not yet in the disk cache */
 } rl_program;
 
 struct relayout_engine {
@@ -56,6 +57,8 @@ struct relayout_engine {
   pthread_mutex_t lock;
   pthread_cond_t changed; /* a build queued, finished, or the engine stops */
   rl_program *programs;
+  int unstored; /* programs whose binaries a builder is to store */
+  int launched; /* a kernel of the engine's has been enqueued */
   int built_from_source, loaded_from_disk;
   rl_build *waiting; /* builds not started, oldest first */
   pthread_t builders[RL_MAX_BUILDERS];
@@ -91,9 +94,15 @@ struct relayout_plan {
 /* cache.c: a program for this source on the engine's device: from memory,
  * from the disk cache (e->cache_dir), or (build_it) built. NULL when it is
  * in neither cache and not built, or its build failed (err: the log's
- * first error line). Safe from any thread. */
+ * first error line). Built with build_it 1, its binary is stored on disk by
+ * a builder thread (builds.c) or when the engine is freed; with 2 (a
+ * builder's own builds), before it returns. Safe from any thread. */
 cl_program rl_program_get(relayout_engine *e, const char *source, int build_it,
                           relayout_error *err);
+/* cache.c: a program whose binary is still to be stored, taken (NULL:
+ * none; e->lock held); a program's binary stored into the disk cache. */
+rl_program *rl_program_unstored(relayout_engine *e);
+void rl_program_store(relayout_engine *e, const rl_program *p);
 void rl_programs_free(relayout_engine *e);
 
 /* generic.c: the plan's generic kernel, its arguments set (0, why filled,
@@ -108,6 +117,10 @@ void rl_generic_release(relayout_plan *p);
  * (dropped if not started); the builder threads stopped and joined. */
 rl_build *rl_build_start(relayout_engine *e, const char *source,
                          const rl_warm *warm);
+/* builds.c: a kernel enqueued; builds queued before the engine's first
+ * launch are held until then: a first launch on PoCL compiles for its
+ * work-group size, and waits while another thread compiles. */
+void rl_build_go(relayout_engine *e);
 int rl_build_poll(relayout_engine *e, rl_build *b, int wait,
                   cl_program *program, relayout_error *why);
 void rl_build_release(relayout_engine *e, rl_build *b);

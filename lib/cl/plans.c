@@ -319,11 +319,12 @@ cl_int rl_enqueue(relayout_plan *p, cl_mem dst, size_t dst_off, cl_mem src,
   rc |= clSetKernelArg(k, 3, sizeof doff, &doff);
   if (p->channels) rc |= clSetKernelArg(k, 4, sizeof p->channels, &p->channels);
   if (rc != CL_SUCCESS) return CL_INVALID_KERNEL_ARGS;
-  if (!p->kernel)
-    return clEnqueueNDRangeKernel(q, k, 1, NULL, &p->generic_global,
-                                  &p->generic_local, nwait, wait, done);
-  return clEnqueueNDRangeKernel(q, k, p->work_dims, NULL, p->global, p->local,
-                                nwait, wait, done);
+  rc = p->kernel ? clEnqueueNDRangeKernel(q, k, p->work_dims, NULL, p->global,
+                                          p->local, nwait, wait, done)
+                 : clEnqueueNDRangeKernel(q, k, 1, NULL, &p->generic_global,
+                                          &p->generic_local, nwait, wait, done);
+  rl_build_go(p->engine);
+  return rc;
 }
 
 static relayout_status plan_enqueue(relayout_plan *p, cl_mem dst,

@@ -113,8 +113,10 @@ static cl_int enqueue(relayout_preprocess_plan *p, cl_mem dst, size_t dst_off,
   rc |= clSetKernelArg(p->kernel, 2, sizeof dst, &dst);
   rc |= clSetKernelArg(p->kernel, 3, sizeof doff, &doff);
   if (rc != CL_SUCCESS) return CL_INVALID_KERNEL_ARGS;
-  return clEnqueueNDRangeKernel(p->engine->queue, p->kernel, 1, NULL,
-                                &p->global, &p->local, nwait, wait, done);
+  rc = clEnqueueNDRangeKernel(p->engine->queue, p->kernel, 1, NULL, &p->global,
+                              &p->local, nwait, wait, done);
+  rl_build_go(p->engine);
+  return rc;
 }
 
 /* relayout_preprocess_run on arguments checked and sized. */
