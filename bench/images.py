@@ -36,7 +36,9 @@ n, w, h = (int(v) for v in (sys.argv[2:5] if len(sys.argv) > 4
 device = sys.argv[5] if len(sys.argv) > 5 else "cpu"
 runs = int(sys.argv[6]) if len(sys.argv) > 6 else 5
 layout = sys.argv[7] if len(sys.argv) > 7 else "NCHW"
-tmp = Path(tempfile.mkdtemp(prefix="relayout-images-"))
+# removed at exit
+scratch = tempfile.TemporaryDirectory(prefix="relayout-images-")
+tmp = Path(scratch.name)
 MEAN = (123.675, 116.28, 103.53)
 VAR = (0.0171247538, 0.0175070028, 0.0174291939)
 JPEG = [[256, 0, 359], [256, -88, -183], [256, 454, 0]]

@@ -23,7 +23,9 @@ import numpy as np
 from checks import check, finish
 
 RELAYOUT = sys.argv[1]
-TMP = Path(tempfile.mkdtemp(prefix="relayout-casts-"))
+# removed at exit
+SCRATCH = tempfile.TemporaryDirectory(prefix="relayout-casts-")
+TMP = Path(SCRATCH.name)
 STORAGE = {"f16": np.uint16, "bf16": np.uint16, "f32": np.uint32,
            "f64": np.uint64, "i8": np.int8, "u8": np.uint8}
 FLOAT = {"f16": (10, 5), "bf16": (7, 8), "f32": (23, 8), "f64": (52, 11)}

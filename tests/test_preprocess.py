@@ -22,7 +22,9 @@ import numpy as np
 from checks import check, finish
 
 RELAYOUT = sys.argv[1]
-TMP = Path(tempfile.mkdtemp(prefix="relayout-preprocess-"))
+# removed at exit
+SCRATCH = tempfile.TemporaryDirectory(prefix="relayout-preprocess-")
+TMP = Path(SCRATCH.name)
 rng = np.random.default_rng(11)
 FORMATS = {"YUV420SP_U8": 1.5, "RGB888_U8": 3, "XRGB8888_U8": 4,
            "YUV400_U8": 1}

@@ -17,7 +17,9 @@ import numpy as np
 from checks import check, finish
 
 RELAYOUT = sys.argv[1]
-TMP = Path(tempfile.mkdtemp(prefix="relayout-verify-"))
+# removed at exit
+SCRATCH = tempfile.TemporaryDirectory(prefix="relayout-verify-")
+TMP = Path(SCRATCH.name)
 rng = np.random.default_rng(3)
 
 
