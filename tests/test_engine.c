@@ -482,8 +482,8 @@ static int switches(relayout_engine *e, int64_t w) {
 /* A build waits for the engine's first launch, whose compile on PoCL would
  * otherwise wait for the build: one whose plan never ran is dropped with
  * it; one whose plan ran is built, and later runs switch to it. A program
- * built by a plan that never ran is stored in the disk cache all the same
- * (a builder stores binaries, off the plans' path). */
+ * a plan built itself is stored in the disk cache by a builder, off the
+ * plans' path: once a kernel has run, or when the engine is freed. */
 static void held_builds(void) {
   relayout_engine_options o = {
       .size = sizeof o, .device = "cpu", .cache_dir = dir};
@@ -502,6 +502,15 @@ static void held_builds(void) {
   e = engine("cpu", NULL);
   runs_on(e, 72, 0);
   builds(e, 0, 1, "a program built for a plan that never ran");
+  long bytes;
+  int before = entries(&bytes, NULL, 0), stored = 0;
+  runs_on(e, 74, 0);
+  for (int i = 0; i < 300 && !stored; i++) {
+    usleep(100000);
+    stored = entries(&bytes, NULL, 0) > before;
+  }
+  CHECK(stored, "a program built by its plan, which ran, is stored in the "
+                "disk cache while the engine lives");
   relayout_engine_free(e);
 }
 

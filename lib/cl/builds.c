@@ -19,8 +19,9 @@
  *
  * The builders also store the binaries of programs built on other threads
  * (generic programs, plans that build their own) into the disk cache, once
- * a kernel has run and no build is waiting; the engine, freed, waits for
- * these, and stores those left where no builder ran. PoCL compiles a
+ * a kernel has run and no build is waiting (rl_builds_store starts a
+ * builder for them where none runs); the engine, freed, waits for these,
+ * and stores those left where no builder could run. PoCL compiles a
  * program's kernels once more for its binary (for the generic program,
  * longer than its build), which a cold first run then does not wait for.
  *
@@ -162,6 +163,19 @@ static void *builder(void *arg) {
   return NULL;
 }
 
+/* One more builder thread, up to the bound. e->lock held. */
+static void add_builder(relayout_engine *e) {
+  if (e->nbuilders < e->build_threads && !e->stopping &&
+      pthread_create(&e->builders[e->nbuilders], NULL, builder, e) == 0)
+    e->nbuilders++;
+}
+
+void rl_builds_store(relayout_engine *e) {
+  pthread_mutex_lock(&e->lock);
+  if (e->unstored && !e->nbuilders) add_builder(e);
+  pthread_mutex_unlock(&e->lock);
+}
+
 rl_build *rl_build_start(relayout_engine *e, const char *source,
                          const rl_warm *warm) {
   rl_build *b = calloc(1, sizeof *b);
@@ -175,10 +189,7 @@ rl_build *rl_build_start(relayout_engine *e, const char *source,
   rl_build **tail = &e->waiting;
   while (*tail) tail = &(*tail)->next;
   *tail = b;
-  /* a thread per build queued, up to the bound */
-  if (e->nbuilders < e->build_threads &&
-      pthread_create(&e->builders[e->nbuilders], NULL, builder, e) == 0)
-    e->nbuilders++;
+  add_builder(e); /* a thread per build queued, up to the bound */
   int started = e->nbuilders > 0;
   pthread_cond_broadcast(&e->changed);
   pthread_mutex_unlock(&e->lock);
@@ -240,6 +251,6 @@ void rl_builds_stop(relayout_engine *e) {
   pthread_mutex_unlock(&e->lock);
   for (int i = 0; i < e->nbuilders; i++) pthread_join(e->builders[i], NULL);
   e->nbuilders = 0;
-  rl_program *p; /* binaries no builder stored (none ran) */
+  rl_program *p; /* binaries no builder stored (none could run) */
   while ((p = rl_program_unstored(e))) rl_program_store(e, p);
 }

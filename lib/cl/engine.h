@@ -95,7 +95,7 @@ struct relayout_plan {
  * from the disk cache (e->cache_dir), or (build_it) built. NULL when it is
  * in neither cache and not built, or its build failed (err: the log's
  * first error line). Built with build_it 1, its binary is stored on disk by
- * a builder thread (builds.c) or when the engine is freed; with 2 (a
+ * a builder thread (rl_builds_store) or when the engine is freed; with 2 (a
  * builder's own builds), before it returns. Safe from any thread. */
 cl_program rl_program_get(relayout_engine *e, const char *source, int build_it,
                           relayout_error *err);
@@ -121,6 +121,9 @@ rl_build *rl_build_start(relayout_engine *e, const char *source,
  * launch are held until then: a first launch on PoCL compiles for its
  * work-group size, and waits while another thread compiles. */
 void rl_build_go(relayout_engine *e);
+/* builds.c: a builder started, where none runs, for programs built on the
+ * caller's thread whose binaries are still to be stored. */
+void rl_builds_store(relayout_engine *e);
 int rl_build_poll(relayout_engine *e, rl_build *b, int wait,
                   cl_program *program, relayout_error *why);
 void rl_build_release(relayout_engine *e, rl_build *b);

@@ -227,6 +227,7 @@ static relayout_status plan_create(relayout_plan **out, relayout_engine *engine,
   }
   sizes(p);
   choose_kernel(p);
+  rl_builds_store(engine);
   *out = p;
   return RELAYOUT_OK;
 }

@@ -49,6 +49,7 @@ static int make_kernel(relayout_preprocess_plan *p) {
   char *source = rl_codegen_preprocess(&p->aipp, d, p->frame, chunk, cpu);
   cl_program prog = source ? rl_program_get(e, source, 1, &why) : NULL;
   free(source);
+  rl_builds_store(e);
   cl_int rc = CL_SUCCESS;
   if (prog) p->kernel = clCreateKernel(prog, "rl_preprocess", &rc);
   if (!p->kernel) {
