@@ -560,6 +560,10 @@ RELAYOUT_API const char *relayout_engine_note(const relayout_engine *engine);
  *  cache so far (a warm cache builds none). */
 RELAYOUT_API void relayout_engine_builds(const relayout_engine *engine,
                                          int *from_source, int *from_disk);
+/** How many background builds the engine has not finished: queued or under
+ *  way. relayout_engine_free waits for those under way, and with
+ *  finish_builds for the queue too. */
+RELAYOUT_API int relayout_engine_pending_builds(relayout_engine *engine);
 
 /**
  * A plan: one conversion for one engine. Creating it finds its specialised

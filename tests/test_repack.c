@@ -234,6 +234,25 @@ static void check_repacked(const char *in, const char *out, int first, int n) {
   free_view(&vo);
 }
 
+/* A repack new to relayout's cache says, once its output is complete, that
+ * it builds the kernels it queued for the next run; the next run, on its
+ * own kernels, builds none. */
+static void test_pending_builds(void) {
+  write_model("m.st", 0, NMODEL, 0);
+  setenv("RELAYOUT_CACHE_DIR", "pending-cache", 1);
+  setenv("RELAYOUT_KERNELS", "auto", 1);
+  CHECK(cli("repack m.st p1.st --device cpu " RULES) == 0 &&
+            said("the output is complete; building ") &&
+            said(" into the cache for the next run"),
+        "a cold repack names the builds it waits for");
+  CHECK(cli("repack m.st p2.st --device cpu " RULES) == 0 &&
+            !said("the output is complete"),
+        "a warm repack has no build to wait for");
+  CHECK(same_files("p1.st", "p2.st"), "both runs give the same file");
+  unsetenv("RELAYOUT_KERNELS");
+  unsetenv("RELAYOUT_CACHE_DIR");
+}
+
 static void test_round_trip(int metadata) {
   write_model("m.st", 0, NMODEL, metadata);
   CHECK(cli("repack m.st r.st " RULES) == 0, "repack");
@@ -1282,6 +1301,7 @@ int main(int argc, char **argv) {
   test_shard_clash();
   test_round_trip(1);
   test_round_trip(0);
+  test_pending_builds();
   test_casts();
   test_quantize();
   test_reports();

@@ -58,7 +58,8 @@ static const char usage[] =
     "  --wait-compile\n"
     "                shapes new to the device wait for their own kernels,\n"
     "                built all at once (else they start on the generic\n"
-    "                kernels while their own build)\n"
+    "                kernels while their own build, and the exit waits for\n"
+    "                those builds, saying so, for the next run)\n"
     "  --part I/N    a sharded IN's part I of N (0 <= I < N), for N\n"
     "                processes or machines sharing a file system: the\n"
     "                shards split by bytes, each written into OUT with a\n"
@@ -194,6 +195,14 @@ int cmd_repack(int argc, char **argv) {
   rp_report_init(&o.report);
   rc = run(&o, pos[0], o.dry_run ? NULL : pos[1]);
   rp_report_free(&o.report);
+  int pending = 0;
+  for (int i = 0; i < o.nengines; i++)
+    pending += relayout_engine_pending_builds(o.engines[i]);
+  if (rc == 0 && pending)
+    fprintf(stderr,
+            "relayout repack: the output is complete; building %d kernel%s "
+            "into the cache for the next run\n",
+            pending, pending == 1 ? "" : "s");
 done:
   cli_engines_free(o.engines, o.nengines);
   for (int i = 0; i < o.nrules; i++) rp_rule_free(&o.rules[i]);

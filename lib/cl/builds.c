@@ -146,6 +146,7 @@ static void *builder(void *arg) {
     rl_build *b = *at;
     *at = b->next;
     b->state = BUILDING;
+    e->building++;
     pthread_mutex_unlock(&e->lock);
     drained(e);
     relayout_error why = {""};
@@ -155,6 +156,7 @@ static void *builder(void *arg) {
     b->program = prog;
     b->why = why;
     b->state = prog ? DONE : FAILED;
+    e->building--;
     if (b->abandoned) build_free(b);
     pthread_cond_broadcast(&e->changed);
   }
@@ -168,6 +170,15 @@ static void add_builder(relayout_engine *e) {
   if (e->nbuilders < e->build_threads && !e->stopping &&
       pthread_create(&e->builders[e->nbuilders], NULL, builder, e) == 0)
     e->nbuilders++;
+}
+
+int relayout_engine_pending_builds(relayout_engine *e) {
+  if (!e) return 0;
+  pthread_mutex_lock(&e->lock);
+  int n = e->building;
+  for (rl_build *b = e->waiting; b; b = b->next) n++;
+  pthread_mutex_unlock(&e->lock);
+  return n;
 }
 
 void rl_builds_store(relayout_engine *e) {

@@ -61,6 +61,7 @@ struct relayout_engine {
   int launched; /* a kernel of the engine's has been enqueued */
   int built_from_source, loaded_from_disk;
   rl_build *waiting; /* builds not started, oldest first */
+  int building;      /* builds under way */
   pthread_t builders[RL_MAX_BUILDERS];
   int nbuilders, stopping;
   pthread_t user; /* the thread inside a call on the engine, while depth */
