@@ -262,6 +262,11 @@ void rl_builds_stop(relayout_engine *e) {
   pthread_mutex_unlock(&e->lock);
   for (int i = 0; i < e->nbuilders; i++) pthread_join(e->builders[i], NULL);
   e->nbuilders = 0;
-  rl_program *p; /* binaries no builder stored (none could run) */
-  while ((p = rl_program_unstored(e))) rl_program_store(e, p);
+  for (;;) { /* binaries no builder stored (none could run) */
+    pthread_mutex_lock(&e->lock);
+    rl_program *p = rl_program_unstored(e);
+    pthread_mutex_unlock(&e->lock);
+    if (!p) break;
+    rl_program_store(e, p);
+  }
 }
