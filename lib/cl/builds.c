@@ -211,6 +211,15 @@ rl_build *rl_build_start(relayout_engine *e, const char *source,
   return b;
 }
 
+/* b, held, free to start (its plan waits for it, or is freed with it
+ * queued). e->lock held. */
+static void unhold(relayout_engine *e, rl_build *b) {
+  if (b->held) {
+    b->held = 0;
+    pthread_cond_broadcast(&e->changed);
+  }
+}
+
 void rl_build_go(relayout_engine *e) {
   pthread_mutex_lock(&e->lock);
   if (!e->launched) {
@@ -224,10 +233,7 @@ void rl_build_go(relayout_engine *e) {
 int rl_build_poll(relayout_engine *e, rl_build *b, int wait,
                   cl_program *program, relayout_error *why) {
   pthread_mutex_lock(&e->lock);
-  if (wait && b->held) {
-    b->held = 0;
-    pthread_cond_broadcast(&e->changed);
-  }
+  if (wait) unhold(e, b);
   while (wait && (b->state == QUEUED || b->state == BUILDING))
     pthread_cond_wait(&e->changed, &e->lock);
   int state = b->state;
@@ -246,9 +252,8 @@ void rl_build_release(relayout_engine *e, rl_build *b) {
     while (*at != b) at = &(*at)->next;
     *at = b->next;
     done = 1;
-  } else if (b->held) {
-    b->held = 0;
-    pthread_cond_broadcast(&e->changed);
+  } else {
+    unhold(e, b);
   }
   if (!done) b->abandoned = 1; /* its builder frees it */
   pthread_mutex_unlock(&e->lock);

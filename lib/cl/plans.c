@@ -324,7 +324,7 @@ cl_int rl_enqueue(relayout_plan *p, cl_mem dst, size_t dst_off, cl_mem src,
                                           p->local, nwait, wait, done)
                  : clEnqueueNDRangeKernel(q, k, 1, NULL, &p->generic_global,
                                           &p->generic_local, nwait, wait, done);
-  rl_build_go(p->engine);
+  if (rc == CL_SUCCESS) rl_build_go(p->engine);
   return rc;
 }
 

@@ -116,7 +116,7 @@ static cl_int enqueue(relayout_preprocess_plan *p, cl_mem dst, size_t dst_off,
   if (rc != CL_SUCCESS) return CL_INVALID_KERNEL_ARGS;
   rc = clEnqueueNDRangeKernel(p->engine->queue, p->kernel, 1, NULL, &p->global,
                               &p->local, nwait, wait, done);
-  rl_build_go(p->engine);
+  if (rc == CL_SUCCESS) rl_build_go(p->engine);
   return rc;
 }
 
