@@ -490,7 +490,14 @@ typedef enum relayout_kernels {
   /** The specialised kernel, built when the plan is created. */
   RELAYOUT_KERNELS_SPECIALISED,
   /** The generic kernels only (tests, benchmarks). */
-  RELAYOUT_KERNELS_GENERIC
+  RELAYOUT_KERNELS_GENERIC,
+  /** The specialised kernel where it is compiled already (in the engine or
+   *  its disk cache), else the generic kernel; nothing builds in the
+   *  background, and of the programs built only those of plans without a
+   *  generic kernel (per-channel casts), built when made, are stored: for a
+   *  run that leaves the building to another process (relayout repack's
+   *  background --warm). */
+  RELAYOUT_KERNELS_CACHED
 } relayout_kernels;
 
 typedef struct relayout_engine_options {

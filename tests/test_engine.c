@@ -518,7 +518,8 @@ static void held_builds(void) {
  * generic kernel, its own building in the background, and switches once
  * it is built; the build lands in the disk cache for the next engine (with
  * finish_builds, one still queued when the engine is freed too). A plan, or
- * an engine, freed while builds run leaves nothing behind. */
+ * an engine, freed while builds run leaves nothing behind. CACHED runs what
+ * the caches hold, else the generic kernel, and builds and stores nothing. */
 static void kernels(void) {
   relayout_engine_options o = {
       .size = sizeof o, .device = "cpu", .cache_dir = dir};
@@ -556,6 +557,21 @@ static void kernels(void) {
   CHECK(!strcmp(runs_on(e, 53, 1), "generic"),
         "GENERIC: the generic kernel only, a wait changes nothing");
   relayout_engine_free(e);
+  o.kernels = RELAYOUT_KERNELS_CACHED;
+  CHECK_OK(relayout_engine_create(&e, &o, &e_));
+  CHECK(!strcmp(runs_on(e, 37, 0), "specialised"),
+        "CACHED: a kernel in the disk cache runs");
+  relayout_engine_free(e);
+  long bytes;
+  entries(&bytes, NULL, 1);
+  CHECK_OK(relayout_engine_create(&e, &o, &e_));
+  CHECK(!strcmp(runs_on(e, 37, 1), "generic") &&
+            !relayout_engine_pending_builds(e),
+        "CACHED: a conversion new to the caches runs the generic kernel, and "
+        "nothing builds, waited for or not");
+  relayout_engine_free(e);
+  CHECK(entries(&bytes, NULL, 0) == 0,
+        "CACHED: not even the generic program is stored");
   o.kernels = (relayout_kernels)9;
   CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "kernels 9",
               relayout_engine_create(&e, &o, &e_));

@@ -6,9 +6,12 @@
 #include "check.h"
 #include "run_cli.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -232,25 +235,6 @@ static void check_repacked(const char *in, const char *out, int first, int n) {
   }
   free_view(&vi);
   free_view(&vo);
-}
-
-/* A repack new to relayout's cache says, once its output is complete, that
- * it builds the kernels it queued for the next run; the next run, on its
- * own kernels, builds none. */
-static void test_pending_builds(void) {
-  write_model("m.st", 0, NMODEL, 0);
-  setenv("RELAYOUT_CACHE_DIR", "pending-cache", 1);
-  setenv("RELAYOUT_KERNELS", "auto", 1);
-  CHECK(cli("repack m.st p1.st --device cpu " RULES) == 0 &&
-            said("the output is complete; building ") &&
-            said(" into the cache for the next run"),
-        "a cold repack names the builds it waits for");
-  CHECK(cli("repack m.st p2.st --device cpu " RULES) == 0 &&
-            !said("the output is complete"),
-        "a warm repack has no build to wait for");
-  CHECK(same_files("p1.st", "p2.st"), "both runs give the same file");
-  unsetenv("RELAYOUT_KERNELS");
-  unsetenv("RELAYOUT_CACHE_DIR");
 }
 
 static void test_round_trip(int metadata) {
@@ -1292,6 +1276,122 @@ static void test_devices(void) {
   unsetenv("POCL_DEVICES");
 }
 
+/* How many tensors of the last --json summary ran on `family`. */
+static int ran_on(const char *family) {
+  json_t *j = json_load_file("out.txt", 0, NULL), *t;
+  size_t i;
+  int n = 0;
+  json_array_foreach(json_object_get(j, "tensors"), i, t) {
+    const char *f = json_string_value(json_object_get(t, "family"));
+    n += f && !strcmp(f, family);
+  }
+  json_decref(j);
+  return n;
+}
+
+/* How many entries (compiled programs) a cache directory holds. */
+static int cache_entries(const char *dir) {
+  DIR *d = opendir(dir);
+  int n = 0;
+  for (struct dirent *f; d && (f = readdir(d));)
+    n += strstr(f->d_name, ".bin") != NULL;
+  if (d) closedir(d);
+  return n;
+}
+
+/* The pid a repack named for its background --warm (0: none), after it
+ * has exited: polled, since it is not this process's child. */
+static int warm_finished(void) {
+  char *err = slurp("err.txt");
+  const char *at = err ? strstr(err, "(relayout repack --warm, pid ") : NULL;
+  int pid = at ? atoi(at + strlen("(relayout repack --warm, pid ")) : 0;
+  free(err);
+  for (int waited = 0; pid > 0 && waited < 6000; waited++) {
+    char path[64], state = 0;
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *f = fopen(path, "r");
+    if (!f || fscanf(f, "%*d (%*[^)]) %c", &state) != 1 || state == 'Z') {
+      if (f) fclose(f);
+      return pid;
+    }
+    fclose(f);
+    usleep(100000);
+  }
+  return 0;
+}
+
+/* A repack new to relayout's cache runs the generic kernels where it lacks
+ * a shape's own and, its output complete, leaves their builds to a
+ * `relayout repack --warm` in the background: the next run runs every
+ * shape's own kernel, into the same bytes. A --part run builds them before
+ * it exits; --warm alone builds them and writes nothing. */
+static void test_warm(void) {
+  write_model("m.st", 0, NMODEL, 0);
+  setenv("RELAYOUT_KERNELS", "auto", 1);
+  setenv("RELAYOUT_CACHE_DIR", "warm-cache", 1);
+  CHECK(cli("repack m.st p1.st --device cpu --json " RULES) == 0 &&
+            ran_on("generic") > 0 &&
+            said("ran on the generic kernels, and their own build into the "
+                 "cache in the background"),
+        "a cold repack runs the generic kernels and names its background "
+        "--warm");
+  CHECK(warm_finished() > 0, "the background --warm exits");
+  CHECK(cli("repack m.st p2.st --device cpu --json " RULES) == 0 &&
+            ran_on("generic") == 0 && !said("the output is complete"),
+        "the next repack runs every shape's own kernel");
+  CHECK(same_files("p1.st", "p2.st"), "both runs give the same file");
+
+  setenv("RELAYOUT_CACHE_DIR", "locked-cache", 1);
+  CHECK(mkdir("locked-cache", 0777) == 0, "a cache directory");
+  int lock = open("locked-cache/warm.lock", O_RDWR | O_CREAT, 0666);
+  CHECK(lock >= 0 && flock(lock, LOCK_EX) == 0, "its warm lock taken");
+  CHECK(cli("repack m.st p3.st --device cpu " RULES) == 0 &&
+            said("their own do not build now: another relayout repack "
+                 "--warm is building into the cache") &&
+            same_files("p1.st", "p3.st"),
+        "one background --warm per cache: a repack that finds the lock "
+        "taken says so, its output whole");
+  if (lock >= 0) close(lock);
+
+  setenv("RELAYOUT_CACHE_DIR", "warm-cache2", 1);
+  CHECK(cli("repack --warm m.st --device cpu " RULES) == 0 &&
+            said(" kernels built into the cache") &&
+            cli("repack m.st p4.st --device cpu --json " RULES) == 0 &&
+            ran_on("generic") == 0 && same_files("p1.st", "p4.st"),
+        "--warm builds every kernel the repack runs");
+  CHECK(cli("repack --warm m.st --device cpu " RULES) == 0 &&
+            said("every kernel was in the cache"),
+        "a second --warm has nothing to build");
+  CHECK(cli("repack --warm m.st p5.st " RULES) == 2 &&
+            said("--warm takes IN alone") && access("p5.st", F_OK),
+        "--warm with OUT refused, nothing written");
+  CHECK(cli("repack --warm --dry-run m.st " RULES) == 2 &&
+            said("--warm takes IN alone"),
+        "--warm with --dry-run refused");
+
+  /* per-channel quantizing has no generic kernel: the repack builds its
+   * own, and stores it, having no background build to leave it to */
+  setenv("RELAYOUT_CACHE_DIR", "channel-cache", 1);
+  CHECK(cli("repack m.st c1.st --device cpu --json --rule "
+            "'*.weight:4d=FRACTAL_Z:i8:per-channel=N'") == 0 &&
+            ran_on("generic") == 0 && !said("in the background") &&
+            cache_entries("channel-cache") == 2,
+        "a repack of per-channel casts alone stores their two kernels");
+
+  write_sharded("wp");
+  setenv("RELAYOUT_CACHE_DIR", "part-cache", 1);
+  CHECK(cli("repack wp wp.1 " QRULES " --device cpu --part 0/1") == 0 &&
+            said("the output is complete; building ") &&
+            said(" into the cache for the next run") &&
+            !said("in the background"),
+        "a --part run builds its kernels before it exits, saying so");
+  CHECK(cli("repack wp wp.2 " QRULES " --device cpu --part 0/1") == 0 &&
+            !said("the output is complete"),
+        "and the next part finds them built");
+  unsetenv("RELAYOUT_KERNELS");
+  unsetenv("RELAYOUT_CACHE_DIR");
+}
+
 int main(int argc, char **argv) {
   if (cli_setup(argc, argv, "repack")) return 2;
   test_parts();
@@ -1301,7 +1401,7 @@ int main(int argc, char **argv) {
   test_shard_clash();
   test_round_trip(1);
   test_round_trip(0);
-  test_pending_builds();
+  test_warm();
   test_casts();
   test_quantize();
   test_reports();

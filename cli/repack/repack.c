@@ -10,6 +10,7 @@ static const char usage[] =
     "usage: relayout repack IN OUT --rule RULE [--rule RULE ...]\n"
     "       relayout repack --restore IN OUT\n"
     "       relayout repack --dry-run IN [--rule RULE ...]\n"
+    "       relayout repack --warm IN (--rule RULE ... | --restore)\n"
     "       relayout repack IN OUT (--rule RULE ... | --restore) --part I/N\n"
     "       relayout repack --finish OUT\n"
     "\n"
@@ -31,8 +32,8 @@ static const char usage[] =
     "          --rule '*.weight:4d=FRACTAL_Z:i8:per-channel=N'\n"
     "        The first matching rule wins; unmatched tensors are copied\n"
     "        unchanged. A converted tensor is stored in TO's physical shape,\n"
-    "        in its dtype or DTYPE (an F16, BF16, F32 or F64 tensor, cast as\n"
-    "        docs/CASTS.md defines); its logical shape, both layouts with\n"
+    "        in its dtype or DTYPE (a float tensor cast as docs/CASTS.md\n"
+    "        defines); its logical shape, both layouts with\n"
     "        their block sizes and both dtypes are recorded in __metadata__\n"
     "        for --restore. DTYPE i8 quantizes an F32, F16 or BF16 tensor\n"
     "        with symmetric scales (max |x| / 127, zero point 0), one per\n"
@@ -55,11 +56,11 @@ static const char usage[] =
     "                all (every OpenCL device) or a list (0,2,3): the\n"
     "                tensors spread over them by bytes, the largest first,\n"
     "                the output the same bytes as on one device\n"
+    "  --warm        builds the kernels this repack needs into the cache,\n"
+    "                writing nothing; a repack lacking some starts it in\n"
+    "                the background (one per cache; not with --part)\n"
     "  --wait-compile\n"
-    "                shapes new to the device wait for their own kernels,\n"
-    "                built all at once (else they start on the generic\n"
-    "                kernels while their own build, and the exit waits for\n"
-    "                those builds, saying so, for the next run)\n"
+    "                shapes new to the device wait for their own kernels\n"
     "  --part I/N    a sharded IN's part I of N (0 <= I < N), for N\n"
     "                processes or machines sharing a file system: the\n"
     "                shards split by bytes, each written into OUT with a\n"
@@ -125,6 +126,27 @@ static int run(rp_options *o, const char *in, const char *out) {
   return 0;
 }
 
+/* The kernels a run lacked built by a background --warm (warm.c), said on
+ * stderr. */
+static void warm_later(const rp_options *o, const char *in, const char *device,
+                       const char *cache_dir) {
+  char why[512];
+  int pid = rp_warm_spawn(o, in, device, cache_dir, why, sizeof why);
+  const char *s = o->missing == 1 ? "" : "s";
+  if (pid > 0)
+    fprintf(stderr,
+            "relayout repack: the output is complete; %d shape%s ran on the "
+            "generic kernels, and their own build into the cache in the "
+            "background for the next run (relayout repack --warm, pid %d)\n",
+            o->missing, s, pid);
+  else
+    fprintf(stderr,
+            "relayout repack: the output is complete; %d shape%s ran on the "
+            "generic kernels, and their own do not build now: %s (relayout "
+            "repack --warm builds them)\n",
+            o->missing, s, why);
+}
+
 int cmd_repack(int argc, char **argv) {
   static rp_options o;
   const char *rules[RP_MAX_RULES];
@@ -135,6 +157,7 @@ int cmd_repack(int argc, char **argv) {
                     {.name = "max-memory"},
                     {.name = "device"},
                     {.name = "wait-compile", .is_flag = 1},
+                    {.name = "warm", .is_flag = 1},
                     {.name = "part"},
                     {.name = "finish", .is_flag = 1},
                     {0}};
@@ -146,6 +169,7 @@ int cmd_repack(int argc, char **argv) {
   o.dry_run = cli_get(opts, "dry-run") != NULL;
   o.json = cli_get(opts, "json") != NULL;
   o.wait_compile = cli_get(opts, "wait-compile") != NULL;
+  o.warm = cli_get(opts, "warm") != NULL;
   if (cli_get(opts, "finish")) {
     relayout_error err;
     if (npos != 1 || opts[0].count || o.restore || o.dry_run ||
@@ -168,7 +192,12 @@ int cmd_repack(int argc, char **argv) {
   o.mpi = cli_get(opts, "part") && !strcmp(cli_get(opts, "part"), "auto") &&
           rp_mpi_launched();
 #endif
-  if (npos < 1 + !o.dry_run)
+  if (o.warm && (npos != 1 || o.dry_run || o.json || o.wait_compile ||
+                 cli_get(opts, "part")))
+    return cli_error(EXIT_USAGE, "repack",
+                     "--warm takes IN alone, with its rules or --restore "
+                     "(and --device): it builds kernels and writes nothing");
+  if (npos < 1 + !(o.dry_run || o.warm))
     return cli_error(EXIT_USAGE, "repack", "needs IN and OUT\n%s", usage);
   if (o.restore && opts[0].count)
     return cli_error(
@@ -177,34 +206,47 @@ int cmd_repack(int argc, char **argv) {
   if (!o.restore && !opts[0].count)
     return cli_error(EXIT_USAGE, "repack",
                      "needs at least one --rule (or --restore)\n%s", usage);
+  int pending = 0;
   int64_t mem = (int64_t)1 << 30;
   const char *m = cli_get(opts, "max-memory");
   if (m && cli_parse_bytes(&mem, m, "--max-memory")) return EXIT_USAGE;
   o.max_memory = (uint64_t)mem;
   for (; o.nrules < opts[0].count; o.nrules++)
     if ((rc = rp_rule_parse(&o.rules[o.nrules], rules[o.nrules]))) goto done;
-  /* the next repack of the same shapes finds every kernel built */
+  /* the next repack of the same shapes finds every kernel built: a single
+   * run leaves the missing ones to a process of their own (warm.c); a
+   * part of a cluster job, whose processes end with it, builds them */
   relayout_engine_options eo;
-  cli_engine_options(&eo, cli_get(opts, "device"));
-  eo.finish_builds = 1;
+  const char *device = cli_get(opts, "device");
+  cli_engine_options(&eo, device);
+  eo.finish_builds = eo.cache_dir != NULL;
+  o.deferred = eo.kernels == RELAYOUT_KERNELS_AUTO && eo.cache_dir && !o.warm &&
+               !o.dry_run && !o.wait_compile && !o.parts && !o.mpi;
+  if (o.deferred) eo.kernels = RELAYOUT_KERNELS_CACHED;
   if (!o.dry_run && (rc = cli_engines(&o.engines, &o.nengines, &eo,
                                       cli_get(opts, "device"), "repack")))
     goto done;
   o.engine = o.engines ? o.engines[0] : NULL;
   cli_defer_signals();
   rp_report_init(&o.report);
-  rc = run(&o, pos[0], o.dry_run ? NULL : pos[1]);
+  rc = run(&o, pos[0], o.dry_run || o.warm ? NULL : pos[1]);
   rp_report_free(&o.report);
-  int pending = 0;
   for (int i = 0; i < o.nengines; i++)
     pending += relayout_engine_pending_builds(o.engines[i]);
-  if (rc == 0 && pending)
+  if (rc == 0 && pending && !o.warm)
     fprintf(stderr,
             "relayout repack: the output is complete; building %d kernel%s "
             "into the cache for the next run\n",
             pending, pending == 1 ? "" : "s");
 done:
   cli_engines_free(o.engines, o.nengines);
+  if (rc == 0 && o.warm && pending)
+    fprintf(stderr, "relayout repack: %d kernel%s built into the cache\n",
+            pending, pending == 1 ? "" : "s");
+  else if (rc == 0 && o.warm)
+    fprintf(stderr, "relayout repack: every kernel was in the cache\n");
+  if (rc == 0 && o.deferred && o.missing)
+    warm_later(&o, pos[0], device, eo.cache_dir);
   for (int i = 0; i < o.nrules; i++) rp_rule_free(&o.rules[i]);
   return rc;
 }

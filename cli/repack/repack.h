@@ -71,6 +71,10 @@ typedef struct rp_options {
   rp_rule rules[RP_MAX_RULES];
   int nrules;
   int restore, dry_run, json, wait_compile;
+  int warm;     /* --warm: every plan made, its kernel built; nothing written */
+  int deferred; /* the engines run cached kernels only (RELAYOUT_KERNELS_
+                 * CACHED): the missing ones build in rp_warm_spawn's process */
+  int missing;  /* plans made without their own kernel at hand */
   int part, parts; /* --part I/N (parts 0: one run makes the whole output) */
   int mpi;         /* --part auto in an MPI job of an MPI build: rp_mpi_run */
   uint64_t max_memory;
@@ -132,6 +136,13 @@ relayout_status rp_balance(int *bin, const uint64_t *bytes, int n, int bins,
 relayout_status rp_part(rp_options *o, const char *in, const char *out,
                         relayout_error *err);
 relayout_status rp_finish(const char *out, relayout_error *err);
+
+/* warm.c: `relayout repack --warm in` with o's rules (or --restore) and
+ * device (NULL: the default) started in a session of its own at the lowest
+ * priority, its output discarded, unless another holds cache_dir's lock;
+ * its pid, or -1 with why filled. */
+int rp_warm_spawn(const rp_options *o, const char *in, const char *device,
+                  const char *cache_dir, char *why, size_t room);
 
 /* mpi.c (-DRELAYOUT_MPI=ON): whether an MPI launcher started this process;
  * rp_part as this rank's part of the job's size, then, once every rank

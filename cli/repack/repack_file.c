@@ -659,7 +659,7 @@ static uint64_t conversion_hash(const rp_item *it) {
  * (rp_balance). A stream takes results in order: one engine. */
 static relayout_status spread(rp_options *o, const st_file *f, rp_item *items,
                               const cli_out *out, relayout_error *err) {
-  if (o->nengines < 2 || out->stream) return RELAYOUT_OK;
+  if (o->nengines < 2 || (out && out->stream)) return RELAYOUT_OK;
   uint64_t *bytes = malloc(sizeof *bytes * ((size_t)f->ntensors + 1));
   int *item = malloc(sizeof *item * ((size_t)f->ntensors + 1)),
       *bin = malloc(sizeof *bin * ((size_t)f->ntensors + 1)), n = 0;
@@ -711,6 +711,8 @@ static relayout_status make_plans(rp_options *o, const st_file *f,
     if (s)
       s = cli_fail(err, s, "%s: tensor '%s': %s", f->path, it->t->name,
                    err->message);
+    else if (!strcmp(relayout_plan_kernel(it->plan), "generic"))
+      o->missing++;
   }
   free(table);
   if (s) return s;
@@ -764,14 +766,15 @@ relayout_status rp_file(rp_options *o, const char *in, cli_out *out,
     }
     goto done;
   }
+  /* --warm: the plans made, their builds queued; the engine finishes them */
+  if ((s = spread(o, &f, items, out, err)) ||
+      (s = make_plans(o, &f, items, err)) || o->warm)
+    goto done;
   header = new_header(o, &f, items);
   if (!header) {
     s = cli_fail(err, RELAYOUT_ERR_NOMEM, "%s: out of memory", in);
     goto done;
   }
-  if ((s = spread(o, &f, items, out, err)) ||
-      (s = make_plans(o, &f, items, err)))
-    goto done;
   if ((s = cli_out_open(out, err))) goto done;
   s = write_out(o, &f, items, header, out, jobs, device, err);
   if (s)

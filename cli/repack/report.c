@@ -44,7 +44,7 @@ void rp_report_finish(rp_report *r, int ok, const rp_options *o, const char *in,
   double secs = cli_now() - r->start;
   double gbps =
       secs > 0 ? (double)(r->read_bytes + r->written_bytes) / secs / 1e9 : 0;
-  if (r->tty && !o->dry_run) {
+  if (r->tty && !o->dry_run && !o->warm) {
     print_line(r, cli_now());
     fputc('\n', stderr);
   }

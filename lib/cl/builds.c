@@ -26,9 +26,10 @@
  * longer than its build), which a cold first run then does not wait for.
  *
  * On a CPU device PoCL makes a kernel's machine code for its work-group
- * size at its first launch, a tenth of a second more: the builder launches
- * each program's kernel once, one work-group on buffers of the plan's
- * sizes, so that the plan's first run with it compiles nothing.
+ * size (and for a grid small or wide) at its first launch, a tenth of a
+ * second more, or a second for a large kernel: the builder launches each
+ * program's kernel once on buffers of the plan's sizes, on a grid of the
+ * plan's class, so that the plan's first run with it compiles nothing.
  */
 #define _GNU_SOURCE /* syscall(SYS_gettid) */
 #include "engine.h"
@@ -57,10 +58,22 @@ static void build_free(rl_build *b) {
   free(b);
 }
 
-/* One work-group of the program's kernel on buffers of the plan's sizes,
- * on a queue of the builder's own (*q, made on first need). */
+/* PoCL makes a kernel's machine code apart for grids narrower than this in
+ * every dimension (its CPU devices' grid_width_specialization_limit). */
+#define POCL_SMALL_GRID 65535
+
+/* The program's kernel launched on buffers of the plan's sizes, on a queue
+ * of the builder's own (*q, made on first need): one work-group where the
+ * plan's grid is small for PoCL, else work-groups enough to make it wide,
+ * within the plan's grid. */
 static void warm_up(relayout_engine *e, cl_command_queue *q, cl_program prog,
                     const rl_warm *w) {
+  size_t global[3];
+  for (cl_uint d = 0; d < w->dims; d++)
+    global[d] =
+        w->global[d] < POCL_SMALL_GRID
+            ? w->local[d]
+            : (POCL_SMALL_GRID + w->local[d] - 1) / w->local[d] * w->local[d];
   cl_int rc = CL_SUCCESS;
   if (!*q) *q = clCreateCommandQueue(e->context, e->device, 0, &rc);
   if (rc != CL_SUCCESS) *q = NULL;
@@ -76,7 +89,7 @@ static void warm_up(relayout_engine *e, cl_command_queue *q, cl_program prog,
       clSetKernelArg(k, 1, sizeof zero, &zero) == CL_SUCCESS &&
       clSetKernelArg(k, 2, sizeof dst, &dst) == CL_SUCCESS &&
       clSetKernelArg(k, 3, sizeof zero, &zero) == CL_SUCCESS &&
-      clEnqueueNDRangeKernel(*q, k, w->dims, NULL, w->local, w->local, 0, NULL,
+      clEnqueueNDRangeKernel(*q, k, w->dims, NULL, global, w->local, 0, NULL,
                              NULL) == CL_SUCCESS)
     clFinish(*q);
   if (dst) clReleaseMemObject(dst);

@@ -274,8 +274,10 @@ cl_program rl_program_get(relayout_engine *e, const char *source, int build_it,
     rl_fail(err, RELAYOUT_ERR_UNSUPPORTED, "not compiled yet");
   }
   /* a builder asks for the binary, off the caller's path: on PoCL that
-   * compiles every kernel of the program once more */
-  int later = build_it == 1 && built && have_dir;
+   * compiles every kernel of the program once more; an engine of cached
+   * kernels leaves it to the process that builds them */
+  int later = build_it == 1 && built && have_dir &&
+              e->kernels != RELAYOUT_KERNELS_CACHED;
   pthread_mutex_lock(&e->lock);
   cl_program had = prog ? in_memory(e, key, source) : NULL;
   if (prog && !had) { /* another thread may have put it there meanwhile */
@@ -293,7 +295,7 @@ cl_program rl_program_get(relayout_engine *e, const char *source, int build_it,
       e->loaded_from_disk++;
   }
   pthread_mutex_unlock(&e->lock);
-  if (built && have_dir && !later && !had)
+  if (built && have_dir && build_it == 2 && !had)
     store(prog, dir, path, key, e->cache_bytes);
   if (had) clReleaseProgram(prog);
   if (entry) {

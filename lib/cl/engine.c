@@ -23,7 +23,7 @@ static relayout_status check_options(const relayout_engine_options *o,
   if ((unsigned)o->families > RELAYOUT_FAMILIES_CPU)
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "families %d is none of them",
                    (int)o->families);
-  if ((unsigned)o->kernels > RELAYOUT_KERNELS_GENERIC)
+  if ((unsigned)o->kernels > RELAYOUT_KERNELS_CACHED)
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "kernels %d is none of them",
                    (int)o->kernels);
   return RELAYOUT_OK;

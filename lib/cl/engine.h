@@ -12,11 +12,11 @@
 #define RL_MAX_BUILDERS 16
 typedef struct rl_build rl_build;
 /* A plan's launch, for a build to make its kernel's machine code: the
- * kernel, its work-group, the buffers' sizes. */
+ * kernel, its grid and work-group, the buffers' sizes. */
 typedef struct rl_warm {
   char kernel[32];
   cl_uint dims;
-  size_t local[3], src_bytes, dst_bytes;
+  size_t global[3], local[3], src_bytes, dst_bytes;
 } rl_warm;
 
 typedef struct rl_program {

@@ -89,6 +89,7 @@ static void choose_kernel(relayout_plan *p) {
   rl_warm warm = {.dims = p->work_dims};
   snprintf(warm.kernel, sizeof warm.kernel, "%s",
            rl_kernel_name(&p->layout, &p->moved));
+  memcpy(warm.global, p->global, sizeof warm.global);
   memcpy(warm.local, p->local, sizeof warm.local);
   int64_t sb, db;
   rl_desc_size_bytes(&sb, &p->moved_src, NULL);
@@ -96,12 +97,14 @@ static void choose_kernel(relayout_plan *p) {
   warm.src_bytes = (size_t)sb;
   warm.dst_bytes = (size_t)db;
   /* built: the specialised build was tried, and failed */
-  int built = mode == RELAYOUT_KERNELS_SPECIALISED || !e->build_threads;
+  int cached = mode == RELAYOUT_KERNELS_CACHED;
+  int built =
+      !cached && (mode == RELAYOUT_KERNELS_SPECIALISED || !e->build_threads);
   if (mode != RELAYOUT_KERNELS_GENERIC &&
       take_program(p, rl_program_get(e, p->source, built, &why), &why))
     return;
   if (mode != RELAYOUT_KERNELS_SPECIALISED && rl_generic_setup(p, &gwhy)) {
-    if (mode == RELAYOUT_KERNELS_GENERIC ||
+    if (mode == RELAYOUT_KERNELS_GENERIC || cached ||
         (!built && (p->build = rl_build_start(e, p->source, &warm))))
       return;
     /* no thread to build it: now, then; failing that, generic it stays */
@@ -109,8 +112,10 @@ static void choose_kernel(relayout_plan *p) {
       rl_generic_release(p);
     return;
   }
-  if (mode == RELAYOUT_KERNELS_AUTO && !built &&
-      take_program(p, rl_program_get(e, p->source, 1, &why), &why))
+  /* no generic kernel: its own, now (stored at once where cached: no
+   * builder, nor a later process, would store it) */
+  if ((mode == RELAYOUT_KERNELS_AUTO || cached) && !built &&
+      take_program(p, rl_program_get(e, p->source, 1 + cached, &why), &why))
     return;
   snprintf(p->note, sizeof p->note, "using the scalar reference: %.200s",
            mode == RELAYOUT_KERNELS_GENERIC ? gwhy.message : why.message);
