@@ -270,17 +270,28 @@ __kernel void rl_generic_affine(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
  * kernel is not run: a plain store and nothing. */
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) ||        \
     defined(__arm__) || defined(__riscv) || defined(__powerpc64__)
-#define RL_GPREFETCH(p)  __builtin_prefetch(p)
-#define RL_GSTREAM(v, p) __builtin_nontemporal_store(v, (__global RL_GV *)(p))
+#define RL_GPREFETCH(p) __builtin_prefetch(p)
+#define RL_GSTREAMW(w, v, p)                                                   \
+  __builtin_nontemporal_store(v, (__global RL_CAT(RL_GS, w) *)(p))
 #else
-#define RL_GPREFETCH(p)  ((void)0)
-#define RL_GSTREAM(v, p) RL_CAT(vstore, RL_GSIDE)(v, 0, p)
+#define RL_GPREFETCH(p)      ((void)0)
+#define RL_GSTREAMW(w, v, p) RL_CAT(vstore, w)(v, 0, p)
 #endif
-#define RL_GV RL_CAT(RL_GS, RL_GSIDE)
-/* RL_GSIDE rows of w elements from `from` (row i at i * sk) to `out` */
+#define RL_GV            RL_CAT(RL_GS, RL_GSIDE)
+#define RL_GSTREAM(v, p) RL_GSTREAMW(RL_GSIDE, v, p)
+/* RL_GSIDE rows of w elements from `from` (row i at i * sk) to `out`,
+ * streamed where the destination is (`big`) and the rows fill whole cache
+ * lines: back to back from a line's start, or each one whole lines (a
+ * line written in part would be read back) */
 #define RL_GROWS(w)                                                            \
-  for (int i = 0; i < RL_GSIDE; i++)                                           \
-    RL_CAT(vstore, w)(RL_CAT(vload, w)(0, from + i * sk), 0, out + i * dk)
+  if (big && (ulong)out % 64 == 0 &&                                           \
+      (dk * sizeof(RL_GS) == sizeof(RL_CAT(RL_GS, w)) ||                       \
+       (sizeof(RL_CAT(RL_GS, w)) % 64 == 0 && dk * sizeof(RL_GS) % 64 == 0)))  \
+    for (int i = 0; i < RL_GSIDE; i++)                                         \
+      RL_GSTREAMW(w, RL_CAT(vload, w)(0, from + i * sk), out + i * dk);        \
+  else                                                                         \
+    for (int i = 0; i < RL_GSIDE; i++)                                         \
+      RL_CAT(vstore, w)(RL_CAT(vload, w)(0, from + i * sk), 0, out + i * dk)
 /* Axis a's tiles (P: in, K: kk) or its extent */
 static long rl_g_grid(__global const long *ax, int a, int in, int kk,
                       int side, int rows) {
@@ -300,8 +311,8 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   __global const long *order = g + RL_GT + 5;
   long t = (long)get_global_id(0) * chunk, ti[RL_GAXES];
   long end = min(t + chunk, g[RL_GT + 1]);
-  int stream =
-      count * (long)sizeof(RL_GD) >= g[RL_GT + 4] && dk % RL_GSIDE == 0;
+  int big = count * (long)sizeof(RL_GD) >= g[RL_GT + 4],
+      stream = big && dk % RL_GSIDE == 0;
   src += src_off;
   dst += dst_off;
   for (int r = 0; r < n; r++) { /* the first tile's grid indices */
