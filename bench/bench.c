@@ -36,7 +36,8 @@ static const char usage[] =
     "  --suite  the real-world rows (bench/README.md), each next to the\n"
     "           device's copy and to the peers found at build time\n"
     "           (oneDNN, numpy, PyTorch, OpenCV); --rows keeps the rows\n"
-    "           whose name holds TEXT (or any of TEXT,TEXT,...)\n";
+    "           whose name holds TEXT (or any of TEXT,TEXT,...); a row\n"
+    "           that fails is named, the rest run, and the exit is 1\n";
 
 /* A new plan's start: its first run (from its creation to that run's end,
  * and which kernel ran), when its own kernel was ready (from its creation),

@@ -562,7 +562,7 @@ int bench_suite(const char *device, const char *rows, int runs, int json) {
   relayout_engine *e = NULL;
   int rc = cli_engine(&e, device, "bench");
   if (rc) return rc;
-  int gpu = bench_is_gpu(e), ran = 0;
+  int gpu = bench_is_gpu(e), ran = 0, failed = 0;
   if (!json) {
     printf("relayout bench --suite on %s, %d runs per row; GB/s count bytes "
            "read + written; Nx: relayout is N times as fast as the peer\n\n",
@@ -574,12 +574,18 @@ int bench_suite(const char *device, const char *rows, int runs, int json) {
     for (int k = 0; k < NPEERS; k++) printf("---|");
     printf("\n");
   }
-  for (size_t i = 0; !rc && i < sizeof rows_all / sizeof rows_all[0]; i++) {
+  /* a row that fails is said (run_shape) and the rest still run */
+  for (size_t i = 0; i < sizeof rows_all / sizeof rows_all[0]; i++) {
     if (rows && !wanted(rows, rows_all[i].name)) continue;
-    rc = run_row(&rows_all[i], e, runs, gpu, json);
-    ran += !rc;
+    int row_rc = run_row(&rows_all[i], e, runs, gpu, json);
+    ran += !row_rc;
+    failed += row_rc != 0;
+    if (!rc) rc = row_rc;
   }
-  if (!rc && !ran)
+  if (failed)
+    cli_error(rc, "bench", "%d row%s of the suite failed (said above)", failed,
+              failed == 1 ? "" : "s");
+  else if (!ran)
     rc = cli_error(EXIT_USAGE, "bench", "no suite row's name holds '%s'", rows);
   relayout_engine_free(e);
   return rc;
