@@ -1368,6 +1368,16 @@ static void test_warm(void) {
   CHECK(cli("repack --warm --dry-run m.st " RULES) == 2 &&
             said("--warm takes IN alone"),
         "--warm with --dry-run refused");
+  setenv("RELAYOUT_CACHE_DIR", "off", 1);
+  CHECK(cli("repack --warm m.st --device cpu " RULES) == 2 &&
+            said("none is set"),
+        "--warm without a cache refused");
+  setenv("RELAYOUT_CACHE_DIR", "warm-cache3", 1);
+  setenv("RELAYOUT_KERNELS", "generic", 1);
+  CHECK(cli("repack --warm m.st --device cpu " RULES) == 0 &&
+            said(" kernels built into the cache"),
+        "--warm builds whatever RELAYOUT_KERNELS says");
+  setenv("RELAYOUT_KERNELS", "auto", 1);
 
   /* per-channel quantizing has no generic kernel: the repack builds its
    * own, and stores it, having no background build to leave it to */

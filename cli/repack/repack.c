@@ -220,6 +220,14 @@ int cmd_repack(int argc, char **argv) {
   const char *device = cli_get(opts, "device");
   cli_engine_options(&eo, device);
   eo.finish_builds = eo.cache_dir != NULL;
+  if (o.warm && !eo.cache_dir) {
+    rc = cli_error(EXIT_USAGE, "repack",
+                   "--warm builds into relayout's cache, and none is set "
+                   "(RELAYOUT_CACHE_DIR=off, no HOME)");
+    goto done;
+  }
+  if (o.warm) /* whatever RELAYOUT_KERNELS says: building is its job */
+    eo.kernels = RELAYOUT_KERNELS_AUTO;
   o.deferred = eo.kernels == RELAYOUT_KERNELS_AUTO && eo.cache_dir && !o.warm &&
                !o.dry_run && !o.wait_compile && !o.parts && !o.mpi;
   if (o.deferred) eo.kernels = RELAYOUT_KERNELS_CACHED;
