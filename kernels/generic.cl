@@ -251,10 +251,10 @@ __kernel void rl_generic_affine(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
 
 /* A dense affine plan whose innermost axis P has destination stride 1, in
  * tiles of `rows` along another axis K by `side` elements along P (the
- * block's RL_GT record: K, the tiles, how many squares of RL_GSIDE a tile
- * spans along P and along K, the destinations it streams, then the axes
- * in the order the tiles go, P's first; lib/codegen/generic.c picks them),
- * `chunk` tiles per work-item. A tile all data goes as vectors where its
+ * block's RL_GT record: K, the tiles, the elements a tile spans along P and
+ * along K, the destinations it streams, then the axes in the order the
+ * tiles go, P's first; lib/codegen/generic.c picks them). On a CPU device
+ * `chunk` tiles per work-item, each of RL_GSIDE squares. A tile all data goes as vectors where its
  * source runs along P (RL_GSIDE rows of RL_GSIDE elements or half that) or
  * along K: squares transposed in registers, side by side along P so that
  * each destination row is written whole, or where P is half or a quarter
@@ -265,6 +265,70 @@ __kernel void rl_generic_affine(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
  * g[RL_GT + 4] bytes or more are written with non-temporal stores where the
  * vectors are aligned. */
 #define RL_GT (RL_GA_AXES + 5 * (int)g[0] + 2 * RL_GDIMS)
+/* Axis a's tiles (P: in, K: kk) or its extent */
+static long rl_g_grid(__global const long *ax, int a, int in, int kk,
+                      int side, int rows) {
+  long e = ax[5 * a], b = a == in ? side : a == kk ? rows : 1;
+  return (e + b - 1) / b;
+}
+
+#ifdef RL_GGPU
+/* A GPU's tile: one work-group's, read whole into local memory along
+ * whichever of P and K the source steps along more closely, then written
+ * out along P, so that neighbouring work-items read and write neighbours.
+ * Each work-group takes tile after tile, the grid's size apart. */
+#define RL_GLOCAL 1056 /* a tile of 1024 elements, its rows padded odd */
+__kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
+  __local RL_GD tile[RL_GLOCAL];
+  int n = (int)g[0], in = n - 1, kk = (int)g[RL_GT];
+  int side = (int)g[RL_GT + 2], rows = (int)g[RL_GT + 3], ld = rows | 1;
+  __global const long *ax = g + RL_GA_AXES, *bound = ax + 5 * n;
+  __global const long *pa = ax + 5 * in, *ka = ax + 5 * kk;
+  __global const long *checks = bound + RL_GDIMS, *order = g + RL_GT + 5;
+  int nchecks = (int)bound[RL_GDIMS - 1], cp = (int)pa[4], ck = (int)ka[4];
+  long sp = pa[2], sk = ka[2], dk = ka[1], wp = pa[3], wk = ka[3];
+  int along_k = (sk < 0 ? -sk : sk) < (sp < 0 ? -sp : sp);
+  int lid = (int)get_local_id(0), lsize = (int)get_local_size(0);
+  src += src_off;
+  dst += dst_off;
+  for (long t = get_group_id(0); t < g[RL_GT + 1]; t += get_num_groups(0)) {
+    long d = 0, s = 0, x[RL_GDIMS], rest = t;
+    int np = 1, nk = 1;
+    for (int i = 0; i < RL_GDIMS; i++) x[i] = 0;
+    for (int r = 0; r < n; r++) { /* the tile's grid indices */
+      int a = (int)order[r];
+      __global const long *q = ax + 5 * a;
+      long e = rl_g_grid(ax, a, in, kk, side, rows), i = rest % e;
+      rest /= e;
+      if (a == in) {
+        i *= side;
+        np = (int)min((long)side, q[0] - i);
+      } else if (a == kk) {
+        i *= rows;
+        nk = (int)min((long)rows, q[0] - i);
+      }
+      d += i * q[1];
+      s += i * q[2];
+      if (q[4] >= 0) x[q[4]] += i * q[3];
+    }
+    int ok = 1; /* the dims neither P nor K moves */
+    for (int i = 0; i < nchecks; i++) {
+      int c = (int)checks[i];
+      ok &= c == cp || c == ck || x[c] < bound[c];
+    }
+    for (int e = lid; e < np * nk; e += lsize) {
+      int p = along_k ? e / nk : e % np, k = along_k ? e % nk : e / np;
+      int data = ok && (ck < 0 || ck == cp || x[ck] + k * wk < bound[ck]) &&
+                 (cp < 0 || x[cp] + p * wp + (ck == cp) * k * wk < bound[cp]);
+      tile[p * ld + k] = data ? RL_TRANSFORM(src[s + p * sp + k * sk]) : RL_PAD;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int e = lid; e < np * nk; e += lsize)
+      dst[d + e / np * dk + e % np] = tile[e % np * ld + e / np];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+}
+#else
 /* Compiled for a CPU: a line asked for ahead of its first read, and a
  * vector stored past the cache (as lines_stores.cl does). Elsewhere the
  * kernel is not run: a plain store and nothing. */
@@ -292,17 +356,10 @@ __kernel void rl_generic_affine(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   else                                                                         \
     for (int i = 0; i < RL_GSIDE; i++)                                         \
       RL_CAT(vstore, w)(RL_CAT(vload, w)(0, from + i * sk), 0, out + i * dk)
-/* Axis a's tiles (P: in, K: kk) or its extent */
-static long rl_g_grid(__global const long *ax, int a, int in, int kk,
-                      int side, int rows) {
-  long e = ax[5 * a], b = a == in ? side : a == kk ? rows : 1;
-  return (e + b - 1) / b;
-}
-
 __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   int n = (int)g[0], in = n - 1, kk = (int)g[RL_GT];
-  int squares = (int)g[RL_GT + 2], side = RL_GSIDE * squares;
-  int spans = (int)g[RL_GT + 3], rows = RL_GSIDE * spans;
+  int side = (int)g[RL_GT + 2], squares = side / RL_GSIDE;
+  int rows = (int)g[RL_GT + 3], spans = rows / RL_GSIDE;
   __global const long *ax = g + RL_GA_AXES, *bound = ax + 5 * n;
   __global const long *pa = ax + 5 * in, *ka = ax + 5 * kk;
   __global const long *checks = bound + RL_GDIMS;
@@ -445,6 +502,7 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
     }
   }
 }
+#endif
 #elif defined(RL_GD)
 /* Any other map, element by element. */
 __kernel void rl_generic_map(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {

@@ -7,8 +7,9 @@
  * between the GPU kernel families and the CPU ones (RELAYOUT_FAMILIES), so a
  * CPU device tests both; on CPU devices, each CPU plan that would change
  * with streamed stores (used past the streaming threshold) runs that way
- * too. Each pair runs on its generic kernel as well, and plan_cases.h's
- * generic cases also with the generic kernels' stores streamed. The device is
+ * too. Each pair runs on its generic kernel as well, the GPU's and the CPU's
+ * by turns, and plan_cases.h's generic cases on both and also with the
+ * generic kernels' stores streamed. The device is
  * RELAYOUT_TEST_DEVICE, else "cpu" (PoCL); RELAYOUT_TEST_SHAPES shapes per
  * family (default 2), and 60 times that many pairs of random grammar layouts.
  * The shapes and layouts are the same each run unless RELAYOUT_TEST_SEED
@@ -22,7 +23,7 @@
 #include <stdlib.h>
 
 static relayout_engine *engine, *gpu_engine, *cpu_engine, *streamed_engine,
-    *generic_engine, *generic_streamed_engine;
+    *generic_engine, *generic_streamed_engine, *generic_gpu_engine;
 static int pairs_run, pairs_skipped, pairs_streamed;
 static relayout_engine *force; /* the engine plans go to (NULL: GPU and CPU
                                   families by turns) */
@@ -97,7 +98,7 @@ typedef struct pending {
   unsigned char *in;
   size_t sb, skew;
   guarded want;
-  relayout_engine *on;
+  relayout_engine *on, *generic_on;
   relayout_plan *plan, *streamed, *generic;
 } pending;
 #define WINDOW 8
@@ -123,8 +124,8 @@ static void finish_pair(void) {
   CHECK(!strcmp(relayout_plan_kernel(x->generic), "generic") ||
             !strcmp(relayout_plan_kernel(x->generic), "copy"),
         "%s -> %s: no generic kernel", x->src, x->dst);
-  check_run(generic_engine, x->generic, ", generic", x->src, x->dst, x->t,
-            x->in, x->sb, x->skew, &x->want);
+  check_run(x->generic_on, x->generic, ", generic", x->src, x->dst, x->t, x->in,
+            x->sb, x->skew, &x->want);
   relayout_plan_free(x->plan);
   relayout_plan_free(x->streamed);
   relayout_plan_free(x->generic);
@@ -165,7 +166,8 @@ static void one_pair(const char *src, const char *dst, relayout_dtype t,
                                 x->sb, &e_));
   x->on = force ? force : pairs_run % 2 ? gpu_engine : cpu_engine;
   CHECK_OK(relayout_plan_create(&x->plan, x->on, &d, &s, &e_));
-  CHECK_OK(relayout_plan_create(&x->generic, generic_engine, &d, &s, &e_));
+  x->generic_on = pairs_run % 2 ? generic_gpu_engine : generic_engine;
+  CHECK_OK(relayout_plan_create(&x->generic, x->generic_on, &d, &s, &e_));
   families_seen[plan_family_index(relayout_plan_family(x->plan))]++;
   pairs_run++;
   if (x->on == cpu_engine && !force) {
@@ -280,8 +282,8 @@ static cl_device_type engine_type(void) {
 
 /* A case of plan_cases.h on its kind's engine (test_plan checks its plan):
  * the streamed ones on CPU devices only, as GPUs never stream. */
-/* src -> dst on the generic kernels, plain and with every store that can
- * stream. */
+/* src -> dst on the generic kernels: plain, with every store that can
+ * stream, and the GPU families' (tiles through local memory). */
 static void generic_case(const char *src, const char *dst, relayout_dtype t,
                          const family *f, const int64_t *shape) {
   relayout_desc s, d;
@@ -294,14 +296,16 @@ static void generic_case(const char *src, const char *dst, relayout_dtype t,
   guarded want = guarded_alloc((size_t)db, 0xA5);
   CHECK_OK(
       relayout_convert_ref(&d, want.data, want.size, &s, in, (size_t)sb, &e_));
-  relayout_engine *on[2] = {generic_engine, generic_streamed_engine};
-  for (int i = 0; i < 2; i++) {
+  relayout_engine *on[3] = {generic_engine, generic_streamed_engine,
+                            generic_gpu_engine};
+  static const char *const how[3] = {", generic", ", generic, streamed",
+                                     ", generic, GPU families"};
+  for (int i = 0; i < 3; i++) {
     relayout_plan *plan;
     CHECK_OK(relayout_plan_create(&plan, on[i], &d, &s, &e_));
     CHECK(!strcmp(relayout_plan_kernel(plan), "generic"),
           "%s -> %s: no generic kernel", src, dst);
-    check_run(on[i], plan, i ? ", generic, streamed" : ", generic", src, dst, t,
-              in, (size_t)sb, 0, &want);
+    check_run(on[i], plan, how[i], src, dst, t, in, (size_t)sb, 0, &want);
     relayout_plan_free(plan);
   }
   free(in);
@@ -647,8 +651,10 @@ int main(int argc, char **argv) {
       engine_for(dev, RELAYOUT_FAMILIES_AUTO, 0, RELAYOUT_KERNELS_GENERIC);
   generic_streamed_engine =
       engine_for(dev, RELAYOUT_FAMILIES_AUTO, 1, RELAYOUT_KERNELS_GENERIC);
+  generic_gpu_engine =
+      engine_for(dev, RELAYOUT_FAMILIES_GPU, 0, RELAYOUT_KERNELS_GENERIC);
   if (!engine || !gpu_engine || !cpu_engine || !streamed_engine ||
-      !generic_engine || !generic_streamed_engine)
+      !generic_engine || !generic_streamed_engine || !generic_gpu_engine)
     return check_summary();
   const char *shapes = getenv("RELAYOUT_TEST_SHAPES"),
              *seed = getenv("RELAYOUT_TEST_SEED");
@@ -679,5 +685,6 @@ int main(int argc, char **argv) {
   relayout_engine_free(streamed_engine);
   relayout_engine_free(generic_engine);
   relayout_engine_free(generic_streamed_engine);
+  relayout_engine_free(generic_gpu_engine);
   return check_summary();
 }

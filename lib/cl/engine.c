@@ -188,6 +188,12 @@ void relayout_engine_free(relayout_engine *e) {
   free(e);
 }
 
+int rl_engine_cpu_kernels(const relayout_engine *e) {
+  return e->families == RELAYOUT_FAMILIES_GPU   ? 0
+         : e->families == RELAYOUT_FAMILIES_CPU ? 1
+                                                : !e->is_gpu;
+}
+
 relayout_status rl_engine_enter(relayout_engine *e, relayout_error *err) {
   pthread_mutex_lock(&e->lock);
   int busy = e->depth && !pthread_equal(e->user, pthread_self());

@@ -160,6 +160,9 @@ void rl_devices_unlock(void);
  * another thread holds it; released by rl_engine_leave. */
 relayout_status rl_engine_enter(relayout_engine *e, relayout_error *err);
 void rl_engine_leave(relayout_engine *e);
+/* engine.c: whether the engine runs the CPU devices' kernels: its device's
+ * kind's, unless its options force the other's. */
+int rl_engine_cpu_kernels(const relayout_engine *e);
 void rl_device_info(relayout_device_info *out, cl_platform_id p,
                     cl_device_id d);
 relayout_status rl_choose_device(int *index, const rl_found *f,

@@ -19,7 +19,7 @@ static cl_program program(relayout_engine *e, const rl_desc *dst,
           : bits == 32 ? 5 + general
                        : 7 + general;
   if (cast || !e->generic_tried[w]) {
-    char *source = rl_generic_source(dst, src, !e->is_gpu);
+    char *source = rl_generic_source(dst, src, rl_engine_cpu_kernels(e));
     cl_program prog = source ? rl_program_get(e, source, 1, why) : NULL;
     if (!source) rl_fail(why, RELAYOUT_ERR_NOMEM, "out of memory");
     free(source);
@@ -32,11 +32,15 @@ static cl_program program(relayout_engine *e, const rl_desc *dst,
   return e->generic[w];
 }
 
-/* Work per work-item: on a GPU one element (neighbours write neighbours);
- * on a CPU device a run of elements (or tiles, of 64 to 256 elements
- * each), enough runs for every core. */
+/* A GPU's tiles: a work-group each, at most this many work-groups at once,
+ * each going on to the tile this many further. */
+#define GPU_GROUPS 65536
+
+/* Work per work-item: on a GPU one element (neighbours write neighbours) or
+ * a tile per work-group; on a CPU device a run of elements (or tiles, of 64
+ * to 256 elements each), enough runs for every core. */
 static int64_t chunk_of(const relayout_engine *e, int64_t units, int tiles) {
-  if (e->is_gpu) return 1;
+  if (!rl_engine_cpu_kernels(e)) return 1;
   int64_t c = units / (16 * (int64_t)e->compute_units);
   int64_t lo = tiles ? 1 : 64, hi = tiles ? 256 : 16384;
   return c < lo ? lo : c > hi ? hi : c;
@@ -56,9 +60,10 @@ int rl_generic_setup(relayout_plan *p, relayout_error *why) {
   cl_program prog = program(e, &p->moved, &p->moved_src, why);
   if (!prog) return 0;
   int64_t args[RL_GENERIC_LONGS], units;
-  int n = rl_generic_args(args, &p->moved, &p->moved_src, e->stream_from);
-  const char *name =
-      rl_generic_kernel(&p->moved, &p->moved_src, !e->is_gpu, &units);
+  int cpu = rl_engine_cpu_kernels(e);
+  int n = rl_generic_args(args, &p->moved, &p->moved_src, cpu, e->stream_from);
+  const char *name = rl_generic_kernel(&p->moved, &p->moved_src, cpu, &units);
+  int tiles = !strcmp(name, "rl_generic_tile");
   cl_int rc;
   cl_kernel k = clCreateKernel(prog, name, &rc);
   cl_mem buf =
@@ -67,7 +72,7 @@ int rl_generic_setup(relayout_plan *p, relayout_error *why) {
           : clCreateBuffer(e->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                            sizeof *args * (size_t)n, args, &rc);
   cl_long count = p->moved.span;
-  cl_long chunk = chunk_of(e, units, !strcmp(name, "rl_generic_tile"));
+  cl_long chunk = chunk_of(e, units, tiles);
   if (rc == CL_SUCCESS) {
     rc = clSetKernelArg(k, 4, sizeof buf, &buf);
     rc |= clSetKernelArg(k, 5, sizeof count, &count);
@@ -80,8 +85,10 @@ int rl_generic_setup(relayout_plan *p, relayout_error *why) {
             "the generic kernel could not be set up (OpenCL error %d)", rc);
     return 0;
   }
-  size_t local = e->is_gpu ? (e->max_group < 256 ? e->max_group : 256) : 1;
-  size_t items = (size_t)((units + chunk - 1) / chunk);
+  size_t local = cpu ? 1 : e->max_group < 256 ? e->max_group : 256;
+  size_t items = !cpu && tiles
+                     ? (size_t)(units < GPU_GROUPS ? units : GPU_GROUPS) * local
+                     : (size_t)((units + chunk - 1) / chunk);
   p->generic = k;
   p->generic_args = buf;
   p->generic_local = local;

@@ -202,11 +202,8 @@ static relayout_status plan_create(relayout_plan **out, relayout_engine *engine,
   rl_desc_unbase(&p->moved_src);
   dst = &p->moved;
   src = &p->moved_src;
-  /* the device's kind's kernels, unless the options force the other's */
-  int for_cpu = engine->families == RELAYOUT_FAMILIES_GPU   ? 0
-                : engine->families == RELAYOUT_FAMILIES_CPU ? 1
-                                                            : !engine->is_gpu;
-  rl_plan_layouts(&p->layout, dst, src, for_cpu, engine->stream_from);
+  rl_plan_layouts(&p->layout, dst, src, rl_engine_cpu_kernels(engine),
+                  engine->stream_from);
   if (engine->reference) p->layout.family = RL_FAMILY_REFERENCE;
   /* a box takes 256 work-items */
   if (p->layout.family == RL_FAMILY_STAGE && engine->max_group < 256)

@@ -35,12 +35,9 @@ static int make_kernel(relayout_preprocess_plan *p) {
              "using the scalar reference: %s has no preprocessing kernel", no);
     return 0;
   }
-  /* the device's kind's kernel, unless the options force the other's: a GPU
-   * writes neighbours from neighbouring work-items, a CPU device takes
-   * runs (rows of pixels), enough of them for every core */
-  int cpu = e->families == RELAYOUT_FAMILIES_GPU   ? 0
-            : e->families == RELAYOUT_FAMILIES_CPU ? 1
-                                                   : !e->is_gpu;
+  /* a GPU writes neighbours from neighbouring work-items, a CPU device
+   * takes runs (rows of pixels), enough of them for every core */
+  int cpu = rl_engine_cpu_kernels(e);
   int64_t chunk = 1, units = rl_preprocess_units(d, cpu);
   if (cpu) {
     chunk = units / (16 * (int64_t)e->compute_units);

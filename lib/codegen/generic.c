@@ -76,8 +76,9 @@ char *rl_generic_source(const rl_desc *dst, const rl_desc *src, int for_cpu) {
   char head[768];
   int bits = relayout_dtype_bits(dst->dtype), cast = rl_is_cast(dst, src);
   int general = bits == 4 ? 0 : rl_generic_general(dst, src);
-  int a = snprintf(head, sizeof head, "#define RL_GMAP %d\n#define RL_GW %d\n",
-                   general, bits);
+  int a =
+      snprintf(head, sizeof head, "#define RL_GMAP %d\n#define RL_GW %d\n%s",
+               general, bits, for_cpu ? "" : "#define RL_GGPU 1\n");
   if (cast) {
     a += snprintf(head + a, sizeof head - (size_t)a,
                   "#define RL_GS %s\n#define RL_GD %s\n%s", storage(src->dtype),
@@ -109,30 +110,81 @@ static int runs(const rl_layout_plan *p) {
 static int64_t magnitude(int64_t v) { return v < 0 ? -v : v; }
 
 /* How rl_generic_tile (kernels/generic.cl) takes a plan: along its axis K,
- * `spans` x side rows (`side`, RL_GSIDE, for the elements' width) of
- * `squares` x side elements along the innermost axis P; `tiles` of them. */
+ * `along_k` rows of `along_p` elements along the innermost axis P; `tiles`
+ * of them. On a CPU device those are `spans` and `squares` times a side
+ * (`side`, RL_GSIDE, for the elements' width). */
 typedef struct tiling {
   int k, side, squares, spans;
-  int64_t tiles, order[GAXES]; /* the axes as the tiles go, fastest first */
+  int64_t along_p, along_k, tiles;
+  int64_t order[GAXES]; /* the axes as the tiles go, fastest first */
 } tiling;
 
+/* A GPU work-group's tile: at most GPU_SIDE elements along P and
+ * GPU_TILE in all (kernels/generic.cl's RL_GLOCAL holds it, padded). */
+enum { GPU_SIDE = 32, GPU_TILE = 1024 };
+
+/* A GPU's axis K, among those of 16 or more, else 2 or more: the one the
+ * source steps along most closely, where it is closer than P; else the one
+ * the destination does (rows along P). */
+static int gpu_k(const rl_layout_plan *p, int64_t sp) {
+  int in = p->naxes - 1, ks = -1, kd = -1;
+  for (int64_t least = 16; least >= 2 && kd < 0; least -= 14)
+    for (int a = 0; a < in; a++) {
+      const rl_iter_axis *x = &p->axes[a];
+      if (x->extent < least) continue;
+      if (ks < 0 || magnitude(x->sstride) < magnitude(p->axes[ks].sstride))
+        ks = a;
+      if (kd < 0 || magnitude(x->dstride) < magnitude(p->axes[kd].dstride))
+        kd = a;
+    }
+  return ks >= 0 && magnitude(p->axes[ks].sstride) < sp ? ks : kd;
+}
+
+/* The tiles' order and count: along P, then (P contiguous) along the axis
+ * that continues P's rows in the source, so that each source line is read
+ * whole, then the rest inside out. */
+static int tiles_in_order(const rl_layout_plan *p, tiling *t, int64_t sp,
+                          int64_t ep) {
+  int in = p->naxes - 1, q = -1, at = 0;
+  for (int a = 0; sp == 1 && a < in; a++)
+    if (a != t->k && magnitude(p->axes[a].sstride) == ep) q = a;
+  t->order[at++] = in;
+  if (q >= 0) t->order[at++] = q;
+  for (int a = in - 1; a >= 0; a--)
+    if (a != q) t->order[at++] = a;
+  t->tiles = 1;
+  for (int a = 0; a <= in; a++) {
+    int64_t e = p->axes[a].extent;
+    t->tiles *= a == in     ? (e + t->along_p - 1) / t->along_p
+                : a == t->k ? (e + t->along_k - 1) / t->along_k
+                            : e;
+  }
+  return 1;
+}
+
 /* Whether the tile kernel takes the plan: dense (not a skip plan, whose
- * axes run past the destination's end), P of destination stride 1, and
- * either P strided in the source and another axis closer (K: the closest;
- * squares side by side to fill 64 bytes of each destination row, or where
- * P is half or a quarter of a square, that many pieces of K in one) or P
- * contiguous there but short (K: the axis of 16 or more, else 2 or more,
- * that the destination steps along most closely). The tiles go along
- * P, then (P contiguous) along the axis that continues P's rows in the
- * source, so that each source line is read whole, then the rest inside
- * out. */
-static int tile_plan(const rl_layout_plan *p, int bits, tiling *t) {
+ * axes run past the destination's end), P of destination stride 1, and on
+ * a GPU an axis K (gpu_k). On a CPU device, either P strided in the source
+ * and another axis closer (K: the closest; squares side by side to fill 64
+ * bytes of each destination row, or where P is half or a quarter of a
+ * square, that many pieces of K in one) or P contiguous there but short
+ * (K: the axis of 16 or more, else 2 or more, that the destination steps
+ * along most closely). */
+static int tile_plan(const rl_layout_plan *p, int bits, int for_cpu,
+                     tiling *t) {
   int in = p->naxes - 1;
   t->k = -1;
   t->side = bits == 64 ? 8 : 16;
   t->squares = t->spans = 1;
   if (!p->affine || p->skip || in < 1 || runs(p) != 2) return 0;
   int64_t sp = magnitude(p->axes[in].sstride), ep = p->axes[in].extent;
+  if (!for_cpu) {
+    if ((t->k = gpu_k(p, sp)) < 0) return 0;
+    t->along_p = ep < GPU_SIDE ? ep : GPU_SIDE;
+    t->along_k = GPU_TILE / t->along_p;
+    if (p->axes[t->k].extent < t->along_k) t->along_k = p->axes[t->k].extent;
+    return tiles_in_order(p, t, sp, ep);
+  }
   if (sp == 1 && ep > t->side) return 0;
   int64_t least[2] = {sp == 1 ? t->side : 2, 2};
   for (int pass = 0; pass < 2 && t->k < 0; pass++)
@@ -152,29 +204,16 @@ static int tile_plan(const rl_layout_plan *p, int bits, tiling *t) {
   if (sp != 1 && (2 * ep == t->side || 4 * ep == t->side) &&
       p->axes[t->k].extent >= t->side * (t->side / ep))
     t->spans = t->side / (int)ep;
-  int q = -1, at = 0;
-  for (int a = 0; sp == 1 && a < in; a++)
-    if (a != t->k && magnitude(p->axes[a].sstride) == ep) q = a;
-  t->order[at++] = in;
-  if (q >= 0) t->order[at++] = q;
-  for (int a = in - 1; a >= 0; a--)
-    if (a != q) t->order[at++] = a;
-  int64_t along_p = t->squares * t->side, along_k = t->spans * t->side;
-  t->tiles = 1;
-  for (int a = 0; a <= in; a++) {
-    int64_t e = p->axes[a].extent;
-    t->tiles *= a == in     ? (e + along_p - 1) / along_p
-                : a == t->k ? (e + along_k - 1) / along_k
-                            : e;
-  }
-  return 1;
+  t->along_p = t->squares * t->side;
+  t->along_k = t->spans * t->side;
+  return tiles_in_order(p, t, sp, ep);
 }
 
 /* The affine block: n, how runs go, the axes, each dim's bound, then
- * rl_generic_tile's axis K, tiles, squares along P and K, the bytes from
+ * rl_generic_tile's axis K, tiles, elements along P and K, the bytes from
  * which it streams a destination and the tiles' order. */
 static int affine_args(int64_t *g, const rl_layout_plan *p, const rl_desc *dst,
-                       int64_t stream_from) {
+                       int for_cpu, int64_t stream_from) {
   int n = p->naxes, at = GA_AXES;
   g[0] = n;
   g[1] = runs(p);
@@ -195,10 +234,10 @@ static int affine_args(int64_t *g, const rl_layout_plan *p, const rl_desc *dst,
   int bits = relayout_dtype_bits(dst->dtype);
   tiling t;
   int64_t *tile = bound + 2 * GDIMS;
-  tile[0] = tile_plan(p, bits, &t) ? t.k : -1;
+  tile[0] = tile_plan(p, bits, for_cpu, &t) ? t.k : -1;
   tile[1] = t.k < 0 ? 0 : t.tiles;
-  tile[2] = t.squares;
-  tile[3] = t.spans;
+  tile[2] = t.along_p;
+  tile[3] = t.along_k;
   tile[4] = stream_from > 0 ? stream_from : INT64_MAX;
   memcpy(tile + 5, t.order, sizeof *t.order * (size_t)n);
   return at + 2 * GDIMS + 5 + n;
@@ -256,7 +295,7 @@ const char *rl_generic_kernel(const rl_desc *dst, const rl_desc *src,
   rl_plan_affine(&p, dst, src);
   if (!p.affine) return "rl_generic_map";
   tiling t;
-  if (!for_cpu || !tile_plan(&p, bits, &t)) return "rl_generic_affine";
+  if (!tile_plan(&p, bits, for_cpu, &t)) return "rl_generic_affine";
   *units = t.tiles;
   return "rl_generic_tile";
 }
@@ -268,22 +307,22 @@ int rl_generic_general(const rl_desc *dst, const rl_desc *src) {
 }
 
 int rl_generic_args(int64_t *out, const rl_desc *dst, const rl_desc *src,
-                    int64_t stream_from) {
+                    int for_cpu, int64_t stream_from) {
   rl_layout_plan p;
   rl_plan_affine(&p, dst, src);
   if (rl_is_cast(dst, src)) {
     memset(out, 0, sizeof *out * RL_GENERIC_LONGS);
     if (p.affine)
-      affine_args(out, &p, dst, stream_from);
+      affine_args(out, &p, dst, for_cpu, stream_from);
     else
       general_args(out, dst, src);
     quant(out + GC, dst, src);
     return RL_GENERIC_LONGS;
   }
   if (relayout_dtype_bits(dst->dtype) != 4)
-    return p.affine ? affine_args(out, &p, dst, stream_from)
+    return p.affine ? affine_args(out, &p, dst, for_cpu, stream_from)
                     : general_args(out, dst, src);
   out[0] = p.affine;
-  return 1 + (p.affine ? affine_args(out + 1, &p, dst, stream_from)
+  return 1 + (p.affine ? affine_args(out + 1, &p, dst, for_cpu, stream_from)
                        : general_args(out + 1, dst, src));
 }

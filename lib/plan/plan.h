@@ -86,14 +86,15 @@ void rl_plan_affine(rl_layout_plan *out, const rl_desc *dst,
  * at most room bytes (500 suffice); the length written. */
 int rl_cast_defines(char *out, size_t room, const rl_desc *dst,
                     const rl_desc *src, int constants);
-/* The generic program's source for the pair's widths and kind of map (a
- * cast's, for a CPU device: RL_CPU), malloc'd; NULL out of memory. */
+/* The generic program's source for the pair's widths and kind of map (for
+ * a GPU, RL_GGPU; a cast's for a CPU device, RL_CPU), malloc'd; NULL out
+ * of memory. */
 char *rl_generic_source(const rl_desc *dst, const rl_desc *src, int for_cpu);
 int rl_generic_general(const rl_desc *dst, const rl_desc *src);
 const char *rl_generic_kernel(const rl_desc *dst, const rl_desc *src,
                               int for_cpu, int64_t *units);
 int rl_generic_args(int64_t *out, const rl_desc *dst, const rl_desc *src,
-                    int64_t stream_from);
+                    int for_cpu, int64_t stream_from);
 
 /* A conversion whose elements move in wider units (both layouts keep one
  * dim innermost and contiguous, its elements pairing up: 4-bit elements
