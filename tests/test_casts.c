@@ -9,7 +9,8 @@
  * turns on two engines: the generic kernels and the specialised ones (CPU
  * boxes on a CPU device, stage boxes on a GPU, and gathers; casts to and
  * from 4-bit types are gathers only, and the generic engine leaves them and
- * casts per channel to the reference, saying so).
+ * casts per channel to the reference, saying so). The tests of the CPU
+ * boxes' ways run on a third engine, the CPU families' on any device.
  * Then a batch mixing casts and moves, a cast between OpenCL buffers at
  * offsets, a quantized destination's padding (its zero point), values
  * half-way between two integers quantized, casts per channel (quantizing and
@@ -23,7 +24,7 @@
 
 #include <math.h>
 
-enum { GENERIC, SPECIALISED, ENGINES };
+enum { GENERIC, SPECIALISED, BOXES, ENGINES };
 static relayout_engine *engines[ENGINES];
 static int boxes[2]; /* casts run through a stage box, a CPU box */
 
@@ -316,7 +317,7 @@ static void padding(void) {
   for (int64_t i = 0; i < sb / 4; i++) in[i] = (float)(i % 40) * 0.25f;
   guarded got = guarded_alloc((size_t)db, 0x5A);
   relayout_plan *p = NULL;
-  CHECK_OK(relayout_plan_create(&p, engines[SPECIALISED], &d, &s, &e_));
+  CHECK_OK(relayout_plan_create(&p, engines[BOXES], &d, &s, &e_));
   CHECK(!strcmp(relayout_plan_family(p), "lines"), "NC1HWC0 i8 through a %s",
         relayout_plan_family(p));
   CHECK_OK(relayout_plan_run(p, got.data, got.size, in, (size_t)sb, &e_));
@@ -482,7 +483,7 @@ static void per_channel(void) {
    * element's) */
   for (int i = 0; i < 6; i++)
     run += one_cast("NCHW", "NC1HWC0", qpairs[i / 3 ? 4 : 0],
-                    (const int64_t[]){2, 64, 4, 4}, engines[SPECIALISED], 0,
+                    (const int64_t[]){2, 64, 4, 4}, engines[BOXES], 0,
                     (const int[]){0, 3, 1}[i % 3]);
   CHECK(run >= tries / 2, "ran %d of %d per-channel casts", run, tries + 1);
   CHECK(boxes[0] > before[0] && boxes[1] > before[1],
@@ -516,9 +517,8 @@ static void short_squares(void) {
   int before = boxes[1], run = 0;
   for (int i = 0; i < 6; i++)
     for (int k = 0; k < 3; k++)
-      run += one_cast("NCHW", "FRACTAL_Z", kinds[k], shapes[i],
-                      engines[SPECIALISED], 0,
-                      k ? PER_TENSOR : (i % 2 ? 0 : PER_TENSOR));
+      run += one_cast("NCHW", "FRACTAL_Z", kinds[k], shapes[i], engines[BOXES],
+                      0, k ? PER_TENSOR : (i % 2 ? 0 : PER_TENSOR));
   all_in_boxes("short squares", run, 18, before);
 }
 
@@ -546,7 +546,7 @@ static void channel_rows(void) {
     for (int k = 0; k < 2; k++)
       run += one_cast(cases[i].from, cases[i].to,
                       k ? (cast_pair){I8, F32} : (cast_pair){F32, I8},
-                      cases[i].ext, engines[SPECIALISED], 0, cases[i].channel);
+                      cases[i].ext, engines[BOXES], 0, cases[i].channel);
   all_in_boxes("per-channel rows", run, 16, before);
 }
 
@@ -647,6 +647,7 @@ int main(void) {
                                .kernels = RELAYOUT_KERNELS_GENERIC};
   for (int i = 0; i < ENGINES; i++) {
     if (i) o.kernels = RELAYOUT_KERNELS_SPECIALISED;
+    if (i == BOXES) o.families = RELAYOUT_FAMILIES_CPU;
     CHECK_OK(relayout_engine_create(&engines[i], &o, &e_));
     if (!engines[i]) return check_summary();
   }

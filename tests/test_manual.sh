@@ -11,16 +11,25 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 build=$2
 bash "$here/scripts/manpage.sh" "$R" >now.1 && ok || bad "manpage.sh failed"
 same "the built manual page is the help texts' as they are now" "$build/relayout.1" now.1
-MANWIDTH=100 man -l now.1 >page.txt 2>man.err && [ ! -s man.err ] && ok ||
-  bad "man renders it without warnings: $(cat man.err)"
+# (a minimized Ubuntu's man is a stub that renders nothing: said, not checked)
+MANWIDTH=100 man -l now.1 >page.txt 2>man.err
+rendered=1
+if grep -q "This system has been minimized" page.txt; then
+  rendered=0
+  echo "man here is a minimized system's stub: the rendered page is not checked"
+else
+  [ ! -s man.err ] && ok || bad "man renders it without warnings: $(cat man.err)"
+fi
 for cmd in $("$R" --help | sed -n '/^commands:/,/^$/s/^  \([a-z]*\) .*/\1/p'); do
   "$R" help "$cmd" >help.txt 2>&1
   "$R" "$cmd" --help >flag.txt 2>&1
   same "relayout help $cmd is relayout $cmd --help" help.txt flag.txt
-  has "the manual has $cmd's usage" "$(head -1 help.txt)" page.txt
+  ((rendered)) && has "the manual has $cmd's usage" "$(head -1 help.txt)" page.txt
 done
-has "the manual's exit status" "2  the command line was wrong" page.txt
-has "the manual's environment" "RELAYOUT_DEVICE" page.txt
+if ((rendered)); then
+  has "the manual's exit status" "2  the command line was wrong" page.txt
+  has "the manual's environment" "RELAYOUT_DEVICE" page.txt
+fi
 expect_fail "help of no command" 2 "unknown command 'nosuch'" "$R" help nosuch
 
 . "$here/scripts/relayout-completion.bash"
