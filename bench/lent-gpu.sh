@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# lent-gpu.sh - what issues 3 and 5 owe from the lent GPU machine, in two
-# device commands of under 10 minutes each, most wanted first. A task is
+# lent-gpu.sh - what the issues owe from the lent GPU machine, in device
+# commands of under 10 minutes each, most wanted first. A task is
 # lent 15 minutes of device time in all, start-up included, so each part
 # starts a step only while its estimate fits before the deadline and says
 # which it skipped.
@@ -9,6 +9,7 @@
 #                                      bash bench/lent-gpu.sh suites [SECONDS]
 #                                      bash bench/lent-gpu.sh conform [SECONDS]
 #                                      bash bench/lent-gpu.sh preprocess [SECONDS]
+#                                      bash bench/lent-gpu.sh speed [SECONDS]
 # tests: registers NVIDIA's OpenCL driver, unpacks .carry, builds (build/,
 # kept between calls on a warm machine), lists the devices, runs ctest on the
 # GPU, then issue 3's conversions on the GPU and on the CPU (PoCL).
@@ -17,6 +18,9 @@
 # under $OUT), the cast tests on it, and the quantizing cast's speed.
 # preprocess: the preprocessing tests on the GPU, the suite's preprocessing
 # and cast rows on it, and JPEG files end to end (where python3 has cv2).
+# speed: issue 69's rows on the GPU: moves beside their generic kernels,
+# casts, preprocessing, the host link (PyTorch), the benchmark checkpoint's
+# repack from cold, per-channel quantizing and the weights from host arrays.
 # SECONDS: the part's own deadline (default 570). Each step's output
 # goes to its own file under $OUT (else build/lent-gpu-out/, ignored by git)
 # and, whole, to stdout.
@@ -26,9 +30,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 part=${1:-}
 case $part in
-tests | suites | conform | preprocess) ;;
+tests | suites | conform | preprocess | speed) ;;
 *)
-  echo "usage: bench/lent-gpu.sh tests|suites|conform|preprocess [SECONDS]" >&2
+  echo "usage: bench/lent-gpu.sh tests|suites|conform|preprocess|speed [SECONDS]" >&2
   exit 2
   ;;
 esac
@@ -56,38 +60,61 @@ step() {
   echo "== $name: exit $rc, $((SECONDS - t0)) s"
 }
 
-# Issue 3's conversions, 64 MiB and more, on device $1.
-issue3() {
-  local dev=$1 row from to shape dtype
-  for row in "NCHW NHWC 64x256x56x56 f32" "NCHW NC1HWC0 64x256x56x56 f32" \
-    "NCHW NC1HWC0 64x256x56x56 f16" "ND FRACTAL_NZ 8197x8195 f16" \
-    "NCHW FRACTAL_Z 2048x2048x3x3 f32" "NCHW FRACTAL_Z 2048x2048x3x3 f16"; do
-    read -r from to shape dtype <<<"$row"
-    echo "-- $from -> $to $shape $dtype"
-    build/relayout bench --device "$dev" --from "$from" --to "$to" \
-      --shape "$shape" --dtype "$dtype" --runs 20
-  done
-}
-
-# Casts on device $1: the generic kernels' integer conversions.
-casts() {
-  local dev=$1 row from to shape args
-  for row in "NCHW NC1HWC0 64x256x56x56 --to-dtype f16" \
-    "NCHW NC1HWC0 64x256x56x56 --dtype f16 --to-dtype f32" \
-    "ND FRACTAL_NZ 4096x11008 --to-dtype bf16" \
-    "NCHW NC1HWC0 64x256x56x56 --to-dtype i8 --scale 0.05"; do
+# convs DEVICE RUNS 'FROM TO SHAPE [OPTION...]'...: each conversion's bench
+# line (its own kernel, the generic one in the same run, the reference check).
+convs() {
+  local dev=$1 runs=$2 row from to shape args rc=0
+  shift 2
+  for row; do
     read -r from to shape args <<<"$row"
     echo "-- $from -> $to $shape $args"
     # shellcheck disable=SC2086 # args is several options
     build/relayout bench --device "$dev" --from "$from" --to "$to" \
-      --shape "$shape" $args --runs 10
+      --shape "$shape" $args --runs "$runs" --json || rc=1
   done
+  return $rc
+}
+
+# Issue 3's conversions, 64 MiB and more.
+issue3=("NCHW NHWC 64x256x56x56" "NCHW NC1HWC0 64x256x56x56"
+  "NCHW NC1HWC0 64x256x56x56 --dtype f16" "ND FRACTAL_NZ 8197x8195 --dtype f16"
+  "NCHW FRACTAL_Z 2048x2048x3x3" "NCHW FRACTAL_Z 2048x2048x3x3 --dtype f16")
+# Issue 69's moves: the rows whose generic kernel lagged, 1-byte moves.
+moves=("NCHW NHWC 64x256x56x56 --dtype i8" "NHWC NCHW 64x56x56x256 --dtype i8"
+  "NCHW NC1HWC0 64x256x56x56 --dtype f16" "NCHW 4N 64x256x56x56 --dtype i8"
+  "NCHW nChw16c 64x256x56x56 --dtype i8" "nChw8c nChw16c 64x256x56x56"
+  "ND FRACTAL_NZ 4096x11008 --dtype f16" "ND FRACTAL_NZ 4096x11008 --dtype i8"
+  "NCHW FRACTAL_Z 2048x2048x3x3 --dtype f16")
+# Casts: the float casts and quantizing.
+casts=("NCHW NC1HWC0 64x256x56x56 --to-dtype f16"
+  "NCHW NC1HWC0 64x256x56x56 --dtype f16 --to-dtype f32"
+  "ND FRACTAL_NZ 4096x11008 --to-dtype bf16"
+  "NCHW NC1HWC0 64x256x56x56 --to-dtype i8 --scale 0.05")
+
+# The benchmark checkpoint's repack on device $1, both caches empty: the
+# cold command, its background build awaited, then the second and warm runs.
+repack_rounds() {
+  local dev=$1 ck=/dev/shm/rl-ck.safetensors out=/dev/shm/rl-out.safetensors
+  local round t0 rc=0
+  python3 bench/make_checkpoint.py "$ck" || return
+  rm -rf /dev/shm/rl-cache ~/.nv/ComputeCache
+  for round in cold second warm warm; do
+    rm -f "$out"
+    t0=$(date +%s.%N)
+    RELAYOUT_CACHE_DIR=/dev/shm/rl-cache build/relayout repack --device "$dev" \
+      "$ck" "$out" --rule '*.weight:4d=FRACTAL_Z' --rule '*:2d=FRACTAL_NZ' || rc=1
+    echo "$round: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }') s"
+    while pgrep -f 'relayout repack --warm' >/dev/null; do sleep 0.2; done
+  done
+  rm -f "$ck" "$out"
+  return $rc
 }
 
 # A test run where the device test runs on the GPU, the tests side by side
-# (each mostly compiles, on its own core).
+# (each mostly compiles, on its own core), stopped at the part's deadline.
 gpu_ctest() {
-  (cd build && RELAYOUT_TEST_DEVICE=$gpu ctest -j "$(nproc)" --output-on-failure)
+  (cd build && RELAYOUT_TEST_DEVICE=$gpu timeout $((deadline - SECONDS)) \
+    ctest -j "$(nproc)" --output-on-failure)
 }
 
 build() {
@@ -102,9 +129,9 @@ case $part in
 tests)
   step build 120 build
   step ctest-gpu 240 gpu_ctest
-  step issue3-gpu 90 issue3 "$gpu"
-  step casts-gpu 40 casts "$gpu"
-  step issue3-cpu 150 issue3 cpu
+  step issue3-gpu 90 convs "$gpu" 20 "${issue3[@]}"
+  step casts-gpu 40 convs "$gpu" 10 "${casts[@]}"
+  step issue3-cpu 150 convs cpu 20 "${issue3[@]}"
   ;;
 suites)
   [ -x build/relayout ] || step build 120 build
@@ -128,6 +155,15 @@ preprocess)
   else
     echo "== images-gpu: skipped (python3 has no cv2)"
   fi
+  ;;
+speed)
+  [ -x build/relayout ] || step build 120 build
+  step moves-gpu 80 convs "$gpu" 10 "${moves[@]}"
+  step suite-gpu-preprocess 60 build/relayout bench --suite --device "$gpu" --runs 10 --rows preprocess --json
+  step casts-gpu 40 convs "$gpu" 10 "${casts[@]}"
+  step pcie 20 python3 bench/pcie.py
+  step repack-gpu 60 repack_rounds "$gpu"
+  step suite-gpu-per-channel 90 build/relayout bench --suite --device "$gpu" --runs 5 --rows 'per channel,resnet50 conv OIHW->FRACTAL_Z f16' --json
   ;;
 esac
 ((failed)) && exit 1
