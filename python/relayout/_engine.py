@@ -29,15 +29,18 @@ class Engine:
     """A device and its compiled kernels: "auto" (the first GPU, else a CPU
     device, else the reference), "gpu", "cpu", "ref", an index or part of a
     device name. kernels: "auto" (a new conversion runs at once on a
-    generic kernel while its own builds), "specialised" or "generic"."""
+    generic kernel while its own builds), "specialised", "generic" or
+    "cached" (the kernel the disk cache holds, else a generic one; nothing
+    builds, as `relayout repack`'s first run does)."""
 
-    _KERNELS = {"auto": 0, "specialised": 1, "generic": 2}
+    _KERNELS = {"auto": 0, "specialised": 1, "generic": 2, "cached": 3}
 
     def __init__(self, device: str = "auto", kernels: str = "auto",
                  cache_dir: Optional[str] = None):
         if kernels not in self._KERNELS:
             raise Error("RELAYOUT_ERR_ARGUMENT",
-                        f"kernels {kernels!r}: auto, specialised or generic")
+                        f"kernels {kernels!r}: auto, specialised, generic "
+                        "or cached")
         self._cache = (cache_dir or _default_cache() or "").encode() or None
         o = _lib.EngineOptions(size=C.sizeof(_lib.EngineOptions),
                                device=device.encode(), cache_dir=self._cache,

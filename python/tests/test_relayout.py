@@ -5,6 +5,7 @@ transpose, astype) from the layouts' definitions in docs/LAYOUTS.md, never
 from relayout; every conversion runs on the CPU device (PoCL) and on the
 reference. RELAYOUT_TEST_DEVICE picks another device for the first.
 """
+import gc
 import os
 import re
 from pathlib import Path
@@ -241,6 +242,29 @@ def test_engine_plans_and_batches():
     assert np.array_equal(got[0], nc1hwc0(items[0][0], 16))
     assert np.array_equal(got[1], fractal_nz(items[1][0]))
     assert np.array_equal(got[2], x.transpose(0, 2, 3, 1))
+
+
+def test_cached_kernels(tmp_path):
+    # "cached" runs the generic kernel until a build by another engine is in
+    # the cache, then that one; it builds and stores nothing itself
+    x = rng.standard_normal((2, 40, 6, 5)).astype(np.float32)
+    want = nc1hwc0(x, 16)
+    cache = str(tmp_path)
+    cold = relayout.Engine("cpu", "cached", cache).plan("NCHW", "NC1HWC0",
+                                                       x.shape, "f32")
+    assert cold.kernel == "generic" and np.array_equal(cold.run(x), want)
+    assert os.listdir(cache) == []
+    engine = relayout.Engine("cpu", "specialised", cache)
+    built = engine.plan("NCHW", "NC1HWC0", x.shape, "f32")
+    kernel = built.kernel
+    del built, engine  # its binary is stored once built, by the engine's end
+    gc.collect()
+    assert kernel != "generic" and os.listdir(cache)
+    warm = relayout.Engine("cpu", "cached", cache).plan("NCHW", "NC1HWC0",
+                                                       x.shape, "f32")
+    assert warm.kernel == kernel and np.array_equal(warm.run(x), want)
+    with pytest.raises(relayout.Error, match="cached"):
+        relayout.Engine("cpu", "fastest")
 
 
 def test_dlpack_and_views():
