@@ -83,17 +83,18 @@ static void put_raw(const char *path, uint64_t len, const char *text,
 
 /* A checkpoint of specs[first..first+n) with random contents, written as
  * the safetensors library writes them: compact JSON padded with spaces. */
-static void write_model(const char *path, int first, int n, int metadata) {
+static void write_specs(const char *path, const spec *specs, int n,
+                        int metadata) {
   json_t *h = json_object();
   if (metadata)
     json_object_set_new(h, "__metadata__", json_pack("{s:s}", "format", "pt"));
   size_t total = 0;
-  for (int i = first; i < first + n; i++) total += spec_bytes(&model[i]);
+  for (int i = 0; i < n; i++) total += spec_bytes(&specs[i]);
   unsigned char *data = malloc(total + 1);
   for (size_t i = 0; i < total; i++) data[i] = (unsigned char)rng_next();
   size_t at = 0;
-  for (int i = first; i < first + n; i++) {
-    const spec *s = &model[i];
+  for (int i = 0; i < n; i++) {
+    const spec *s = &specs[i];
     json_t *shape = json_array();
     for (int d = 0; d < s->rank; d++)
       json_array_append_new(shape, json_integer(s->shape[d]));
@@ -120,6 +121,11 @@ static void write_model(const char *path, int first, int n, int metadata) {
   free(text);
   free(data);
   json_decref(h);
+}
+
+/* model[first .. first + n) as a safetensors file. */
+static void write_model(const char *path, int first, int n, int metadata) {
+  write_specs(path, model + first, n, metadata);
 }
 
 /* A safetensors file as the test reads it, independently of the CLI. */
@@ -1387,6 +1393,28 @@ static void test_warm(void) {
             ran_on("generic") == 0 && !said("in the background") &&
             cache_entries("channel-cache") == 2,
         "a repack of per-channel casts alone stores their two kernels");
+
+  /* two shards of layers alike: each shape counted once */
+  static const spec layer[2][2] = {
+      {{"l0.w", "F16", RELAYOUT_F16, 2, {40, 70}, "ND", "FRACTAL_NZ"},
+       {"l0.k", "F32", RELAYOUT_F32, 4, {8, 3, 3, 3}, "ND", "FRACTAL_Z"}},
+      {{"l1.w", "F16", RELAYOUT_F16, 2, {40, 70}, "ND", "FRACTAL_NZ"},
+       {"l1.k", "F32", RELAYOUT_F32, 4, {8, 3, 3, 3}, "ND", "FRACTAL_Z"}}};
+  mkdir("lp", 0777);
+  write_specs("lp/a.safetensors", layer[0], 2, 0);
+  write_specs("lp/b.safetensors", layer[1], 2, 0);
+  json_t *idx = json_pack("{s:{s:i}, s:{s:s, s:s, s:s, s:s}}", "metadata",
+                          "total_size", 1, "weight_map", "l0.w",
+                          "a.safetensors", "l0.k", "a.safetensors", "l1.w",
+                          "b.safetensors", "l1.k", "b.safetensors");
+  json_dump_file(idx, "lp/model.safetensors.index.json", 0);
+  json_decref(idx);
+  setenv("RELAYOUT_CACHE_DIR", "layer-cache", 1);
+  CHECK(cli("repack lp lp.out --device cpu --rule '*.w=FRACTAL_NZ' --rule "
+            "'*.k=FRACTAL_Z'") == 0 &&
+            said("; 2 shapes ran on the generic kernels"),
+        "a sharded checkpoint's shapes counted once over its shards");
+  CHECK(warm_finished() > 0, "its background --warm exits");
 
   write_sharded("wp");
   setenv("RELAYOUT_CACHE_DIR", "part-cache", 1);

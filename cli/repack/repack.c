@@ -255,6 +255,7 @@ done:
     fprintf(stderr, "relayout repack: every kernel was in the cache\n");
   if (rc == 0 && o.deferred && o.missing)
     warm_later(&o, pos[0], device, eo.cache_dir);
+  free(o.missing_seen);
   for (int i = 0; i < o.nrules; i++) rp_rule_free(&o.rules[i]);
   return rc;
 }

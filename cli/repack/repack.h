@@ -67,6 +67,12 @@ void rp_report_finish(rp_report *r, int ok, const struct rp_options *o,
                       const char *in, const char *out, const char *device);
 void rp_report_free(rp_report *r);
 
+/* A conversion as a repack plans it: its engine's index and descriptors. */
+typedef struct rp_conversion {
+  int device;
+  relayout_desc src, dst;
+} rp_conversion;
+
 typedef struct rp_options {
   rp_rule rules[RP_MAX_RULES];
   int nrules;
@@ -74,7 +80,9 @@ typedef struct rp_options {
   int warm;     /* --warm: every plan made, its kernel built; nothing written */
   int deferred; /* the engines run cached kernels only (RELAYOUT_KERNELS_
                  * CACHED): the missing ones build in rp_warm_spawn's process */
-  int missing;  /* plans made without their own kernel at hand */
+  int missing;  /* conversions planned without their own kernel at hand,
+                 * each once over every file (missing_seen holds them) */
+  rp_conversion *missing_seen;
   int part, parts; /* --part I/N (parts 0: one run makes the whole output) */
   int mpi;         /* --part auto in an MPI job of an MPI build: rp_mpi_run */
   uint64_t max_memory;

@@ -655,6 +655,23 @@ static uint64_t conversion_hash(const rp_item *it) {
   return h;
 }
 
+/* Counts the item's conversion in o->missing, unless an earlier file's was
+ * the same (a sharded checkpoint's layers share their shapes). */
+static void count_missing(rp_options *o, const rp_item *it) {
+  rp_conversion c;
+  memset(&c, 0, sizeof c); /* padding too: compared whole */
+  c.device = it->device;
+  c.src = it->src;
+  c.dst = it->dst;
+  for (int i = 0; i < o->missing; i++)
+    if (!memcmp(&o->missing_seen[i], &c, sizeof c)) return;
+  rp_conversion *more =
+      realloc(o->missing_seen, sizeof c * ((size_t)o->missing + 1));
+  if (!more) return; /* out of memory: the message undercounts */
+  o->missing_seen = more;
+  more[o->missing++] = c;
+}
+
 /* Each converted item's engine where there are several, by bytes
  * (rp_balance). A stream takes results in order: one engine. */
 static relayout_status spread(rp_options *o, const st_file *f, rp_item *items,
@@ -712,7 +729,7 @@ static relayout_status make_plans(rp_options *o, const st_file *f,
       s = cli_fail(err, s, "%s: tensor '%s': %s", f->path, it->t->name,
                    err->message);
     else if (!strcmp(relayout_plan_kernel(it->plan), "generic"))
-      o->missing++;
+      count_missing(o, it);
   }
   free(table);
   if (s) return s;
