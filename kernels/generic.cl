@@ -139,9 +139,10 @@ static void rl_g_step(__global const long *g, int k, long *s, long *x,
   __global const S *restrict src, long src_off, __global D *restrict dst,      \
       long dst_off, __global const long *g, long count, long chunk
 
-/* A program per kind of map (RL_GMAP 0: affine, 1: any other) and width
- * moved (RL_GW bits), so that a cold start compiles only the kernel it
- * needs; a cast's program (cast.cl) has its own source and destination
+/* A program per kind of map (RL_GMAP 0: affine, 1: any other), kernel
+ * (an affine map's: RL_GTILES 1, rl_generic_tile, else rl_generic_affine)
+ * and width moved (RL_GW bits), so that a cold start compiles only the
+ * kernel it needs; a cast's program (cast.cl) has its own source and destination
  * types, RL_GS and RL_GD (RL_GW the destination's width, which sets a
  * tile's side). The generator defines them. */
 #ifndef RL_GD
@@ -176,7 +177,7 @@ static void rl_g_step(__global const long *g, int k, long *s, long *x,
 #define RL_GROUNDS 4
 #define RL_GZIP    s08192a3b4c5d6e7f
 #endif
-#if defined(RL_GD) && !RL_GMAP
+#if defined(RL_GD) && !RL_GMAP && !RL_GTILES
 /* An affine plan's elements, in runs along the innermost axis, each with
  * one source stride and its other dims' checks made once. g[1]: 0, the
  * innermost destination stride is not 1 (element by element); 1, it is
@@ -249,6 +250,7 @@ __kernel void rl_generic_affine(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   }
 }
 
+#elif defined(RL_GD) && !RL_GMAP
 /* A dense affine plan whose innermost axis P has destination stride 1, in
  * tiles of `rows` along another axis K by `side` elements along P (the
  * block's RL_GT record: K, the tiles, the elements a tile spans along P and

@@ -49,10 +49,10 @@ struct relayout_engine {
   char note[RELAYOUT_ERROR_LEN]; /* why "auto" runs on the reference */
   relayout_kernels kernels;      /* which kernels plans run (the options') */
   int build_threads;             /* background builds at once (0: none) */
-  int finish_builds;     /* queued builds outlive their plans (the options') */
-  cl_program generic[9]; /* the generic kernels per width (4 to 64 bits)
-                          * and kind of map, built on first need */
-  int generic_tried[9];  /* ... and failed, once tried, if NULL */
+  int finish_builds;      /* queued builds outlive their plans (the options') */
+  cl_program generic[13]; /* the generic kernels per width (4 to 64 bits)
+                           * and kernel, built on first need */
+  int generic_tried[13];  /* ... and failed, once tried, if NULL */
   /* the lock guards what builder threads share with the engine's user: */
   pthread_mutex_t lock;
   pthread_cond_t changed; /* a build queued, finished, or the engine stops */

@@ -7,17 +7,20 @@
 #include <string.h>
 
 /* The plan's generic program, built on first need: the engine's per width
- * and kind of map, tried once; a cast's through the program cache. NULL
- * (why filled) when it cannot be. */
+ * and kernel (its name: `kernel`), tried once; a cast's through the
+ * program cache. NULL (why filled) when it cannot be. */
 static cl_program program(relayout_engine *e, const rl_desc *dst,
-                          const rl_desc *src, relayout_error *why) {
+                          const rl_desc *src, const char *kernel,
+                          relayout_error *why) {
   int bits = relayout_dtype_bits(dst->dtype), cast = rl_is_cast(dst, src);
-  int general = rl_generic_general(dst, src);
+  int which = !strcmp(kernel, "rl_generic_map")    ? 2
+              : !strcmp(kernel, "rl_generic_tile") ? 1
+                                                   : 0;
   int w = bits == 4    ? 0
-          : bits == 8  ? 1 + general
-          : bits == 16 ? 3 + general
-          : bits == 32 ? 5 + general
-                       : 7 + general;
+          : bits == 8  ? 1 + which
+          : bits == 16 ? 4 + which
+          : bits == 32 ? 7 + which
+                       : 10 + which;
   if (cast || !e->generic_tried[w]) {
     char *source = rl_generic_source(dst, src, rl_engine_cpu_kernels(e));
     cl_program prog = source ? rl_program_get(e, source, 1, why) : NULL;
@@ -57,13 +60,13 @@ int rl_generic_setup(relayout_plan *p, relayout_error *why) {
                     : "per-channel quantization");
     return 0;
   }
-  cl_program prog = program(e, &p->moved, &p->moved_src, why);
-  if (!prog) return 0;
   int64_t args[RL_GENERIC_LONGS], units;
   int cpu = rl_engine_cpu_kernels(e);
-  int n = rl_generic_args(args, &p->moved, &p->moved_src, cpu, e->stream_from);
   const char *name = rl_generic_kernel(&p->moved, &p->moved_src, cpu, &units);
   int tiles = !strcmp(name, "rl_generic_tile");
+  cl_program prog = program(e, &p->moved, &p->moved_src, name, why);
+  if (!prog) return 0;
+  int n = rl_generic_args(args, &p->moved, &p->moved_src, cpu, e->stream_from);
   cl_int rc;
   cl_kernel k = clCreateKernel(prog, name, &rc);
   cl_mem buf =

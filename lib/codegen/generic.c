@@ -76,9 +76,13 @@ char *rl_generic_source(const rl_desc *dst, const rl_desc *src, int for_cpu) {
   char head[768];
   int bits = relayout_dtype_bits(dst->dtype), cast = rl_is_cast(dst, src);
   int general = bits == 4 ? 0 : rl_generic_general(dst, src);
-  int a =
-      snprintf(head, sizeof head, "#define RL_GMAP %d\n#define RL_GW %d\n%s",
-               general, bits, for_cpu ? "" : "#define RL_GGPU 1\n");
+  int64_t units;
+  int tiles =
+      !strcmp(rl_generic_kernel(dst, src, for_cpu, &units), "rl_generic_tile");
+  int a = snprintf(head, sizeof head,
+                   "#define RL_GMAP %d\n#define RL_GW %d\n#define RL_GTILES "
+                   "%d\n%s",
+                   general, bits, tiles, for_cpu ? "" : "#define RL_GGPU 1\n");
   if (cast) {
     a += snprintf(head + a, sizeof head - (size_t)a,
                   "#define RL_GS %s\n#define RL_GD %s\n%s", storage(src->dtype),

@@ -86,9 +86,11 @@ void rl_plan_affine(rl_layout_plan *out, const rl_desc *dst,
  * at most room bytes (500 suffice); the length written. */
 int rl_cast_defines(char *out, size_t room, const rl_desc *dst,
                     const rl_desc *src, int constants);
-/* The generic program's source for the pair's widths and kind of map (for
- * a GPU, RL_GGPU; a cast's for a CPU device, RL_CPU), malloc'd; NULL out
- * of memory. */
+/* The generic program's source for the pair's widths, kind of map and,
+ * for an affine one, kernel (RL_GTILES: rl_generic_tile, else
+ * rl_generic_affine; a program holds one, so that a cold start compiles
+ * no other) (for a GPU, RL_GGPU; a cast's for a CPU device, RL_CPU),
+ * malloc'd; NULL out of memory. */
 char *rl_generic_source(const rl_desc *dst, const rl_desc *src, int for_cpu);
 int rl_generic_general(const rl_desc *dst, const rl_desc *src);
 const char *rl_generic_kernel(const rl_desc *dst, const rl_desc *src,
