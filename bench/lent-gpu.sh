@@ -91,22 +91,27 @@ casts=("NCHW NC1HWC0 64x256x56x56 --to-dtype f16"
   "ND FRACTAL_NZ 4096x11008 --to-dtype bf16"
   "NCHW NC1HWC0 64x256x56x56 --to-dtype i8 --scale 0.05")
 
-# The benchmark checkpoint's repack on device $1, both caches empty: the
-# cold command, its background build awaited, then the second and warm runs.
+# The benchmark checkpoint's repack on device $1, its caches (relayout's,
+# PoCL's, NVIDIA's) empty scratch folders: the cold command, its background
+# build awaited (two minutes at most), then the second and warm runs.
 repack_rounds() {
   local dev=$1 ck=/dev/shm/rl-ck.safetensors out=/dev/shm/rl-out.safetensors
-  local round t0 rc=0
+  local round t0 waited rc=0 caches=/dev/shm/rl-caches
   python3 bench/make_checkpoint.py "$ck" || return
-  rm -rf /dev/shm/rl-cache ~/.nv/ComputeCache
+  rm -rf "$caches"
   for round in cold second warm warm; do
     rm -f "$out"
     t0=$(date +%s.%N)
-    RELAYOUT_CACHE_DIR=/dev/shm/rl-cache build/relayout repack --device "$dev" \
+    RELAYOUT_CACHE_DIR=$caches/relayout POCL_CACHE_DIR=$caches/pocl \
+      CUDA_CACHE_PATH=$caches/nvidia build/relayout repack --device "$dev" \
       "$ck" "$out" --rule '*.weight:4d=FRACTAL_Z' --rule '*:2d=FRACTAL_NZ' || rc=1
     echo "$round: $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }') s"
-    while pgrep -f 'relayout repack --warm' >/dev/null; do sleep 0.2; done
+    for ((waited = 0; waited < 600; waited++)); do
+      pgrep -f "relayout repack --warm .*$ck" >/dev/null || break
+      sleep 0.2
+    done
   done
-  rm -f "$ck" "$out"
+  rm -rf "$ck" "$out" "$caches"
   return $rc
 }
 

@@ -142,8 +142,8 @@ static void rl_g_step(__global const long *g, int k, long *s, long *x,
 /* A program per kind of map (RL_GMAP 0: affine, 1: any other), kernel
  * (an affine map's: RL_GTILES 1, rl_generic_tile, else rl_generic_affine)
  * and width moved (RL_GW bits), so that a cold start compiles only the
- * kernel it needs; a cast's program (cast.cl) has its own source and destination
- * types, RL_GS and RL_GD (RL_GW the destination's width, which sets a
+ * kernel it needs; a cast's program (cast.cl) has its own source and
+ * destination types, RL_GS and RL_GD (RL_GW the destination's width, which sets a
  * tile's side). The generator defines them. */
 #ifndef RL_GD
 #if RL_GW == 8
@@ -256,8 +256,8 @@ __kernel void rl_generic_affine(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
  * block's RL_GT record: K, the tiles, the elements a tile spans along P and
  * along K, the destinations it streams, then the axes in the order the
  * tiles go, P's first; lib/codegen/generic.c picks them). On a CPU device
- * `chunk` tiles per work-item, each of RL_GSIDE squares. A tile all data goes as vectors where its
- * source runs along P (RL_GSIDE rows of RL_GSIDE elements or half that) or
+ * `chunk` tiles per work-item, each of RL_GSIDE squares. A tile all data
+ * goes as vectors where its source runs along P (RL_GSIDE rows of RL_GSIDE elements or half that) or
  * along K: squares transposed in registers, side by side along P so that
  * each destination row is written whole, or where P is half or a quarter
  * of a square, one square holding two or four of its pieces along K. Any
@@ -274,6 +274,51 @@ static long rl_g_grid(__global const long *ax, int a, int in, int kk,
   return (e + b - 1) / b;
 }
 
+/* Tile t's grid indices, in ti, the axes taken in the tiles' order. */
+static void rl_g_tile_index(__global const long *g, long t, int side,
+                            int rows, long *ti) {
+  int n = (int)g[0], kk = (int)g[RL_GT];
+  __global const long *order = g + RL_GT + 5;
+  for (int r = 0; r < n; r++) {
+    int a = (int)order[r];
+    long e = rl_g_grid(g + RL_GA_AXES, a, n - 1, kk, side, rows);
+    ti[a] = t % e;
+    t /= e;
+  }
+}
+
+/* The tile at grid indices ti: its destination and source offsets, its
+ * checked coordinates x and its extents along P and K; whether the dims
+ * neither P nor K moves are within their bounds. */
+static int rl_g_tile_at(__global const long *g, const long *ti, int side,
+                        int rows, long *d, long *s, long *x, long *np,
+                        long *nk) {
+  int n = (int)g[0], in = n - 1, kk = (int)g[RL_GT];
+  __global const long *ax = g + RL_GA_AXES, *bound = ax + 5 * n;
+  *d = *s = 0;
+  for (int i = 0; i < RL_GDIMS; i++) x[i] = 0;
+  for (int a = 0; a < n; a++) {
+    __global const long *q = ax + 5 * a;
+    long i = ti[a];
+    if (a == in) {
+      i *= side;
+      *np = min((long)side, q[0] - i);
+    } else if (a == kk) {
+      i *= rows;
+      *nk = min((long)rows, q[0] - i);
+    }
+    *d += i * q[1];
+    *s += i * q[2];
+    if (q[4] >= 0) x[q[4]] += i * q[3];
+  }
+  int ok = 1, cp = (int)ax[5 * in + 4], ck = (int)ax[5 * kk + 4];
+  for (int i = 0; i < (int)bound[RL_GDIMS - 1]; i++) {
+    int c = (int)bound[RL_GDIMS + i];
+    ok &= c == cp || c == ck || x[c] < bound[c];
+  }
+  return ok;
+}
+
 #ifdef RL_GGPU
 /* A GPU's tile: one work-group's, read whole into local memory along
  * whichever of P and K the source steps along more closely, then written
@@ -286,38 +331,17 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   int side = (int)g[RL_GT + 2], rows = (int)g[RL_GT + 3], ld = rows | 1;
   __global const long *ax = g + RL_GA_AXES, *bound = ax + 5 * n;
   __global const long *pa = ax + 5 * in, *ka = ax + 5 * kk;
-  __global const long *checks = bound + RL_GDIMS, *order = g + RL_GT + 5;
-  int nchecks = (int)bound[RL_GDIMS - 1], cp = (int)pa[4], ck = (int)ka[4];
+  int cp = (int)pa[4], ck = (int)ka[4];
   long sp = pa[2], sk = ka[2], dk = ka[1], wp = pa[3], wk = ka[3];
   int along_k = (sk < 0 ? -sk : sk) < (sp < 0 ? -sp : sp);
   int lid = (int)get_local_id(0), lsize = (int)get_local_size(0);
   src += src_off;
   dst += dst_off;
   for (long t = get_group_id(0); t < g[RL_GT + 1]; t += get_num_groups(0)) {
-    long d = 0, s = 0, x[RL_GDIMS], rest = t;
-    int np = 1, nk = 1;
-    for (int i = 0; i < RL_GDIMS; i++) x[i] = 0;
-    for (int r = 0; r < n; r++) { /* the tile's grid indices */
-      int a = (int)order[r];
-      __global const long *q = ax + 5 * a;
-      long e = rl_g_grid(ax, a, in, kk, side, rows), i = rest % e;
-      rest /= e;
-      if (a == in) {
-        i *= side;
-        np = (int)min((long)side, q[0] - i);
-      } else if (a == kk) {
-        i *= rows;
-        nk = (int)min((long)rows, q[0] - i);
-      }
-      d += i * q[1];
-      s += i * q[2];
-      if (q[4] >= 0) x[q[4]] += i * q[3];
-    }
-    int ok = 1; /* the dims neither P nor K moves */
-    for (int i = 0; i < nchecks; i++) {
-      int c = (int)checks[i];
-      ok &= c == cp || c == ck || x[c] < bound[c];
-    }
+    long d, s, x[RL_GDIMS], ti[RL_GAXES], lp = 0, lk = 0;
+    rl_g_tile_index(g, t, side, rows, ti);
+    int ok = rl_g_tile_at(g, ti, side, rows, &d, &s, x, &lp, &lk);
+    int np = (int)lp, nk = (int)lk;
     for (int e = lid; e < np * nk; e += lsize) {
       int p = along_k ? e / nk : e % np, k = along_k ? e % nk : e / np;
       int data = ok && (ck < 0 || ck == cp || x[ck] + k * wk < bound[ck]) &&
@@ -364,8 +388,7 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   int rows = (int)g[RL_GT + 3], spans = rows / RL_GSIDE;
   __global const long *ax = g + RL_GA_AXES, *bound = ax + 5 * n;
   __global const long *pa = ax + 5 * in, *ka = ax + 5 * kk;
-  __global const long *checks = bound + RL_GDIMS;
-  int nchecks = (int)bound[RL_GDIMS - 1], cp = (int)pa[4], ck = (int)ka[4];
+  int cp = (int)pa[4], ck = (int)ka[4];
   long sp = pa[2], sk = ka[2], dk = ka[1], wp = pa[3], wk = ka[3];
   __global const long *order = g + RL_GT + 5;
   long t = (long)get_global_id(0) * chunk, ti[RL_GAXES];
@@ -374,39 +397,15 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       stream = big && dk % RL_GSIDE == 0;
   src += src_off;
   dst += dst_off;
-  for (int r = 0; r < n; r++) { /* the first tile's grid indices */
-    int a = (int)order[r];
-    long e = rl_g_grid(ax, a, in, kk, side, rows);
-    ti[a] = t % e;
-    t /= e;
-  }
+  rl_g_tile_index(g, t, side, rows, ti);
   long last = -1; /* the previous tile's source offset */
-  for (t = (long)get_global_id(0) * chunk; t < end; t++) {
-    long d = 0, s = 0, x[RL_GDIMS], np = 0, nk = 0;
-    for (int i = 0; i < RL_GDIMS; i++) x[i] = 0;
-    for (int a = 0; a < n; a++) {
-      __global const long *q = ax + 5 * a;
-      long i = ti[a];
-      if (a == in) {
-        i *= side;
-        np = min((long)side, q[0] - i);
-      } else if (a == kk) {
-        i *= rows;
-        nk = min((long)rows, q[0] - i);
-      }
-      d += i * q[1];
-      s += i * q[2];
-      if (q[4] >= 0) x[q[4]] += i * q[3];
-    }
+  for (; t < end; t++) {
+    long d, s, x[RL_GDIMS], np = 0, nk = 0;
+    int ok = rl_g_tile_at(g, ti, side, rows, &d, &s, x, &np, &nk);
     for (int r = 0; r < n; r++) { /* the next tile */
       int a = (int)order[r];
       if (++ti[a] < rl_g_grid(ax, a, in, kk, side, rows)) break;
       ti[a] = 0;
-    }
-    int ok = 1; /* the dims neither P nor K moves */
-    for (int i = 0; i < nchecks; i++) {
-      int c = (int)checks[i];
-      ok &= c == cp || c == ck || x[c] < bound[c];
     }
     __global RL_GD *out = dst + d;
     __global const RL_GS *from = src + s;

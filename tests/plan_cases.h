@@ -854,14 +854,17 @@ static void widening(plan_case_fn *run) {
       }
 }
 
-/* The generic kernel of dense plans on a CPU device (rl_generic_tile in
- * kernels/generic.cl), kind "generic", in each of its ways: squares side
+/* The generic kernel of dense plans (rl_generic_tile in kernels/generic.cl,
+ * on either kind of device), kind "generic", in each of a CPU device's
+ * ways: squares side
  * by side (four, two and one by width; 64-bit ones of side 8), squares of
  * two and four pieces of K (P half or a quarter of a square: nChw8c, 4N,
  * CHWN4), rows of a side and of half a side, padding along P
  * (NC1HWC0's C0, FRACTAL_NZ's N0) and along K (FRACTAL_NZ's M), and tiles
  * cut short at the tensor's edges (shapes in the source's order; NCHW's of
- * 144 pixels, so that its rows' squares can stream). */
+ * 144 pixels, so that its rows' squares can stream); and 70000 tiles of
+ * 2 x 16 bytes, more than a GPU's tiles take work-groups at once (65536),
+ * so that each work-group goes on to further tiles. */
 static void tiles(plan_case_fn *run) {
   static const struct {
     int family;
@@ -881,6 +884,7 @@ static void tiles(plan_case_fn *run) {
       {0, "NCHW", "NC1HWC0", RELAYOUT_F16, {2, 35, 5, 7}},
       {1, "NCDHW", "NDHWC", RELAYOUT_F32, {2, 20, 3, 5, 7}},
       {2, "ND", "FRACTAL_NZ", RELAYOUT_F16, {2, 40, 50}},
+      {0, "NCHW", "NHWC", RELAYOUT_U8, {70000, 2, 4, 4}},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     run("generic", NULL, cases[i].src, cases[i].dst, cases[i].t,

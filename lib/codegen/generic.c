@@ -127,28 +127,26 @@ typedef struct tiling {
  * GPU_TILE in all (kernels/generic.cl's RL_GLOCAL holds it, padded). */
 enum { GPU_SIDE = 32, GPU_TILE = 1024 };
 
-/* A GPU's axis K, among those of 16 or more, else 2 or more: the one the
- * source steps along most closely, where it is closer than P; else the one
- * the destination does (rows along P). */
-static int gpu_k(const rl_layout_plan *p, int64_t sp) {
-  int in = p->naxes - 1, ks = -1, kd = -1;
-  for (int64_t least = 16; least >= 2 && kd < 0; least -= 14)
-    for (int a = 0; a < in; a++) {
-      const rl_iter_axis *x = &p->axes[a];
-      if (x->extent < least) continue;
-      if (ks < 0 || magnitude(x->sstride) < magnitude(p->axes[ks].sstride))
-        ks = a;
-      if (kd < 0 || magnitude(x->dstride) < magnitude(p->axes[kd].dstride))
-        kd = a;
-    }
-  return ks >= 0 && magnitude(p->axes[ks].sstride) < sp ? ks : kd;
+/* The axis other than P, of `least` elements or more, that the source
+ * (by_src) or the destination steps along most closely, closer than
+ * `below`; -1 if none. */
+static int closest(const rl_layout_plan *p, int64_t least, int by_src,
+                   int64_t below) {
+  int k = -1;
+  int64_t best = below;
+  for (int a = 0; a + 1 < p->naxes; a++) {
+    const rl_iter_axis *x = &p->axes[a];
+    int64_t s = magnitude(by_src ? x->sstride : x->dstride);
+    if (x->extent >= least && s < best) k = a, best = s;
+  }
+  return k;
 }
 
 /* The tiles' order and count: along P, then (P contiguous) along the axis
  * that continues P's rows in the source, so that each source line is read
  * whole, then the rest inside out. */
-static int tiles_in_order(const rl_layout_plan *p, tiling *t, int64_t sp,
-                          int64_t ep) {
+static void tiles_in_order(const rl_layout_plan *p, tiling *t, int64_t sp,
+                           int64_t ep) {
   int in = p->naxes - 1, q = -1, at = 0;
   for (int a = 0; sp == 1 && a < in; a++)
     if (a != t->k && magnitude(p->axes[a].sstride) == ep) q = a;
@@ -163,14 +161,15 @@ static int tiles_in_order(const rl_layout_plan *p, tiling *t, int64_t sp,
                 : a == t->k ? (e + t->along_k - 1) / t->along_k
                             : e;
   }
-  return 1;
 }
 
 /* Whether the tile kernel takes the plan: dense (not a skip plan, whose
  * axes run past the destination's end), P of destination stride 1, and on
- * a GPU an axis K (gpu_k). On a CPU device, either P strided in the source
- * and another axis closer (K: the closest; squares side by side to fill 64
- * bytes of each destination row, or where P is half or a quarter of a
+ * a GPU an axis K of 16 or more, else 2 or more: the one the source steps
+ * along most closely, where it is closer than P, else the one the
+ * destination does (rows along P). On a CPU device, either P strided in the
+ * source and another axis closer (K: the closest; squares side by side to fill
+ * 64 bytes of each destination row, or where P is half or a quarter of a
  * square, that many pieces of K in one) or P contiguous there but short
  * (K: the axis of 16 or more, else 2 or more, that the destination steps
  * along most closely). */
@@ -183,23 +182,20 @@ static int tile_plan(const rl_layout_plan *p, int bits, int for_cpu,
   if (!p->affine || p->skip || in < 1 || runs(p) != 2) return 0;
   int64_t sp = magnitude(p->axes[in].sstride), ep = p->axes[in].extent;
   if (!for_cpu) {
-    if ((t->k = gpu_k(p, sp)) < 0) return 0;
+    for (int64_t least = 16; least >= 2 && t->k < 0; least -= 14)
+      if ((t->k = closest(p, least, 1, sp)) < 0)
+        t->k = closest(p, least, 0, INT64_MAX);
+    if (t->k < 0) return 0;
     t->along_p = ep < GPU_SIDE ? ep : GPU_SIDE;
     t->along_k = GPU_TILE / t->along_p;
     if (p->axes[t->k].extent < t->along_k) t->along_k = p->axes[t->k].extent;
-    return tiles_in_order(p, t, sp, ep);
+    tiles_in_order(p, t, sp, ep);
+    return 1;
   }
   if (sp == 1 && ep > t->side) return 0;
   int64_t least[2] = {sp == 1 ? t->side : 2, 2};
   for (int pass = 0; pass < 2 && t->k < 0; pass++)
-    for (int a = 0; a < in; a++) {
-      const rl_iter_axis *x = &p->axes[a];
-      int64_t s = magnitude(sp == 1 ? x->dstride : x->sstride);
-      if (x->extent >= least[pass] && (sp == 1 || s < sp) &&
-          (t->k < 0 || s < magnitude(sp == 1 ? p->axes[t->k].dstride
-                                             : p->axes[t->k].sstride)))
-        t->k = a;
-    }
+    t->k = closest(p, least[pass], sp != 1, sp == 1 ? INT64_MAX : sp);
   if (t->k < 0) return 0;
   while (sp != 1 && t->squares < 4 && t->squares * t->side * bits < 512 &&
          2 * t->squares * t->side <= ep)
@@ -210,7 +206,8 @@ static int tile_plan(const rl_layout_plan *p, int bits, int for_cpu,
     t->spans = t->side / (int)ep;
   t->along_p = t->squares * t->side;
   t->along_k = t->spans * t->side;
-  return tiles_in_order(p, t, sp, ep);
+  tiles_in_order(p, t, sp, ep);
+  return 1;
 }
 
 /* The affine block: n, how runs go, the axes, each dim's bound, then
