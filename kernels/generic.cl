@@ -143,8 +143,8 @@ static void rl_g_step(__global const long *g, int k, long *s, long *x,
  * (an affine map's: RL_GTILES 1, rl_generic_tile, else rl_generic_affine)
  * and width moved (RL_GW bits), so that a cold start compiles only the
  * kernel it needs; a cast's program (cast.cl) has its own source and
- * destination types, RL_GS and RL_GD (RL_GW the destination's width, which sets a
- * tile's side). The generator defines them. */
+ * destination types, RL_GS and RL_GD (RL_GW the destination's width, which
+ * sets a tile's side). The generator defines them. */
 #ifndef RL_GD
 #if RL_GW == 8
 #define RL_GS uchar
@@ -257,11 +257,12 @@ __kernel void rl_generic_affine(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
  * along K, the destinations it streams, then the axes in the order the
  * tiles go, P's first; lib/codegen/generic.c picks them). On a CPU device
  * `chunk` tiles per work-item, each of RL_GSIDE squares. A tile all data
- * goes as vectors where its source runs along P (RL_GSIDE rows of RL_GSIDE elements or half that) or
- * along K: squares transposed in registers, side by side along P so that
- * each destination row is written whole, or where P is half or a quarter
- * of a square, one square holding two or four of its pieces along K. Any
- * other element by element, each row's data a prefix. A cast's tile (on a
+ * goes as vectors where its source runs along P (RL_GSIDE rows of RL_GSIDE
+ * elements or half that) or along K: squares transposed in registers, side
+ * by side along P so that each destination row is written whole, or where
+ * P is half, a quarter or an eighth of a square, one square holding 2, 4 or
+ * 8 of its pieces along K, interleaved in fewer of the transpose's rounds.
+ * Any other element by element, each row's data a prefix. A cast's tile (on a
  * CPU device) goes as vectors where its rows are whole squares, each 16
  * elements through cast.cl's rl_vcast. Destinations of
  * g[RL_GT + 4] bytes or more are written with non-temporal stores where the
@@ -355,33 +356,51 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   }
 }
 #else
+/* Unaligned vectors go through packed structs (RL_GAT(T, p): the vector
+ * of packed type T at p; T##_v, its vector type): PoCL compiles vloadn and
+ * vstoren of 1- and 2-byte elements one element at a time
+ * (lines_stores.cl). */
+#define RL_GPACKED(T, V)                                                       \
+  typedef V T##_v;                                                             \
+  typedef struct __attribute__((packed)) {                                     \
+    V v;                                                                       \
+  } T
+#define RL_GAT(T, p) (((__global T *)(p))->v)
 /* Compiled for a CPU: a line asked for ahead of its first read, and a
  * vector stored past the cache (as lines_stores.cl does). Elsewhere the
  * kernel is not run: a plain store and nothing. */
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) ||        \
     defined(__arm__) || defined(__riscv) || defined(__powerpc64__)
 #define RL_GPREFETCH(p) __builtin_prefetch(p)
-#define RL_GSTREAMW(w, v, p)                                                   \
-  __builtin_nontemporal_store(v, (__global RL_CAT(RL_GS, w) *)(p))
+#define RL_GSTREAMW(T, v, p)                                                   \
+  __builtin_nontemporal_store(v, (__global T##_v *)(p))
 #else
 #define RL_GPREFETCH(p)      ((void)0)
-#define RL_GSTREAMW(w, v, p) RL_CAT(vstore, w)(v, 0, p)
+#define RL_GSTREAMW(T, v, p) (RL_GAT(T, p) = (v))
 #endif
-#define RL_GV            RL_CAT(RL_GS, RL_GSIDE)
-#define RL_GSTREAM(v, p) RL_GSTREAMW(RL_GSIDE, v, p)
-/* RL_GSIDE rows of w elements from `from` (row i at i * sk) to `out`,
+#define RL_GV RL_CAT(RL_GS, RL_GSIDE)
+#ifdef RL_GVEC
+RL_GPACKED(rl_g_side, RL_GV);
+RL_GPACKED(rl_g_half, RL_CAT(RL_GS, RL_GHALF));
+RL_GPACKED(rl_g_quarter, RL_CAT(RL_GS, RL_GQUARTER));
+#elif defined(RL_VCAST)
+RL_GPACKED(rl_g_from, RL_CSV);
+RL_GPACKED(rl_g_to, RL_CDV);
+#endif
+#define RL_GSTREAM(v, p) RL_GSTREAMW(rl_g_side, v, p)
+/* RL_GSIDE rows of packed vectors T from `from` (row i at i * sk) to `out`,
  * streamed where the destination is (`big`) and the rows fill whole cache
  * lines: back to back from a line's start, or each one whole lines (a
  * line written in part would be read back) */
-#define RL_GROWS(w)                                                            \
+#define RL_GROWS(T)                                                            \
   if (big && (ulong)out % 64 == 0 &&                                           \
-      (dk * sizeof(RL_GS) == sizeof(RL_CAT(RL_GS, w)) ||                       \
-       (sizeof(RL_CAT(RL_GS, w)) % 64 == 0 && dk * sizeof(RL_GS) % 64 == 0)))  \
+      (dk * sizeof(RL_GS) == sizeof(T) ||                                      \
+       (sizeof(T) % 64 == 0 && dk * sizeof(RL_GS) % 64 == 0)))                 \
     for (int i = 0; i < RL_GSIDE; i++)                                         \
-      RL_GSTREAMW(w, RL_CAT(vload, w)(0, from + i * sk), out + i * dk);        \
+      RL_GSTREAMW(T, RL_GAT(T, from + i * sk), out + i * dk);                  \
   else                                                                         \
     for (int i = 0; i < RL_GSIDE; i++)                                         \
-      RL_CAT(vstore, w)(RL_CAT(vload, w)(0, from + i * sk), 0, out + i * dk)
+      RL_GAT(T, out + i * dk) = RL_GAT(T, from + i * sk)
 __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   int n = (int)g[0], in = n - 1, kk = (int)g[RL_GT];
   int side = (int)g[RL_GT + 2], squares = side / RL_GSIDE;
@@ -423,41 +442,58 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
 #endif
 #ifdef RL_GVEC
     if (full && sp == 1 && np == RL_GSIDE) {
-      RL_GROWS(RL_GSIDE);
+      RL_GROWS(rl_g_side);
       continue;
     }
     if (full && sp == 1 && np == RL_GHALF) {
-      RL_GROWS(RL_GHALF);
+      RL_GROWS(rl_g_half);
       continue;
     }
     if (full && sk == 1 && np * spans == RL_GSIDE && spans > 1) {
-      /* row q * np + j of the square: P's element j at K's piece q; row i
-       * of it transposed, K's element q * RL_GSIDE + i in piece q */
+      /* P's element p, K's elements m * RL_GSIDE on, in v[p * spans + m]:
+       * log2(np) of the transpose's rounds interleave them into K's rows,
+       * spans of them in each vector, the destination's order */
       RL_GV v[RL_GSIDE];
-      for (int j = 0; j < RL_GSIDE; j++)
-        v[j] = RL_CAT(vload, RL_GSIDE)(0, from + j % np * sp +
-                                              j / np * RL_GSIDE);
-      RL_TRANSPOSE(RL_GV, RL_GSIDE, RL_GROUNDS, RL_GZIP, v)
-      long piece = RL_GSIDE * dk;
-      for (int i = 0; i < RL_GSIDE; i++) {
-        __global RL_GD *o = out + i * dk;
-        if (np == RL_GHALF) {
-          RL_CAT(vstore, RL_GHALF)(v[i].lo, 0, o);
-          RL_CAT(vstore, RL_GHALF)(v[i].hi, 0, o + piece);
-        } else {
-          RL_CAT(vstore, RL_GQUARTER)(v[i].lo.lo, 0, o);
-          RL_CAT(vstore, RL_GQUARTER)(v[i].lo.hi, 0, o + piece);
-          RL_CAT(vstore, RL_GQUARTER)(v[i].hi.lo, 0, o + 2 * piece);
-          RL_CAT(vstore, RL_GQUARTER)(v[i].hi.hi, 0, o + 3 * piece);
-        }
+      for (int p = 0; p < np; p++)
+        for (int m = 0; m < spans; m++)
+          v[p * spans + m] =
+              RL_GAT(rl_g_side, from + p * sp + m * RL_GSIDE);
+      if (np == RL_GHALF) {
+        RL_TRANSPOSE(RL_GV, RL_GSIDE, RL_GROUNDS - 1, RL_GZIP, v)
+      } else if (np == RL_GQUARTER) {
+        RL_TRANSPOSE(RL_GV, RL_GSIDE, RL_GROUNDS - 2, RL_GZIP, v)
+      } else {
+        RL_TRANSPOSE(RL_GV, RL_GSIDE, RL_GROUNDS - 3, RL_GZIP, v)
       }
+      if (dk == np && big && (ulong)out % sizeof(RL_GV) == 0)
+        for (int r = 0; r < RL_GSIDE; r++)
+          RL_GSTREAM(v[r], out + r * RL_GSIDE);
+      else if (dk == np)
+        for (int r = 0; r < RL_GSIDE; r++)
+          RL_GAT(rl_g_side, out + r * RL_GSIDE) = v[r];
+      else if (np == RL_GHALF)
+        for (int r = 0; r < RL_GSIDE; r++) {
+          RL_GAT(rl_g_half, out + 2 * r * dk) = v[r].lo;
+          RL_GAT(rl_g_half, out + (2 * r + 1) * dk) = v[r].hi;
+        }
+      else if (np == RL_GQUARTER)
+        for (int r = 0; r < RL_GSIDE; r++) {
+          __global RL_GD *o = out + 4 * r * dk;
+          RL_GAT(rl_g_quarter, o) = v[r].lo.lo;
+          RL_GAT(rl_g_quarter, o + dk) = v[r].lo.hi;
+          RL_GAT(rl_g_quarter, o + 2 * dk) = v[r].hi.lo;
+          RL_GAT(rl_g_quarter, o + 3 * dk) = v[r].hi.hi;
+        }
+      else
+        for (int i = 0; i < RL_GSIDE * RL_GSIDE; i++)
+          out[i / np * dk + i % np] = v[i / RL_GSIDE][i % RL_GSIDE];
       continue;
     }
     if (full && sk == 1 && np == side) {
       RL_GV v[4][RL_GSIDE];
       for (int m = 0; m < squares; m++) {
         for (int j = 0; j < RL_GSIDE; j++)
-          v[m][j] = RL_CAT(vload, RL_GSIDE)(0, from + (m * RL_GSIDE + j) * sp);
+          v[m][j] = RL_GAT(rl_g_side, from + (m * RL_GSIDE + j) * sp);
         RL_TRANSPOSE(RL_GV, RL_GSIDE, RL_GROUNDS, RL_GZIP, v[m])
       }
       if (stream && (ulong)out % sizeof(RL_GV) == 0)
@@ -467,7 +503,7 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       else
         for (int i = 0; i < RL_GSIDE; i++)
           for (int m = 0; m < squares; m++)
-            RL_CAT(vstore, RL_GSIDE)(v[m][i], 0, out + i * dk + m * RL_GSIDE);
+            RL_GAT(rl_g_side, out + i * dk + m * RL_GSIDE) = v[m][i];
       continue;
     }
 #elif defined(RL_VCAST)
@@ -479,14 +515,14 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       for (int m = 0; m < squares; m++) {
         RL_CSV v[RL_GSIDE];
         for (int j = 0; j < RL_GSIDE; j++)
-          v[j] = vload16(0, sp == 1 ? from + j * sk + m * RL_GSIDE
-                                    : from + (m * RL_GSIDE + j) * sp);
+          v[j] = RL_GAT(rl_g_from, sp == 1 ? from + j * sk + m * RL_GSIDE
+                                           : from + (m * RL_GSIDE + j) * sp);
         if (sp != 1) {
           RL_TRANSPOSE(RL_CSV, RL_GSIDE, RL_GROUNDS, RL_GZIP, v)
         }
         for (int i = 0; i < RL_GSIDE; i++)
-          vstore16(rl_vcast(v[i], ss, sz, ds, dz), 0,
-                   out + i * dk + m * RL_GSIDE);
+          RL_GAT(rl_g_to, out + i * dk + m * RL_GSIDE) =
+              rl_vcast(v[i], ss, sz, ds, dz);
       }
       continue;
     }

@@ -856,15 +856,15 @@ static void widening(plan_case_fn *run) {
 
 /* The generic kernel of dense plans (rl_generic_tile in kernels/generic.cl,
  * on either kind of device), kind "generic", in each of a CPU device's
- * ways: squares side
- * by side (four, two and one by width; 64-bit ones of side 8), squares of
- * two and four pieces of K (P half or a quarter of a square: nChw8c, 4N,
- * CHWN4), rows of a side and of half a side, padding along P
- * (NC1HWC0's C0, FRACTAL_NZ's N0) and along K (FRACTAL_NZ's M), and tiles
- * cut short at the tensor's edges (shapes in the source's order; NCHW's of
- * 144 pixels, so that its rows' squares can stream); and 70000 tiles of
- * 2 x 16 bytes, more than a GPU's tiles take work-groups at once (65536),
- * so that each work-group goes on to further tiles. */
+ * ways: squares side by side (four, two and one by width; 64-bit ones of
+ * side 8), squares of two, four and eight pieces of K (P half, a quarter or
+ * an eighth of a square: nChw8c, 4N, 2N; CHWN4 and CHWN2c, K's rows apart),
+ * rows of a side and of half a side, padding along P (NC1HWC0's C0,
+ * FRACTAL_NZ's N0) and along K (FRACTAL_NZ's M), and tiles cut short at the
+ * tensor's edges (shapes in the source's order; NCHW's of 144 pixels, so
+ * that its rows' squares can stream); and 70000 tiles of 2 x 16 bytes, more
+ * than a GPU's tiles take work-groups at once (65536), so that each
+ * work-group goes on to further tiles. */
 static void tiles(plan_case_fn *run) {
   static const struct {
     int family;
@@ -878,6 +878,11 @@ static void tiles(plan_case_fn *run) {
       {0, "NHWC", "NCHW", RELAYOUT_F64, {2, 7, 9, 17}},
       {0, "NCHW", "CHWN4", RELAYOUT_U8, {8, 12, 9, 9}},
       {0, "NCHW", "4N", RELAYOUT_U8, {8, 5, 7, 9}},
+      {0, "NCHW", "CHWN4", RELAYOUT_F64, {3, 8, 9, 9}},
+      {0, "NCHW", "2N", RELAYOUT_F16, {4, 3, 9, 7}},
+      {0, "NCHW", "2N", RELAYOUT_F32, {6, 5, 8, 7}},
+      {0, "NCHW", "2N", RELAYOUT_F64, {4, 3, 5, 7}},
+      {0, "NCHW", "CHWN2c", RELAYOUT_F16, {3, 4, 12, 11}},
       {0, "NCHW", "nChw8c", RELAYOUT_F32, {2, 16, 5, 7}},
       {0, "NCHW", "nChw8c", RELAYOUT_F64, {2, 16, 5, 7}},
       {0, "nChw8c", "nChw16c", RELAYOUT_F32, {2, 32, 5, 7}},

@@ -168,11 +168,11 @@ static void tiles_in_order(const rl_layout_plan *p, tiling *t, int64_t sp,
  * a GPU an axis K of 16 or more, else 2 or more: the one the source steps
  * along most closely, where it is closer than P, else the one the
  * destination does (rows along P). On a CPU device, either P strided in the
- * source and another axis closer (K: the closest; squares side by side to fill
- * 64 bytes of each destination row, or where P is half or a quarter of a
- * square, that many pieces of K in one) or P contiguous there but short
- * (K: the axis of 16 or more, else 2 or more, that the destination steps
- * along most closely). */
+ * source and another axis closer (K: the closest; squares side by side to
+ * fill 64 bytes of each destination row, or where P is half, a quarter or
+ * an eighth of a square, that many pieces of K in one) or P contiguous
+ * there but short (K: the axis of 16 or more, else 2 or more, that the
+ * destination steps along most closely). */
 static int tile_plan(const rl_layout_plan *p, int bits, int for_cpu,
                      tiling *t) {
   int in = p->naxes - 1;
@@ -200,8 +200,9 @@ static int tile_plan(const rl_layout_plan *p, int bits, int for_cpu,
   while (sp != 1 && t->squares < 4 && t->squares * t->side * bits < 512 &&
          2 * t->squares * t->side <= ep)
     t->squares *= 2;
-  /* P half or a quarter of a square: a square holds that many K pieces */
-  if (sp != 1 && (2 * ep == t->side || 4 * ep == t->side) &&
+  /* P half, a quarter or an eighth of a square: a square holds that many
+   * pieces of K */
+  if (sp != 1 && ep > 1 && t->side % ep == 0 &&
       p->axes[t->k].extent >= t->side * (t->side / ep))
     t->spans = t->side / (int)ep;
   t->along_p = t->squares * t->side;
