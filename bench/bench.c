@@ -41,10 +41,12 @@ static const char usage[] =
 
 /* A new plan's start: its first run (from its creation to that run's end,
  * and which kernel ran), when its own kernel was ready (from its creation),
- * and the generic kernel's median seconds (< 0: not measured). */
+ * and the generic kernel's median seconds (< 0: not measured; why not, in
+ * no_generic where it has none). */
 typedef struct cold {
   double first, ready, t_generic;
   const char *first_kernel;
+  char no_generic[RELAYOUT_ERROR_LEN];
 } cold;
 
 /* same: whether the device's and the host path's results equal the
@@ -106,6 +108,8 @@ static void report(const bench_result *r, double t_host, int same,
     if (c->t_generic > 0)
       printf("  generic kernel  %9.2f GB/s  (%.3f of its own kernel's)\n",
              gb / c->t_generic, r->t_conv / c->t_generic);
+    else if (*c->no_generic)
+      printf("  generic kernel  none: %s\n", c->no_generic);
   } else {
     printf("  %-15s %9.2f GB/s\n  ratio           %9.3f\n", peer, enq,
            conv / enq);
@@ -113,20 +117,25 @@ static void report(const bench_result *r, double t_host, int same,
 }
 
 /* The same conversion on the generic kernel of an engine like e's: median
- * seconds (< 0: it failed), *same whether it equals the reference. */
+ * seconds (< 0: it failed), *same whether it equals the reference; where
+ * the plan has no generic kernel, why not in c->no_generic. */
 static double time_generic(relayout_engine *e, const relayout_desc *s,
                            const relayout_desc *d, const bench_shape *x,
-                           int runs, int *same) {
+                           int runs, int *same, cold *c) {
   relayout_engine_options o;
   cli_engine_options(&o, relayout_engine_device(e));
   o.kernels = RELAYOUT_KERNELS_GENERIC;
   relayout_engine *g = NULL;
   relayout_plan *p = NULL;
+  relayout_error err = {0};
   bench_result r = {.t_conv = -1};
   bench_shape gx = *x;
-  if (!relayout_engine_create(&g, &o, NULL) &&
-      !relayout_plan_create(&p, g, d, s, NULL) &&
-      !strcmp(relayout_plan_kernel(p), "generic")) {
+  if (relayout_engine_create(&g, &o, &err) ||
+      relayout_plan_create(&p, g, d, s, &err))
+    snprintf(c->no_generic, sizeof c->no_generic, "%s", err.message);
+  else if (strcmp(relayout_plan_kernel(p), "generic"))
+    snprintf(c->no_generic, sizeof c->no_generic, "%s", relayout_plan_note(p));
+  else {
     gx.plan = p;
     if (bench_measure(&r, g, &gx, s, d, runs, same)) r.t_conv = -1;
   }
@@ -155,7 +164,7 @@ static int bench_on(relayout_engine *e, const relayout_desc *sp,
   }
   bench_fill(in, sb);
   /* a new plan's first run, then its own kernel, waited for */
-  cold c = {0, 0, -1, ""};
+  cold c = {0, 0, -1, "", ""};
   double t0 = cli_now();
   if (relayout_plan_create(&plan, e, &d, &s, &err) ||
       relayout_plan_run(plan, out, (size_t)db, in, (size_t)sb, &err)) {
@@ -174,6 +183,14 @@ static int bench_on(relayout_engine *e, const relayout_desc *sp,
     goto done;
   }
   bench_shape x = {plan, NULL, in, ref, sb, db, 1};
+  if (relayout_engine_context(e) &&
+      !strcmp(relayout_plan_kernel(plan), "reference")) {
+    rc = cli_error(EXIT_WORK, "bench",
+                   "nothing to time on %s: the plan runs on the scalar "
+                   "reference (said above)",
+                   relayout_engine_device(e));
+    goto done;
+  }
   double t_host = -1;
   int same, host_same = 1;
   if (bench_measure(&r, e, &x, &s, &d, runs, &same) ||
@@ -188,7 +205,7 @@ static int bench_on(relayout_engine *e, const relayout_desc *sp,
   if (relayout_engine_context(e) &&
       strcmp(relayout_plan_kernel(plan), "generic")) {
     int generic_same = 1;
-    c.t_generic = time_generic(e, &s, &d, &x, runs, &generic_same);
+    c.t_generic = time_generic(e, &s, &d, &x, runs, &generic_same, &c);
     host_same &= generic_same;
   }
   /* on the reference engine the runs are the reference: nothing to say */

@@ -238,6 +238,9 @@ has "bench own kernel ready" "own kernel      ready" out.txt
 has "bench generic kernel" "of its own kernel's)" out.txt
 has "bench host path in place" "(relayout_plan_run: in place)" out.txt
 has "bench checks both results" "= reference     yes, every result" out.txt
+expect_ok "bench, no generic kernel" "$R" bench --device cpu --from NCHW --to NHWC --shape 2x16x4x4 --dtype i8 --to-dtype i4 --scale 1 --runs 1
+has "bench says why no generic kernel" "generic kernel  none: using the scalar reference: a cast to or from a 4-bit type has no generic kernel" out.txt
+RELAYOUT_KERNELS=generic expect_fail "bench on the reference" 1 "nothing to time on" "$R" bench --device cpu --from NCHW --to NHWC --shape 2x16x4x4 --dtype i8 --to-dtype i4 --scale 1 --runs 1
 RELAYOUT_UNIFIED=0 expect_ok "bench through copies" "$R" bench --device cpu --from NCHW --to NHWC --shape 2x16x8x8 --runs 3
 has "bench host path copies" "(relayout_plan_run: upload, run, download)" out.txt
 has "bench through copies checks both results" "= reference     yes, every result" out.txt
