@@ -494,9 +494,9 @@ typedef enum relayout_kernels {
   /** The specialised kernel where it is compiled already (in the engine or
    *  its disk cache), else the generic kernel; nothing builds in the
    *  background, and of the programs built only those of plans without a
-   *  generic kernel (per-channel casts), built when made, are stored: for a
-   *  run that leaves the building to another process (relayout repack's
-   *  background --warm). */
+   *  generic kernel (casts to and from 4-bit types), built when made, are
+   *  stored: for a run that leaves the building to another process
+   *  (relayout repack's background --warm). */
   RELAYOUT_KERNELS_CACHED
 } relayout_kernels;
 

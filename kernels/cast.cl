@@ -278,21 +278,27 @@ static ulong rl_cast(ulong x, long ss, long sz, long ds, long dz) {
 #endif
 }
 
-#ifdef RL_QC
-/* Per channel (RL_QC 1: the destination's quantization, 2: the source's):
- * channel c's scale bits and zero point are qc[2c] and qc[2c + 1], in the
- * kernel's last argument; rl_chan(o), generated, is o's channel. */
+#if defined(RL_QC) || defined(RL_GQC)
+/* Per channel (RL_QC in a specialised kernel, RL_GQC in a generic one; 1:
+ * the destination's quantization, 2: the source's): channel c's scale bits
+ * and zero point are qc[2c] and qc[2c + 1], in the kernel's last argument,
+ * in place of that side's in the plan's (ss, sz, ds, dz); rl_chan(o),
+ * generated, is o's channel in a specialised kernel. */
 #define RL_QC_ARG , __global const long *restrict qc
 #define RL_QC_PASS , qc
-static ulong rl_cast_at(ulong x, __global const long *restrict qc, long c) {
-#if RL_QC == 1
-  return rl_cast(x, RL_Q_SS, RL_Q_SZ, qc[2 * c], qc[2 * c + 1]);
+static ulong rl_cast_at(ulong x, __global const long *restrict qc, long c,
+                        long ss, long sz, long ds, long dz) {
+#if RL_QC == 1 || RL_GQC == 1
+  return rl_cast(x, ss, sz, qc[2 * c], qc[2 * c + 1]);
 #else
-  return rl_cast(x, qc[2 * c], qc[2 * c + 1], RL_Q_DS, RL_Q_DZ);
+  return rl_cast(x, qc[2 * c], qc[2 * c + 1], ds, dz);
 #endif
 }
+#endif
+#ifdef RL_QC
 #define RL_TRANSFORM_AT(x, o)                                                  \
-  ((RL_T)rl_cast_at((ulong)(x), qc, (long)rl_chan(o)))
+  ((RL_T)rl_cast_at((ulong)(x), qc, (long)rl_chan(o), RL_Q_SS, RL_Q_SZ,        \
+                    RL_Q_DS, RL_Q_DZ))
 #endif
 
 #ifdef RL_Q_PAD
@@ -305,4 +311,9 @@ static ulong rl_cast_at(ulong x, __global const long *restrict qc, long c) {
   ((RL_GD)rl_cast((ulong)(x), g[RL_GC], g[RL_GC + 1], g[RL_GC + 2],           \
                   g[RL_GC + 3]))
 #define RL_PAD ((RL_GD)g[RL_GC + 4])
+#ifdef RL_GQC /* element x of channel c; the channel's dim at RL_GC + 5 */
+#define RL_TRANSFORM_C(x, c)                                                   \
+  ((RL_GD)rl_cast_at((ulong)(x), qc, c, g[RL_GC], g[RL_GC + 1], g[RL_GC + 2], \
+                     g[RL_GC + 3]))
+#endif
 #endif

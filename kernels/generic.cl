@@ -43,11 +43,11 @@ static void rl_g_affine(__global const long *g, long o, long *s, long *x,
 #define RL_GM_SAXES (RL_GM_DPAD + 3 * RL_GDIMS)
 #define RL_GM_SPAD (RL_GM_SAXES + 4 * RL_GMAXES) /* the source's before */
 
-/* Any map: destination offset o's source offset in *s, both descriptors'
- * formulas as lib/codegen/codegen.c's map_general writes them; 0 where o
- * is padding. */
-static int rl_g_general(__global const long *g, long o, long *s) {
-  long v[RL_GDIMS], x[RL_GDIMS], u[RL_GDIMS];
+/* Any map: destination offset o's source offset in *s and its logical
+ * coordinates in x, both descriptors' formulas as lib/codegen/codegen.c's
+ * map_general writes them; 0 where o is padding. */
+static int rl_g_general(__global const long *g, long o, long *s, long *x) {
+  long v[RL_GDIMS], u[RL_GDIMS];
   for (int d = 0; d < RL_GDIMS; d++) v[d] = 0;
   int dn = (int)g[0], compact = (int)g[1], nv = (int)g[2], nd = (int)g[3];
   long groups = g[4], e = g[5], cin = g[6], cout = g[7];
@@ -134,10 +134,11 @@ static void rl_g_step(__global const long *g, int k, long *s, long *x,
 
 /* Every generic kernel's arguments: the buffers with their element offsets,
  * the map's block, the elements (4-bit: nibbles) and each work-item's
- * share. */
+ * share; per channel, the channels' table (cast.cl). */
 #define RL_GENERIC_PARAMS(S, D)                                                \
   __global const S *restrict src, long src_off, __global D *restrict dst,      \
-      long dst_off, __global const long *g, long count, long chunk
+      long dst_off, __global const long *g, long count,                        \
+      long chunk RL_QC_ARG
 
 /* A program per kind of map (RL_GMAP 0: affine, 1: any other), kernel
  * (an affine map's: RL_GTILES 1, rl_generic_tile, else rl_generic_affine)
@@ -541,14 +542,19 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
 }
 #endif
 #elif defined(RL_GD)
-/* Any other map, element by element. */
+/* Any other map, and per-channel casts, element by element. */
+#ifndef RL_GQC
+#define RL_TRANSFORM_C(x, c) RL_TRANSFORM(x)
+#endif
 __kernel void rl_generic_map(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   long o = (long)get_global_id(0) * chunk;
   long end = min(o + chunk, count);
   src += src_off;
   dst += dst_off;
-  for (long s; o < end; o++)
-    dst[o] = rl_g_general(g, o, &s) ? RL_TRANSFORM(src[s]) : RL_PAD;
+  for (long s, x[RL_GDIMS]; o < end; o++)
+    dst[o] = rl_g_general(g, o, &s, x)
+                 ? RL_TRANSFORM_C(src[s], x[g[RL_GC + 5]])
+                 : RL_PAD;
 }
 #else
 /* 4-bit elements, two to a byte, low nibble first: `chunk` destination
@@ -572,7 +578,7 @@ __kernel void rl_generic_nibbles(RL_GENERIC_PARAMS(uchar, uchar)) {
         rl_g_affine(m, e, &s, x, idx);
         for (int d = 0; d < RL_GDIMS - 1; d++) ok &= x[d] < bound[d];
       } else if (ok) {
-        ok = rl_g_general(m, e, &s);
+        ok = rl_g_general(m, e, &s, x);
       }
       if (ok) byte |= (uint)((src[s >> 1] >> ((s & 1) * 4)) & 0xF) << (4 * h);
     }

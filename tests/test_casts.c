@@ -8,8 +8,8 @@
  * written over a poisoned buffer, equals the reference's. The cases take
  * turns on two engines: the generic kernels and the specialised ones (CPU
  * boxes on a CPU device, stage boxes on a GPU, and gathers; casts to and
- * from 4-bit types are gathers only, and the generic engine leaves them and
- * casts per channel to the reference, saying so). The tests of the CPU
+ * from 4-bit types are gathers only, and the generic engine leaves them to
+ * the reference, saying so). The tests of the CPU
  * boxes' ways run on a third engine, the CPU families' on any device.
  * Then a batch mixing casts and moves, a cast between OpenCL buffers at
  * offsets, a quantized destination's padding (its zero point), values
@@ -110,9 +110,9 @@ enum { PER_TENSOR = -2, ANY_DIM = -1 };
 /* from -> to with the pair's dtypes and random quantizations, on engine
  * `on` (generic: the generic kernels') and on the reference, over poisoned
  * buffers. With `channel` a dim (ANY_DIM: a random one), the integer side
- * is quantized per channel along it: the specialised kernels run it as a
- * gather, the generic ones have no such form and leave it to the reference,
- * saying so. 0 when the pair does not bind or is over 1 MiB. */
+ * is quantized per channel along it (the generic kernels take each
+ * element's channel from its logical coordinates). 0 when the pair does not
+ * bind or is over 1 MiB. */
 static int one_cast(const char *from, const char *to, cast_pair c,
                     const int64_t *ext, relayout_engine *on, int generic,
                     int channel) {
@@ -161,14 +161,10 @@ static int one_cast(const char *from, const char *to, cast_pair c,
   const char *kernel = relayout_plan_kernel(p),
              *family = relayout_plan_family(p), *note = relayout_plan_note(p);
   int nibbles = is_nibble(c.s) || is_nibble(c.d);
-  CHECK(nibbles || channel != PER_TENSOR
-            ? (generic ? !strcmp(kernel, "reference") &&
-                             strstr(note, nibbles ? "4-bit" : "per-channel")
-                       : !strcmp(kernel, "specialised") &&
-                             (!strcmp(family, "gather") ||
-                              (!nibbles && (!strcmp(family, "stage") ||
-                                            !strcmp(family, "lines")))))
-        : generic ? !strcmp(kernel, "generic")
+  CHECK(generic
+            ? (nibbles ? !strcmp(kernel, "reference") && strstr(note, "4-bit")
+                       : !strcmp(kernel, "generic"))
+        : nibbles ? !strcmp(kernel, "specialised") && !strcmp(family, "gather")
                   : !strcmp(kernel, "specialised") &&
                         (!strcmp(family, "gather") ||
                          !strcmp(family, "stage") || !strcmp(family, "lines")),

@@ -53,11 +53,9 @@ int rl_generic_setup(relayout_plan *p, relayout_error *why) {
   relayout_engine *e = p->engine;
   int nibbles = relayout_dtype_bits(p->moved.dtype) == 4 ||
                 relayout_dtype_bits(p->moved_src.dtype) == 4;
-  if (p->moved.per_channel || p->moved_src.per_channel ||
-      (nibbles && rl_is_cast(&p->moved, &p->moved_src))) {
-    rl_fail(why, RELAYOUT_ERR_UNSUPPORTED, "%s has no generic kernel",
-            nibbles ? "a cast to or from a 4-bit type"
-                    : "per-channel quantization");
+  if (nibbles && rl_is_cast(&p->moved, &p->moved_src)) {
+    rl_fail(why, RELAYOUT_ERR_UNSUPPORTED,
+            "a cast to or from a 4-bit type has no generic kernel");
     return 0;
   }
   int64_t args[RL_GENERIC_LONGS], units;
@@ -80,6 +78,8 @@ int rl_generic_setup(relayout_plan *p, relayout_error *why) {
     rc = clSetKernelArg(k, 4, sizeof buf, &buf);
     rc |= clSetKernelArg(k, 5, sizeof count, &count);
     rc |= clSetKernelArg(k, 6, sizeof chunk, &chunk);
+    if (rl_generic_channels(&p->moved, &p->moved_src))
+      rc |= clSetKernelArg(k, 7, sizeof p->channels, &p->channels);
   }
   if (rc != CL_SUCCESS) {
     if (buf) clReleaseMemObject(buf);

@@ -320,7 +320,8 @@ cl_int rl_enqueue(relayout_plan *p, cl_mem dst, size_t dst_off, cl_mem src,
   rc |= clSetKernelArg(k, 1, sizeof soff, &soff);
   rc |= clSetKernelArg(k, 2, sizeof dst, &dst);
   rc |= clSetKernelArg(k, 3, sizeof doff, &doff);
-  if (p->channels) rc |= clSetKernelArg(k, 4, sizeof p->channels, &p->channels);
+  if (p->channels && p->kernel) /* the generic kernel's is set up with it */
+    rc |= clSetKernelArg(k, 4, sizeof p->channels, &p->channels);
   if (rc != CL_SUCCESS) return CL_INVALID_KERNEL_ARGS;
   rc = p->kernel ? clEnqueueNDRangeKernel(q, k, p->work_dims, NULL, p->global,
                                           p->local, nwait, wait, done)

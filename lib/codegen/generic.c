@@ -13,10 +13,12 @@ extern const char rl_kernel_common_cl[], rl_kernel_generic_cl[],
 enum { GAXES = 48, GDIMS = 13, GA_AXES = 2, GMAXES = RELAYOUT_MAX_AXES };
 enum { GM_SRC = 21, GM_DAXES = 40, GM_DPAD = GM_DAXES + 4 * GMAXES };
 enum { GM_SAXES = GM_DPAD + 3 * GDIMS, GM_SPAD = GM_SAXES + 4 * GMAXES };
-enum { GC = 455 }; /* kernels/cast.cl's RL_GC: a cast's quantization */
+/* kernels/cast.cl's RL_GC: a cast's quantization, then a per-channel
+ * one's dim */
+enum { GC = 455 };
 _Static_assert(GM_SPAD + GDIMS + 1 <= GC &&
                    GA_AXES + 6 * GAXES + 2 * GDIMS + 5 <= GC &&
-                   GC + 5 == RL_GENERIC_LONGS,
+                   GC + 6 == RL_GENERIC_LONGS,
                "blocks fit");
 _Static_assert(RELAYOUT_MAX_AXES * 2 <= GAXES && RELAYOUT_MAX_DIMS < GDIMS,
                "generic.cl's arrays hold every plan");
@@ -88,6 +90,9 @@ char *rl_generic_source(const rl_desc *dst, const rl_desc *src, int for_cpu) {
                   "#define RL_GS %s\n#define RL_GD %s\n%s", storage(src->dtype),
                   storage(dst->dtype), for_cpu ? "#define RL_CPU 1\n" : "");
     a += rl_cast_defines(head + a, sizeof head - (size_t)a, dst, src, 0);
+    if (rl_generic_channels(dst, src))
+      a += snprintf(head + a, sizeof head - (size_t)a, "#define RL_GQC %d\n",
+                    rl_generic_channels(dst, src));
   }
   const char *parts[] = {head, cast ? rl_kernel_cast_cl : "",
                          rl_kernel_common_cl, rl_kernel_generic_cl};
@@ -295,7 +300,7 @@ const char *rl_generic_kernel(const rl_desc *dst, const rl_desc *src,
   if (bits == 4) return "rl_generic_nibbles";
   rl_layout_plan p;
   rl_plan_affine(&p, dst, src);
-  if (!p.affine) return "rl_generic_map";
+  if (!p.affine || rl_generic_channels(dst, src)) return "rl_generic_map";
   tiling t;
   if (!tile_plan(&p, bits, for_cpu, &t)) return "rl_generic_affine";
   *units = t.tiles;
@@ -305,7 +310,14 @@ const char *rl_generic_kernel(const rl_desc *dst, const rl_desc *src,
 int rl_generic_general(const rl_desc *dst, const rl_desc *src) {
   rl_layout_plan p;
   rl_plan_affine(&p, dst, src);
-  return !p.affine;
+  return !p.affine || rl_generic_channels(dst, src);
+}
+
+int rl_generic_channels(const rl_desc *dst, const rl_desc *src) {
+  return !rl_is_cast(dst, src) ? 0
+         : dst->per_channel    ? 1
+         : src->per_channel    ? 2
+                               : 0;
 }
 
 int rl_generic_args(int64_t *out, const rl_desc *dst, const rl_desc *src,
@@ -313,12 +325,15 @@ int rl_generic_args(int64_t *out, const rl_desc *dst, const rl_desc *src,
   rl_layout_plan p;
   rl_plan_affine(&p, dst, src);
   if (rl_is_cast(dst, src)) {
+    int channels = rl_generic_channels(dst, src);
     memset(out, 0, sizeof *out * RL_GENERIC_LONGS);
-    if (p.affine)
+    if (p.affine && !channels)
       affine_args(out, &p, dst, for_cpu, stream_from);
     else
       general_args(out, dst, src);
     quant(out + GC, dst, src);
+    if (channels)
+      out[GC + 5] = (channels == 1 ? dst->per_channel : src->per_channel) - 1;
     return RL_GENERIC_LONGS;
   }
   if (relayout_dtype_bits(dst->dtype) != 4)

@@ -80,7 +80,7 @@ void rl_plan_affine(rl_layout_plan *out, const rl_desc *dst,
  * the bytes from which a destination's stores stream, 0: none; at most
  * RL_GENERIC_LONGS longs, the count returned; a cast's quantization at its
  * end). */
-#define RL_GENERIC_LONGS 460
+#define RL_GENERIC_LONGS 461
 /* A cast's definitions for kernels/cast.cl (each side's kind; with
  * `constants`, the quantization as RL_Q_*, else read at RL_GC) into out,
  * at most room bytes (500 suffice); the length written. */
@@ -92,7 +92,12 @@ int rl_cast_defines(char *out, size_t room, const rl_desc *dst,
  * no other) (for a GPU, RL_GGPU; a cast's for a CPU device, RL_CPU),
  * malloc'd; NULL out of memory. */
 char *rl_generic_source(const rl_desc *dst, const rl_desc *src, int for_cpu);
+/* Whether the generic program's map is the general one (not affine, or a
+ * per-channel cast, whose elements' channels come from their logical
+ * coordinates), and which side a cast quantizes per channel (1: dst, 2:
+ * src; 0: neither): the generic kernel then takes the channels' table. */
 int rl_generic_general(const rl_desc *dst, const rl_desc *src);
+int rl_generic_channels(const rl_desc *dst, const rl_desc *src);
 const char *rl_generic_kernel(const rl_desc *dst, const rl_desc *src,
                               int for_cpu, int64_t *units);
 int rl_generic_args(int64_t *out, const rl_desc *dst, const rl_desc *src,
