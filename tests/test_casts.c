@@ -22,6 +22,7 @@
 #include "random_layout.h"
 #include "relayout_cl.h"
 
+#include <float.h>
 #include <math.h>
 
 enum { GENERIC, SPECIALISED, BOXES, ENGINES };
@@ -93,6 +94,29 @@ static void fill(unsigned char *p, int64_t bytes, relayout_dtype t) {
                                 : (const void *)&f64[k];
     memcpy(p + i * size, v, (size_t)size);
   }
+}
+
+/* Element i of a float buffer of dtype t (f32, f16 or bf16), as a double. */
+static double float_at(const unsigned char *p, int64_t i, relayout_dtype t) {
+  uint32_t u = 0;
+  if (t == F32) {
+    memcpy(&u, p + 4 * i, 4);
+  } else {
+    uint16_t h;
+    memcpy(&h, p + 2 * i, 2);
+    if (t == BF16) {
+      u = (uint32_t)h << 16;
+    } else { /* f16: sign, 5 exponent bits, 10 fraction bits */
+      int field = h >> 10 & 31;
+      double frac = h & 1023, v = field == 31 ? (frac ? NAN : INFINITY)
+                                  : field     ? ldexp(1024 + frac, field - 25)
+                                              : ldexp(frac, -24);
+      return h >> 15 ? -v : v;
+    }
+  }
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
 }
 
 /* Random per-channel quantization arrays of n channels for dtype t. */
@@ -636,6 +660,58 @@ static void refusals(void) {
   relayout_layout_free(l);
 }
 
+/* relayout_symmetric_scales of an NCHW tensor (read in runs of one
+ * channel) and of the same values in NHWC (each element at its
+ * coordinate), per tensor and along each dim, for f32, f16 and bf16 with
+ * NaNs, infinities and subnormals among them: both are max finite |x| /
+ * 127 per channel, rounded once to f32, written out here. */
+static void symmetric_scales(void) {
+  static const relayout_dtype types[] = {F32, F16, BF16};
+  static const int64_t ext[4] = {3, 5, 4, 7};
+  relayout_layout *a = NULL, *b = NULL;
+  CHECK_OK(relayout_layout_parse(&a, "NCHW", &e_));
+  CHECK_OK(relayout_layout_parse(&b, "NHWC", &e_));
+  for (int t = 0; t < 3; t++) {
+    relayout_desc s, d;
+    int64_t sb, db, n = 3 * 5 * 4 * 7;
+    CHECK_OK(relayout_bind_extents(&s, &d, a, b, types[t], 4, ext, &e_));
+    relayout_desc_size_bytes(&sb, &s, NULL);
+    relayout_desc_size_bytes(&db, &d, NULL);
+    unsigned char *in = malloc((size_t)sb), *nhwc = malloc((size_t)db);
+    fill(in, sb, types[t]);
+    CHECK_OK(
+        relayout_convert_ref(&d, nhwc, (size_t)db, &s, in, (size_t)sb, &e_));
+    for (int dim = -1; dim < 4; dim++) {
+      int64_t count = dim < 0 ? 1 : ext[dim], inner = 1;
+      for (int k = dim + 1; dim >= 0 && k < 4; k++) inner *= ext[k];
+      double top[7] = {0};
+      for (int64_t i = 0; i < n; i++) {
+        double v = fabs(float_at(in, i, types[t]));
+        int64_t c = dim < 0 ? 0 : i / inner % count;
+        if (isfinite(v) && v > top[c]) top[c] = v;
+      }
+      float want[7], runs[7], each[7];
+      for (int64_t c = 0; c < count; c++) {
+        float q = (float)(top[c] / 127);
+        want[c] = top[c] == 0 ? 1 : q > 0 ? q : FLT_TRUE_MIN;
+      }
+      char name = dim < 0 ? 0 : "NCHW"[dim];
+      CHECK_OK(relayout_symmetric_scales(runs, count, &s, in, (size_t)sb, name,
+                                         I8, &e_));
+      CHECK_OK(relayout_symmetric_scales(each, count, &d, nhwc, (size_t)db,
+                                         name, I8, &e_));
+      size_t bytes = sizeof(float) * (size_t)count;
+      CHECK(!memcmp(runs, want, bytes) && !memcmp(each, want, bytes),
+            "%s scales along %c: NCHW's and NHWC's the definition's",
+            relayout_dtype_name(types[t]), name ? name : '-');
+    }
+    free(in);
+    free(nhwc);
+  }
+  relayout_layout_free(a);
+  relayout_layout_free(b);
+}
+
 int main(void) {
   const char *dev = getenv("RELAYOUT_TEST_DEVICE");
   relayout_engine_options o = {.size = sizeof o,
@@ -657,6 +733,7 @@ int main(void) {
   channel_rows();
   generic_tiles();
   refusals();
+  symmetric_scales();
   for (int i = 0; i < ENGINES; i++) relayout_engine_free(engines[i]);
   return check_summary();
 }

@@ -1,10 +1,57 @@
 /* scales.c - symmetric quantization scales from a tensor's values, each
- * element read at its logical coordinate as the reference reads it */
+ * element read at its logical coordinate as the reference reads it, or in
+ * runs where the layout is the dims' own order */
 #include "internal.h"
 
 #include <float.h>
 #include <math.h>
 #include <string.h>
+
+/* Whether d holds the element of row-major index k (the last dim fastest)
+ * at offset k: each axis of more than one element a whole dim, the dims in
+ * order, nothing padded, merged, segmented, grouped or offset. */
+static int row_major(const rl_desc *d) {
+  if (d->base || d->merge.extent || d->seg[0].len || d->seg[1].len ||
+      d->groups.groups)
+    return 0;
+  int64_t stride = 1;
+  int below = d->ndims; /* the dim of the axis inside */
+  for (int i = d->naxes - 1; i >= 0; i--) {
+    const relayout_axis *a = &d->axes[i];
+    if (a->extent == 1) continue;
+    if (a->dim >= below || a->weight != 1 || a->extent != d->dims[a->dim] ||
+        a->stride != stride || d->pad_before[a->dim])
+      return 0;
+    for (int j = a->dim + 1; j < below; j++)
+      if (d->dims[j] != 1) return 0;
+    stride *= a->extent;
+    below = a->dim;
+  }
+  for (int j = 0; j < below; j++)
+    if (d->dims[j] != 1) return 0;
+  return 1;
+}
+
+/* The largest finite |x| of n elements of `bits` bits from p on and `top`,
+ * as the bits of its magnitude (of floats of m fraction and e exponent
+ * bits, whose magnitudes order as their bits do). */
+static uint32_t top_bits(const uint8_t *p, int64_t n, int bits, int m, int e,
+                         uint32_t top) {
+  uint32_t field = ((1u << e) - 1) << m, mag = field | ((1u << m) - 1);
+  for (int64_t i = 0; i < n; i++) {
+    uint32_t b;
+    if (bits == 32) {
+      memcpy(&b, p + 4 * i, 4);
+    } else {
+      uint16_t h;
+      memcpy(&h, p + 2 * i, 2);
+      b = h;
+    }
+    b &= mag;
+    if ((b & field) != field && b > top) top = b;
+  }
+  return top;
+}
 
 relayout_status relayout_symmetric_scales(float *scales, int64_t count,
                                           const relayout_desc *src,
@@ -46,15 +93,35 @@ relayout_status relayout_symmetric_scales(float *scales, int64_t count,
                    (long long)need);
   double top = to == RELAYOUT_I8 ? 127 : 7;
   for (int64_t c = 0; c < count; c++) scales[c] = 0;
-  int64_t coord[RELAYOUT_MAX_DIMS] = {0};
-  int64_t total = 1;
+  int64_t total = 1, inner = 1;
   for (int i = 0; i < d->ndims; i++) total *= d->dims[i];
-  for (int64_t k = 0; k < total; k++) {
-    double a = fabs(rl_float_value(buf, rl_offset(d, coord), d->dtype));
-    float *m = &scales[at < 0 ? 0 : coord[at]];
-    if (isfinite(a) && a > *m) *m = (float)a; /* exact: a is f32 or below */
-    int i = d->ndims - 1;
-    while (i >= 0 && ++coord[i] == d->dims[i]) coord[i--] = 0;
+  for (int i = at + 1; i < d->ndims; i++) inner *= d->dims[i];
+  if (row_major(d) && total) {
+    /* runs of one channel, `inner` long, each channel's largest magnitude
+     * kept as its bits in its scale's place until the end */
+    int bits = relayout_dtype_bits(d->dtype), m = rl_float_bits(d->dtype, &e);
+    const uint8_t *p = buf;
+    for (int64_t o = 0; o < total / (count * inner); o++)
+      for (int64_t c = 0; c < count; c++, p += inner * (bits / 8)) {
+        uint32_t t;
+        memcpy(&t, &scales[c], 4);
+        t = top_bits(p, inner, bits, m, e, t);
+        memcpy(&scales[c], &t, 4);
+      }
+    for (int64_t c = 0; c < count; c++) {
+      uint8_t b[4];
+      memcpy(b, &scales[c], 4); /* little-endian, as rl_float_value reads */
+      scales[c] = (float)rl_float_value(b, 0, d->dtype);
+    }
+  } else {
+    int64_t coord[RELAYOUT_MAX_DIMS] = {0};
+    for (int64_t k = 0; k < total; k++) {
+      double a = fabs(rl_float_value(buf, rl_offset(d, coord), d->dtype));
+      float *m = &scales[at < 0 ? 0 : coord[at]];
+      if (isfinite(a) && a > *m) *m = (float)a; /* exact: a is f32 or below */
+      int i = d->ndims - 1;
+      while (i >= 0 && ++coord[i] == d->dims[i]) coord[i--] = 0;
+    }
   }
   for (int64_t c = 0; c < count; c++) {
     float q = (float)((double)scales[c] / top);
