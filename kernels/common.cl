@@ -33,6 +33,16 @@
 #define RL_CAT_(a, b) a##b
 #define RL_CAT(a, b) RL_CAT_(a, b)
 
+/* A vector V moved unaligned, as one, through packed struct T (T##_v: V;
+ * RL_PACKED_AT(T, p): the one at global p): PoCL compiles vloadn and
+ * vstoren of 1- and 2-byte elements one element at a time. */
+#define RL_PACKED(T, V)                                                        \
+  typedef V T##_v;                                                             \
+  typedef struct __attribute__((packed)) T {                                   \
+    V v;                                                                       \
+  } T
+#define RL_PACKED_AT(T, p) (((__global T *)(p))->v)
+
 /* Transposes the square in r, n rows of n-element vectors of type T (n =
  * 2^rounds): each round interleaves row i with row i + n / 2 into rows 2i
  * and 2i + 1 (zip: the swizzle that interleaves the two rows' halves, put

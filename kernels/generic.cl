@@ -357,16 +357,6 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   }
 }
 #else
-/* Unaligned vectors go through packed structs (RL_GAT(T, p): the vector
- * of packed type T at p; T##_v, its vector type): PoCL compiles vloadn and
- * vstoren of 1- and 2-byte elements one element at a time
- * (lines_stores.cl). */
-#define RL_GPACKED(T, V)                                                       \
-  typedef V T##_v;                                                             \
-  typedef struct __attribute__((packed)) {                                     \
-    V v;                                                                       \
-  } T
-#define RL_GAT(T, p) (((__global T *)(p))->v)
 /* Compiled for a CPU: a line asked for ahead of its first read, and a
  * vector stored past the cache (as lines_stores.cl does). Elsewhere the
  * kernel is not run: a plain store and nothing. */
@@ -377,16 +367,16 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   __builtin_nontemporal_store(v, (__global T##_v *)(p))
 #else
 #define RL_GPREFETCH(p)      ((void)0)
-#define RL_GSTREAMW(T, v, p) (RL_GAT(T, p) = (v))
+#define RL_GSTREAMW(T, v, p) (RL_PACKED_AT(T, p) = (v))
 #endif
 #define RL_GV RL_CAT(RL_GS, RL_GSIDE)
 #ifdef RL_GVEC
-RL_GPACKED(rl_g_side, RL_GV);
-RL_GPACKED(rl_g_half, RL_CAT(RL_GS, RL_GHALF));
-RL_GPACKED(rl_g_quarter, RL_CAT(RL_GS, RL_GQUARTER));
+RL_PACKED(rl_g_side, RL_GV);
+RL_PACKED(rl_g_half, RL_CAT(RL_GS, RL_GHALF));
+RL_PACKED(rl_g_quarter, RL_CAT(RL_GS, RL_GQUARTER));
 #elif defined(RL_VCAST)
-RL_GPACKED(rl_g_from, RL_CSV);
-RL_GPACKED(rl_g_to, RL_CDV);
+RL_PACKED(rl_g_from, RL_CSV);
+RL_PACKED(rl_g_to, RL_CDV);
 #endif
 #define RL_GSTREAM(v, p) RL_GSTREAMW(rl_g_side, v, p)
 /* RL_GSIDE rows of packed vectors T from `from` (row i at i * sk) to `out`,
@@ -398,10 +388,10 @@ RL_GPACKED(rl_g_to, RL_CDV);
       (dk * sizeof(RL_GS) == sizeof(T) ||                                      \
        (sizeof(T) % 64 == 0 && dk * sizeof(RL_GS) % 64 == 0)))                 \
     for (int i = 0; i < RL_GSIDE; i++)                                         \
-      RL_GSTREAMW(T, RL_GAT(T, from + i * sk), out + i * dk);                  \
+      RL_GSTREAMW(T, RL_PACKED_AT(T, from + i * sk), out + i * dk);            \
   else                                                                         \
     for (int i = 0; i < RL_GSIDE; i++)                                         \
-      RL_GAT(T, out + i * dk) = RL_GAT(T, from + i * sk)
+      RL_PACKED_AT(T, out + i * dk) = RL_PACKED_AT(T, from + i * sk)
 __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   int n = (int)g[0], in = n - 1, kk = (int)g[RL_GT];
   int side = (int)g[RL_GT + 2], squares = side / RL_GSIDE;
@@ -458,7 +448,7 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       for (int p = 0; p < np; p++)
         for (int m = 0; m < spans; m++)
           v[p * spans + m] =
-              RL_GAT(rl_g_side, from + p * sp + m * RL_GSIDE);
+              RL_PACKED_AT(rl_g_side, from + p * sp + m * RL_GSIDE);
       if (np == RL_GHALF) {
         RL_TRANSPOSE(RL_GV, RL_GSIDE, RL_GROUNDS - 1, RL_GZIP, v)
       } else if (np == RL_GQUARTER) {
@@ -471,19 +461,19 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
           RL_GSTREAM(v[r], out + r * RL_GSIDE);
       else if (dk == np)
         for (int r = 0; r < RL_GSIDE; r++)
-          RL_GAT(rl_g_side, out + r * RL_GSIDE) = v[r];
+          RL_PACKED_AT(rl_g_side, out + r * RL_GSIDE) = v[r];
       else if (np == RL_GHALF)
         for (int r = 0; r < RL_GSIDE; r++) {
-          RL_GAT(rl_g_half, out + 2 * r * dk) = v[r].lo;
-          RL_GAT(rl_g_half, out + (2 * r + 1) * dk) = v[r].hi;
+          RL_PACKED_AT(rl_g_half, out + 2 * r * dk) = v[r].lo;
+          RL_PACKED_AT(rl_g_half, out + (2 * r + 1) * dk) = v[r].hi;
         }
       else if (np == RL_GQUARTER)
         for (int r = 0; r < RL_GSIDE; r++) {
           __global RL_GD *o = out + 4 * r * dk;
-          RL_GAT(rl_g_quarter, o) = v[r].lo.lo;
-          RL_GAT(rl_g_quarter, o + dk) = v[r].lo.hi;
-          RL_GAT(rl_g_quarter, o + 2 * dk) = v[r].hi.lo;
-          RL_GAT(rl_g_quarter, o + 3 * dk) = v[r].hi.hi;
+          RL_PACKED_AT(rl_g_quarter, o) = v[r].lo.lo;
+          RL_PACKED_AT(rl_g_quarter, o + dk) = v[r].lo.hi;
+          RL_PACKED_AT(rl_g_quarter, o + 2 * dk) = v[r].hi.lo;
+          RL_PACKED_AT(rl_g_quarter, o + 3 * dk) = v[r].hi.hi;
         }
       else
         for (int i = 0; i < RL_GSIDE * RL_GSIDE; i++)
@@ -494,7 +484,7 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       RL_GV v[4][RL_GSIDE];
       for (int m = 0; m < squares; m++) {
         for (int j = 0; j < RL_GSIDE; j++)
-          v[m][j] = RL_GAT(rl_g_side, from + (m * RL_GSIDE + j) * sp);
+          v[m][j] = RL_PACKED_AT(rl_g_side, from + (m * RL_GSIDE + j) * sp);
         RL_TRANSPOSE(RL_GV, RL_GSIDE, RL_GROUNDS, RL_GZIP, v[m])
       }
       if (stream && (ulong)out % sizeof(RL_GV) == 0)
@@ -504,7 +494,7 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       else
         for (int i = 0; i < RL_GSIDE; i++)
           for (int m = 0; m < squares; m++)
-            RL_GAT(rl_g_side, out + i * dk + m * RL_GSIDE) = v[m][i];
+            RL_PACKED_AT(rl_g_side, out + i * dk + m * RL_GSIDE) = v[m][i];
       continue;
     }
 #elif defined(RL_VCAST)
@@ -516,13 +506,13 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       for (int m = 0; m < squares; m++) {
         RL_CSV v[RL_GSIDE];
         for (int j = 0; j < RL_GSIDE; j++)
-          v[j] = RL_GAT(rl_g_from, sp == 1 ? from + j * sk + m * RL_GSIDE
+          v[j] = RL_PACKED_AT(rl_g_from, sp == 1 ? from + j * sk + m * RL_GSIDE
                                            : from + (m * RL_GSIDE + j) * sp);
         if (sp != 1) {
           RL_TRANSPOSE(RL_CSV, RL_GSIDE, RL_GROUNDS, RL_GZIP, v)
         }
         for (int i = 0; i < RL_GSIDE; i++)
-          RL_GAT(rl_g_to, out + i * dk + m * RL_GSIDE) =
+          RL_PACKED_AT(rl_g_to, out + i * dk + m * RL_GSIDE) =
               rl_vcast(v[i], ss, sz, ds, dz);
       }
       continue;

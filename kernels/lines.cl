@@ -74,7 +74,7 @@ __kernel void rl_lines(__global const RL_TS *restrict src, long src_off,
     RL_I i = 0, bytes = mp * RL_BLOCK_K / 2;
     rl_nibble_squares(src, s + q * RL_SSTRIDE_Q, dst, mp, 1, mk, run, 0);
     for (; i + 16 <= bytes; i += 16)
-      ((__global rl_bytes16 *)(out + i))->v = ((rl_bytes16 *)(run + i))->v;
+      RL_PACKED_AT(rl_bytes16, out + i) = ((rl_bytes16 *)(run + i))->v;
     for (; i < bytes; i++) out[i] = run[i];
   }
   return;

@@ -11,12 +11,8 @@
 #ifdef RL_CAST_ROWS
 #define RL_SV RL_CAT(RL_TS, 16)
 #define RL_DV RL_CAT(RL_T, 16)
-typedef struct __attribute__((packed)) rl_svec_at {
-  RL_SV v;
-} rl_svec_at;
-typedef struct __attribute__((packed)) rl_dvec_at {
-  RL_DV v;
-} rl_dvec_at;
+RL_PACKED(rl_svec_at, RL_SV);
+RL_PACKED(rl_dvec_at, RL_DV);
 
 /* A row's quantization (each side's scale bits and zero point): the
  * plan's, or per channel that of the channel of destination offset o (the
@@ -80,7 +76,7 @@ static inline void rl_cast_row(__global const RL_TS *restrict in,
                       RL_CAST_IN(12), RL_CAST_IN(13), RL_CAST_IN(14),
                       RL_CAST_IN(15));
 #endif
-    ((__global rl_dvec_at *)(out + k))->v = rl_vcast(v, z.ss, z.sz, z.ds, z.dz);
+    RL_PACKED_AT(rl_dvec_at, out + k) = rl_vcast(v, z.ss, z.sz, z.ds, z.dz);
   }
 #endif
   for (; k < data; k++)
@@ -177,7 +173,7 @@ static inline void rl_cast_square(__global const RL_TS *restrict in,
     if (i >= first && i < last) {
       RL_I e = at + (p + i) * RL_DSTRIDE_P + k;
       rl_row_quant y = rl_quant_row(z, d + e RL_QC_PASS);
-      ((__global rl_dvec_at *)(dst + e))->v =
+      RL_PACKED_AT(rl_dvec_at, dst + e) =
           rl_vcast(r[i], y.ss, y.sz, y.ds, y.dz);
     }
 }

@@ -11,9 +11,7 @@
 #define RL_LE(v)                                                               \
   (((v) >> 24) | (((v) >> 8) & 0xFF00u) | (((v)&0xFF00u) << 8) | ((v) << 24))
 #endif
-typedef struct __attribute__((packed)) rl_word_at {
-  uint v;
-} rl_word_at;
+RL_PACKED(rl_word_at, uint);
 /* n words w of a source row of nibbles, loaded from the byte that holds
  * its first nibble: where that is the byte's high nibble (`odd`), moved
  * down a nibble, the last one from the byte after (which holds it, so the
@@ -106,12 +104,8 @@ typedef struct rl_row_piece {
 #else
 #define RL_NGT uint
 #endif
-typedef struct __attribute__((packed)) rl_words_in {
-  RL_NVT v;
-} rl_words_in;
-typedef struct __attribute__((packed)) rl_words_out {
-  RL_NGT v;
-} rl_words_out;
+RL_PACKED(rl_words_in, RL_NVT);
+RL_PACKED(rl_words_out, RL_NGT);
 typedef union rl_words {
   RL_NVT v;
   uint w[RL_NV];
@@ -149,9 +143,7 @@ static inline void rl_nibble_transpose(RL_SQT *r) {
  * from nibble x on (from a byte's high nibble, each moved up a nibble, the
  * byte's low one kept, and the last nibble into the byte after, its high
  * one kept), and the nibble v at x. */
-typedef struct __attribute__((packed)) rl_bytes16 {
-  uchar16 v;
-} rl_bytes16;
+RL_PACKED(rl_bytes16, uchar16);
 static inline void rl_put_words(uchar *b, RL_I x, const uint *w, int n) {
   uchar *at = b + x / 2;
   uint carry = at[0] & 0xF;
@@ -202,7 +194,7 @@ static inline void rl_nibble_block(__global const uchar *restrict row, int high,
     if (stage)
       ((rl_words_out *)(stage + at))->v = RL_LE(r[j]);
     else
-      ((__global rl_words_out *)(dst + at))->v = RL_LE(r[j]);
+      RL_PACKED_AT(rl_words_out, dst + at) = RL_LE(r[j]);
 #endif
   }
 #else
@@ -216,7 +208,7 @@ static inline void rl_nibble_block(__global const uchar *restrict row, int high,
 #ifdef RL_LEAD
       if (lead) RL_PREFETCH(at_row + RL_LEAD / 2);
 #endif
-      r[g][i] = RL_LE(((__global rl_words_in *)at_row)->v);
+      r[g][i] = RL_LE(RL_PACKED_AT(rl_words_in, at_row));
 #ifdef RL_ODD_ROWS
       rl_words u = {r[g][i]};
       rl_odd_words(u.w, RL_NV, at_row, c & 1);
@@ -242,7 +234,7 @@ static inline void rl_nibble_block(__global const uchar *restrict row, int high,
       if (stage)
         ((rl_words_out *)(stage + at))->v = RL_LE(o.v);
       else
-        ((__global rl_words_out *)(dst + at))->v = RL_LE(o.v);
+        RL_PACKED_AT(rl_words_out, dst + at) = RL_LE(o.v);
 #endif
     }
 #endif

@@ -132,9 +132,7 @@ static inline RL_ST rl_square_row(__global const RL_T *in, int j) {
  * plan_lines.c plan_flat): the squares' rows go to a private buffer of
  * RL_FLAT_STAGE elements, the box's rows RL_BLOCK_Q x RL_BLOCK_K apart, and
  * each row goes out whole after the last square */
-typedef struct __attribute__((packed)) rl_private_at {
-  RL_VT v;
-} rl_private_at;
+RL_PACKED(rl_private_at, RL_VT);
 #define RL_FLAT_PUT(b, a)                                                      \
   (((rl_private_at *)(stage + (b) * (RL_BLOCK_Q * RL_BLOCK_K) + (a)))->v)
 #else

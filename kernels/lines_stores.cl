@@ -21,16 +21,12 @@
 #define RL_VT RL_CAT(RL_T, RL_PLANE_W)
 #endif
 #ifdef RL_VT
-typedef struct __attribute__((packed)) rl_row_at {
-  RL_VT v;
-} rl_row_at;
-#define RL_AT(ptr) (((__global rl_row_at *)(ptr))->v)
+RL_PACKED(rl_row_at, RL_VT);
+#define RL_AT(ptr) RL_PACKED_AT(rl_row_at, ptr)
 #ifdef RL_TILE
 /* a tile's piece of a source row: 4 elements */
-typedef struct __attribute__((packed)) rl_piece_at {
-  RL_CAT(RL_T, 4) v;
-} rl_piece_at;
-#define RL_PIECE(ptr) (((__global rl_piece_at *)(ptr))->v)
+RL_PACKED(rl_piece_at, RL_CAT(RL_T, 4));
+#define RL_PIECE(ptr) RL_PACKED_AT(rl_piece_at, ptr)
 #endif
 
 /* Writes a vector. With RL_STREAM (the host's plan: a destination larger
