@@ -286,13 +286,15 @@ static ulong rl_cast(ulong x, long ss, long sz, long ds, long dz) {
  * generated, is o's channel in a specialised kernel. */
 #define RL_QC_ARG , __global const long *restrict qc
 #define RL_QC_PASS , qc
+/* (ss, sz, ds, dz) with channel c's on its side */
+#if RL_QC == 1 || RL_GQC == 1
+#define RL_QUANT_C(c, ss, sz, ds, dz) ss, sz, qc[2 * (c)], qc[2 * (c) + 1]
+#else
+#define RL_QUANT_C(c, ss, sz, ds, dz) qc[2 * (c)], qc[2 * (c) + 1], ds, dz
+#endif
 static ulong rl_cast_at(ulong x, __global const long *restrict qc, long c,
                         long ss, long sz, long ds, long dz) {
-#if RL_QC == 1 || RL_GQC == 1
-  return rl_cast(x, ss, sz, qc[2 * c], qc[2 * c + 1]);
-#else
-  return rl_cast(x, qc[2 * c], qc[2 * c + 1], ds, dz);
-#endif
+  return rl_cast(x, RL_QUANT_C(c, ss, sz, ds, dz));
 }
 #endif
 #ifdef RL_QC

@@ -163,6 +163,16 @@ static void rl_g_step(__global const long *g, int k, long *s, long *x,
 #define RL_GVEC /* a tile's elements may go as vectors */
 #endif
 #endif
+/* A per-channel cast (cast.cl): the channel's dim, kept apart in an affine
+ * map's axes (the checked coordinate x[RL_GCH]), and element x of channel
+ * c; else -1, and c unused. */
+#ifdef RL_GQC
+#define RL_GCH ((int)g[RL_GC + 5])
+#else
+#define RL_GCH (-1)
+#define RL_TRANSFORM_C(x, c) RL_TRANSFORM(x)
+#define RL_QUANT_C(c, ss, sz, ds, dz) ss, sz, ds, dz
+#endif
 /* A tile's side (rl_generic_tile), its half and quarter, and how its square
  * is transposed */
 #if RL_GW == 64
@@ -193,9 +203,10 @@ __kernel void rl_generic_affine(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   __global const long *bound = g + RL_GA_AXES + 5 * n;
   long ext = !mode ? 1 : n > 1 ? q[1] : count;
   int c = (int)k[4], c2 = n > 1 ? (int)q[4] : -1;
-  int nchecks = (int)bound[RL_GDIMS - 1];
+  int nchecks = (int)bound[RL_GDIMS - 1], ch = RL_GCH;
   __global const long *checks = bound + RL_GDIMS;
   long s, x[RL_GDIMS], idx[RL_GAXES], ss = k[2], w = k[3];
+  long wc = ch >= 0 && c == ch ? w : 0; /* the channel's step along a run */
   src += src_off;
   dst += dst_off;
   if (o < end) rl_g_affine(g, o, &s, x, idx);
@@ -226,11 +237,12 @@ __kernel void rl_generic_affine(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
         data = clamp((bound[c] - xc + w - 1) / w, 0L, run);
       __global RL_GD *out = dst + o + r * run;
       __global const RL_GS *from = src + s + r * q[2];
-      long j = 0;
+      long j = 0, xq = ch < 0 ? 0 : x[ch] + (block && c2 == ch) * r * q[3];
       if (ss == 1)
-        for (; j < data; j++) out[j] = RL_TRANSFORM(from[j]);
+        for (; j < data; j++) out[j] = RL_TRANSFORM_C(from[j], xq + j * wc);
       else
-        for (; j < data; j++) out[j] = RL_TRANSFORM(from[j * ss]);
+        for (; j < data; j++)
+          out[j] = RL_TRANSFORM_C(from[j * ss], xq + j * wc);
       for (; j < run; j++) out[j] = RL_PAD;
     }
     o += rows * run;
@@ -333,8 +345,9 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   int side = (int)g[RL_GT + 2], rows = (int)g[RL_GT + 3], ld = rows | 1;
   __global const long *ax = g + RL_GA_AXES, *bound = ax + 5 * n;
   __global const long *pa = ax + 5 * in, *ka = ax + 5 * kk;
-  int cp = (int)pa[4], ck = (int)ka[4];
+  int cp = (int)pa[4], ck = (int)ka[4], ch = RL_GCH;
   long sp = pa[2], sk = ka[2], dk = ka[1], wp = pa[3], wk = ka[3];
+  long cwp = ch >= 0 && cp == ch ? wp : 0, cwk = ch >= 0 && ck == ch ? wk : 0;
   int along_k = (sk < 0 ? -sk : sk) < (sp < 0 ? -sp : sp);
   int lid = (int)get_local_id(0), lsize = (int)get_local_size(0);
   src += src_off;
@@ -348,7 +361,9 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       int p = along_k ? e / nk : e % np, k = along_k ? e % nk : e / np;
       int data = ok && (ck < 0 || ck == cp || x[ck] + k * wk < bound[ck]) &&
                  (cp < 0 || x[cp] + p * wp + (ck == cp) * k * wk < bound[cp]);
-      tile[p * ld + k] = data ? RL_TRANSFORM(src[s + p * sp + k * sk]) : RL_PAD;
+      long xq = ch < 0 ? 0 : x[ch] + p * cwp + k * cwk;
+      tile[p * ld + k] =
+          data ? RL_TRANSFORM_C(src[s + p * sp + k * sk], xq) : RL_PAD;
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int e = lid; e < np * nk; e += lsize)
@@ -398,8 +413,9 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   int rows = (int)g[RL_GT + 3], spans = rows / RL_GSIDE;
   __global const long *ax = g + RL_GA_AXES, *bound = ax + 5 * n;
   __global const long *pa = ax + 5 * in, *ka = ax + 5 * kk;
-  int cp = (int)pa[4], ck = (int)ka[4];
+  int cp = (int)pa[4], ck = (int)ka[4], ch = RL_GCH;
   long sp = pa[2], sk = ka[2], dk = ka[1], wp = pa[3], wk = ka[3];
+  long cwp = ch >= 0 && cp == ch ? wp : 0, cwk = ch >= 0 && ck == ch ? wk : 0;
   __global const long *order = g + RL_GT + 5;
   long t = (long)get_global_id(0) * chunk, ti[RL_GAXES];
   long end = min(t + chunk, g[RL_GT + 1]);
@@ -499,10 +515,10 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
     }
 #elif defined(RL_VCAST)
     /* a cast's tile all data, rows of whole squares read along P, or along
-     * K and transposed: each 16 elements converted as a vector (cast.cl) */
-    if (full && np == side && spans == 1 && (sp == 1 || sk == 1)) {
-      long ss = g[RL_GC], sz = g[RL_GC + 1], ds = g[RL_GC + 2],
-           dz = g[RL_GC + 3];
+     * K and transposed: each 16 elements converted as a vector (cast.cl),
+     * per channel where a row is one channel */
+    long ss = g[RL_GC], sz = g[RL_GC + 1], ds = g[RL_GC + 2], dz = g[RL_GC + 3];
+    if (full && np == side && spans == 1 && (sp == 1 || sk == 1) && !cwp) {
       for (int m = 0; m < squares; m++) {
         RL_CSV v[RL_GSIDE];
         for (int j = 0; j < RL_GSIDE; j++)
@@ -511,9 +527,11 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
         if (sp != 1) {
           RL_TRANSPOSE(RL_CSV, RL_GSIDE, RL_GROUNDS, RL_GZIP, v)
         }
-        for (int i = 0; i < RL_GSIDE; i++)
+        for (int i = 0; i < RL_GSIDE; i++) {
+          long c = ch < 0 ? 0 : x[ch] + i * cwk;
           RL_PACKED_AT(rl_g_to, out + i * dk + m * RL_GSIDE) =
-              rl_vcast(v[i], ss, sz, ds, dz);
+              rl_vcast(v[i], RL_QUANT_C(c, ss, sz, ds, dz));
+        }
       }
       continue;
     }
@@ -524,18 +542,25 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
         long xc = cp >= 0 ? x[cp] + (ck == cp) * i * wk : 0;
         data = cp < 0 ? np : clamp((bound[cp] - xc + wp - 1) / wp, 0L, np);
       }
-      long j = 0;
-      for (; j < data; j++) out[j] = RL_TRANSFORM(from[j * sp]);
+      long j = 0, xq = ch < 0 ? 0 : x[ch] + i * cwk;
+#ifdef RL_VCAST
+      /* (a cast) a row's data in whole vectors, gathered: K too short for
+       * squares (a 3 x 3 conv weight's 9 pixels), or cut by an edge */
+      for (; !cwp && j + RL_GSIDE <= data; j += RL_GSIDE) {
+        RL_CSV v;
+        for (int l = 0; l < RL_GSIDE; l++) v[l] = from[(j + l) * sp];
+        RL_PACKED_AT(rl_g_to, out + j) =
+            rl_vcast(v, RL_QUANT_C(xq, ss, sz, ds, dz));
+      }
+#endif
+      for (; j < data; j++) out[j] = RL_TRANSFORM_C(from[j * sp], xq + j * cwp);
       for (; j < np; j++) out[j] = RL_PAD;
     }
   }
 }
 #endif
 #elif defined(RL_GD)
-/* Any other map, and per-channel casts, element by element. */
-#ifndef RL_GQC
-#define RL_TRANSFORM_C(x, c) RL_TRANSFORM(x)
-#endif
+/* Any other map, element by element. */
 __kernel void rl_generic_map(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   long o = (long)get_global_id(0) * chunk;
   long end = min(o + chunk, count);
@@ -543,7 +568,7 @@ __kernel void rl_generic_map(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   dst += dst_off;
   for (long s, x[RL_GDIMS]; o < end; o++)
     dst[o] = rl_g_general(g, o, &s, x)
-                 ? RL_TRANSFORM_C(src[s], x[g[RL_GC + 5]])
+                 ? RL_TRANSFORM_C(src[s], x[RL_GCH])
                  : RL_PAD;
 }
 #else

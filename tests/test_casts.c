@@ -158,7 +158,11 @@ static int one_cast(const char *from, const char *to, cast_pair c,
   if (ok && channel != PER_TENSOR) {
     if (channel == ANY_DIM) channel = (int)(rng_next() % 4);
     relayout_desc_dims(&s, names, extents);
-    random_channels(scales, zps, extents[channel], is_int(c.d) ? c.d : c.s);
+    CHECK(extents[channel] <= 64, "at most 64 channels: %lld",
+          (long long)extents[channel]);
+    ok = extents[channel] <= 64;
+    if (ok)
+      random_channels(scales, zps, extents[channel], is_int(c.d) ? c.d : c.s);
     relayout_quant_channels qc = {names[channel], extents[channel], scales,
                                   rng_next() % 3 ? zps : NULL};
     ok = ok &&
@@ -572,26 +576,52 @@ static void channel_rows(void) {
 
 /* The generic kernels' tiles on a CPU device, casting 16 elements at a
  * time where a tile is all data: squares transposed (NHWC -> NCHW,
- * NCHW -> NC1HWC0, K along C), rows read along P (ND -> FRACTAL_NZ), each
- * shape with whole tiles and edges, for every kind of vector cast (float
- * to float, quantizing, dequantizing to f32, integer to integer) and one
- * without (f16 -> f64). */
+ * NCHW -> NC1HWC0, K along C), rows read along P (ND -> FRACTAL_NZ), or
+ * where K is short, rows gathered (a 3 x 3 conv weight into FRACTAL_Z, and
+ * the tiles cut by edges), for every kind of vector cast (float to float,
+ * quantizing, dequantizing to f32, integer to integer) and one without
+ * (f16 -> f64); then per channel along each dim, there and on the GPU's
+ * tiles. */
 static void generic_tiles(void) {
   static const struct {
     const char *from, *to;
     int64_t ext[4];
   } shapes[] = {{"NHWC", "NCHW", {2, 5, 18, 33}},
                 {"NCHW", "NC1HWC0", {2, 48, 5, 7}},
-                {"ND", "FRACTAL_NZ", {1, 1, 40, 70}}};
+                {"ND", "FRACTAL_NZ", {1, 1, 40, 50}},
+                {"NHWC", "NCHW", {2, 32, 3, 20}},
+                {"NCHW", "FRACTAL_Z", {32, 40, 3, 3}}};
   static const cast_pair kinds[] = {{F32, F16}, {F32, BF16}, {F16, F32},
                                     {F32, I8},  {I8, F32},   {U8, I8},
                                     {F16, F64}};
   int run = 0;
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 5; i++)
     for (int k = 0; k < 7; k++)
       run += one_cast(shapes[i].from, shapes[i].to, kinds[k], shapes[i].ext,
                       engines[GENERIC], 1, PER_TENSOR);
-  CHECK(run == 21, "generic tiles: %d of 21 casts ran", run);
+  CHECK(run == 35, "generic tiles: %d of 35 casts ran", run);
+  /* per channel along each dim: a tile's channel constant, one per row
+   * (along K: whole squares cast as vectors, per row), or per element
+   * (along P), on a CPU device's tiles and on the GPU's */
+  static const cast_pair quantized[] = {{F32, I8}, {I8, F32}, {F16, U8}};
+  relayout_engine_options o = {.size = sizeof o,
+                               .device = getenv("RELAYOUT_TEST_DEVICE")
+                                             ? getenv("RELAYOUT_TEST_DEVICE")
+                                             : "cpu",
+                               .kernels = RELAYOUT_KERNELS_GENERIC,
+                               .families = RELAYOUT_FAMILIES_GPU};
+  relayout_engine *gpu_tiles = NULL;
+  CHECK_OK(relayout_engine_create(&gpu_tiles, &o, &e_));
+  run = 0;
+  for (int i = 0; i < 5; i++)
+    for (int dim = 0; dim < 4; dim++)
+      for (int k = 0; k < 3; k++)
+        for (int on = 0; on < 2 && gpu_tiles; on++)
+          run += one_cast(shapes[i].from, shapes[i].to, quantized[k],
+                          shapes[i].ext, on ? gpu_tiles : engines[GENERIC], 1,
+                          dim);
+  CHECK(run == 120, "generic tiles per channel: %d of 120 casts ran", run);
+  relayout_engine_free(gpu_tiles);
 }
 
 /* Casts without a meaning, and quantizations out of range, refused with a

@@ -2,7 +2,8 @@
  * plans (and generates) the kernel it asks for, as a plan on an engine of
  * its kind would, and every variant field the planner sets shows in the
  * generated source as the macro variant.h gives it; the generic cases take
- * the tile kernel on a CPU device and on a GPU */
+ * the tile kernel on a CPU device and on a GPU, and per-channel casts the
+ * kernel the same cast per tensor takes */
 #include "plan.h"
 #include "plan_cases.h"
 
@@ -55,8 +56,58 @@ static void plan_case(const char *kind, int (*want)(const char *),
   planned++;
 }
 
+/* A per-channel cast's generic kernel is the same cast per tensor's (its
+ * channel dim kept as a coordinate of its own), not the general map's
+ * element-by-element decoding: along each dim of a conv weight into
+ * FRACTAL_Z (the tiles) and of a matrix into FRACTAL_NZ (i8's rows of 32
+ * elements: the tiles on a GPU, runs on a CPU device), both ways. */
+static void per_channel_tiles(void) {
+  static const struct {
+    const char *src, *dst, *dims;
+    int64_t ext[4];
+  } cases[] = {{"NCHW", "FRACTAL_Z", "NCHW", {64, 64, 3, 3}},
+               {"ND", "FRACTAL_NZ", "MN", {256, 512}}};
+  static float scales[512];
+  for (int i = 0; i < 512; i++) scales[i] = 0.5f + (float)(i % 7);
+  for (int c = 0; c < 2; c++)
+    for (int dim = 0; cases[c].dims[dim]; dim++)
+      for (int back = 0; back < 2; back++) {
+        relayout_layout *ls, *ld;
+        relayout_desc s, d;
+        const char *from = back ? cases[c].dst : cases[c].src,
+                   *to = back ? cases[c].src : cases[c].dst;
+        int ndims = (int)strlen(cases[c].dims);
+        CHECK_OK(relayout_layout_parse(&ls, from, &e_));
+        CHECK_OK(relayout_layout_parse(&ld, to, &e_));
+        CHECK_OK(relayout_bind_extents(&s, &d, ls, ld, RELAYOUT_F32, ndims,
+                                       cases[c].ext, &e_));
+        relayout_desc *q = back ? &s : &d;
+        relayout_quant one = {1, 0};
+        relayout_quant_channels qc = {cases[c].dims[dim], cases[c].ext[dim],
+                                      scales, NULL};
+        CHECK_OK(
+            relayout_desc_retype(q, back ? ls : ld, RELAYOUT_I8, &one, &e_));
+        const char *tensor[2], *k;
+        int64_t units;
+        for (int cpu = 0; cpu < 2; cpu++)
+          tensor[cpu] = rl_generic_kernel(rl_cd(&d), rl_cd(&s), cpu, &units);
+        CHECK_OK(relayout_desc_quantize_channels(q, &qc, &e_));
+        for (int cpu = 0; cpu < 2; cpu++) {
+          k = rl_generic_kernel(rl_cd(&d), rl_cd(&s), cpu, &units);
+          CHECK(!strcmp(k, tensor[cpu]) &&
+                    (c || !strcmp(k, "rl_generic_tile")) &&
+                    (cpu || !strcmp(k, "rl_generic_tile")),
+                "%s -> %s per channel along %c (%s): %s, per tensor %s", from,
+                to, cases[c].dims[dim], cpu ? "CPU" : "GPU", k, tensor[cpu]);
+        }
+        relayout_layout_free(ls);
+        relayout_layout_free(ld);
+      }
+}
+
 int main(void) {
   plan_cases(plan_case);
+  per_channel_tiles();
   printf("%d plans\n", planned);
   CHECK(planned > 300, "the cases planned (%d)", planned);
   return check_summary();

@@ -6,6 +6,7 @@
 #include "check.h"
 #include "run_cli.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
@@ -1315,6 +1316,26 @@ static int warm_finished(void) {
   return 0;
 }
 
+/* PoCL's compiled kernels under its cache directory dir: one shared
+ * object per kernel and work-group size */
+static int kernel_count(const char *dir) {
+  DIR *d = opendir(dir);
+  struct dirent *f;
+  int n = 0;
+  while (d && (f = readdir(d))) {
+    char path[4096];
+    size_t len = strlen(f->d_name);
+    if (f->d_name[0] == '.') continue;
+    snprintf(path, sizeof path, "%s/%s", dir, f->d_name);
+    if (f->d_type == DT_DIR)
+      n += kernel_count(path);
+    else
+      n += len > 3 && !strcmp(f->d_name + len - 3, ".so");
+  }
+  if (d) closedir(d);
+  return n;
+}
+
 /* A repack new to relayout's cache runs the generic kernels where it lacks
  * a shape's own and, its output complete, leaves their builds to a
  * `relayout repack --warm` in the background: the next run runs every
@@ -1375,17 +1396,32 @@ static void test_warm(void) {
   setenv("RELAYOUT_KERNELS", "auto", 1);
 
   /* per-channel quantizing, cold: on the generic kernels too (each
-   * element's channel from its coordinates), then on its own */
+   * element's channel from its coordinates), then on its own, whose
+   * launches --warm made (with the plan's table of channels) so that PoCL
+   * compiles none at the next run (in a PoCL cache of its own) */
   setenv("RELAYOUT_CACHE_DIR", "channel-cache", 1);
+  char *pocl =
+      getenv("POCL_CACHE_DIR") ? strdup(getenv("POCL_CACHE_DIR")) : NULL;
+  setenv("POCL_CACHE_DIR", "channel-pocl", 1);
   CHECK(cli("repack m.st c1.st --device cpu --json --rule "
             "'*.weight:4d=FRACTAL_Z:i8:per-channel=N'") == 0 &&
             ran_on("generic") > 0 && said("in the background"),
         "a cold repack of per-channel casts runs the generic kernels");
   CHECK(warm_finished() > 0, "its background --warm exits");
+  int warmed = kernel_count("channel-pocl");
   CHECK(cli("repack m.st c2.st --device cpu --json --rule "
             "'*.weight:4d=FRACTAL_Z:i8:per-channel=N'") == 0 &&
             ran_on("generic") == 0 && same_files("c1.st", "c2.st"),
         "the next runs their own kernels, into the same bytes");
+  CHECK(warmed > 0 && kernel_count("channel-pocl") == warmed,
+        "--warm launched every kernel the next run does: PoCL had %d "
+        "compiled kernels after it, %d after the run",
+        warmed, kernel_count("channel-pocl"));
+  if (pocl)
+    setenv("POCL_CACHE_DIR", pocl, 1);
+  else
+    unsetenv("POCL_CACHE_DIR");
+  free(pocl);
 
   /* two shards of layers alike: each shape counted once */
   static const spec layer[2][2] = {

@@ -54,6 +54,7 @@ struct rl_build {
 };
 
 static void build_free(rl_build *b) {
+  if (b->warm.channels) clReleaseMemObject(b->warm.channels);
   free(b->source);
   free(b);
 }
@@ -89,6 +90,8 @@ static void warm_up(relayout_engine *e, cl_command_queue *q, cl_program prog,
       clSetKernelArg(k, 1, sizeof zero, &zero) == CL_SUCCESS &&
       clSetKernelArg(k, 2, sizeof dst, &dst) == CL_SUCCESS &&
       clSetKernelArg(k, 3, sizeof zero, &zero) == CL_SUCCESS &&
+      (!w->channels ||
+       clSetKernelArg(k, 4, sizeof w->channels, &w->channels) == CL_SUCCESS) &&
       clEnqueueNDRangeKernel(*q, k, w->dims, NULL, global, w->local, 0, NULL,
                              NULL) == CL_SUCCESS)
     clFinish(*q);
@@ -208,6 +211,7 @@ rl_build *rl_build_start(relayout_engine *e, const char *source,
     return NULL;
   }
   if (warm) b->warm = *warm;
+  if (b->warm.channels) clRetainMemObject(b->warm.channels);
   pthread_mutex_lock(&e->lock);
   b->held = !e->launched;
   rl_build **tail = &e->waiting;

@@ -12,11 +12,14 @@
 #define RL_MAX_BUILDERS 16
 typedef struct rl_build rl_build;
 /* A plan's launch, for a build to make its kernel's machine code: the
- * kernel, its grid and work-group, the buffers' sizes. */
+ * kernel, its grid and work-group, the buffers' sizes and a per-channel
+ * cast's table of channels (its fifth argument; NULL: none), which the
+ * build holds a reference to. */
 typedef struct rl_warm {
   char kernel[32];
   cl_uint dims;
   size_t global[3], local[3], src_bytes, dst_bytes;
+  cl_mem channels;
 } rl_warm;
 
 typedef struct rl_program {

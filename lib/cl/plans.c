@@ -86,7 +86,7 @@ static void choose_kernel(relayout_plan *p) {
   relayout_engine *e = p->engine;
   relayout_kernels mode = e->kernels;
   relayout_error why = {""}, gwhy = {""};
-  rl_warm warm = {.dims = p->work_dims};
+  rl_warm warm = {.dims = p->work_dims, .channels = p->channels};
   snprintf(warm.kernel, sizeof warm.kernel, "%s",
            rl_kernel_name(&p->layout, &p->moved));
   memcpy(warm.global, p->global, sizeof warm.global);

@@ -293,14 +293,23 @@ static int general_args(int64_t *g, const rl_desc *dst, const rl_desc *src) {
   return GM_SPAD + GDIMS;
 }
 
+/* The map the generic kernels run: a per-channel cast's channel dim kept
+ * as a coordinate of its own (rl_plan_affine), which they read it from. */
+static void generic_plan(rl_layout_plan *p, const rl_desc *dst,
+                         const rl_desc *src) {
+  int channels = rl_generic_channels(dst, src);
+  rl_plan_affine(p, dst, src,
+                 channels ? (channels == 1 ? dst : src)->per_channel - 1 : -1);
+}
+
 const char *rl_generic_kernel(const rl_desc *dst, const rl_desc *src,
                               int for_cpu, int64_t *units) {
   int bits = relayout_dtype_bits(dst->dtype);
   *units = bits == 4 ? (dst->span + 1) / 2 : dst->span;
   if (bits == 4) return "rl_generic_nibbles";
   rl_layout_plan p;
-  rl_plan_affine(&p, dst, src);
-  if (!p.affine || rl_generic_channels(dst, src)) return "rl_generic_map";
+  generic_plan(&p, dst, src);
+  if (!p.affine) return "rl_generic_map";
   tiling t;
   if (!tile_plan(&p, bits, for_cpu, &t)) return "rl_generic_affine";
   *units = t.tiles;
@@ -309,8 +318,8 @@ const char *rl_generic_kernel(const rl_desc *dst, const rl_desc *src,
 
 int rl_generic_general(const rl_desc *dst, const rl_desc *src) {
   rl_layout_plan p;
-  rl_plan_affine(&p, dst, src);
-  return !p.affine || rl_generic_channels(dst, src);
+  generic_plan(&p, dst, src);
+  return !p.affine;
 }
 
 int rl_generic_channels(const rl_desc *dst, const rl_desc *src) {
@@ -323,11 +332,11 @@ int rl_generic_channels(const rl_desc *dst, const rl_desc *src) {
 int rl_generic_args(int64_t *out, const rl_desc *dst, const rl_desc *src,
                     int for_cpu, int64_t stream_from) {
   rl_layout_plan p;
-  rl_plan_affine(&p, dst, src);
+  generic_plan(&p, dst, src);
   if (rl_is_cast(dst, src)) {
     int channels = rl_generic_channels(dst, src);
     memset(out, 0, sizeof *out * RL_GENERIC_LONGS);
-    if (p.affine && !channels)
+    if (p.affine)
       affine_args(out, &p, dst, for_cpu, stream_from);
     else
       general_args(out, dst, src);

@@ -35,9 +35,10 @@ static int src_axis_for(const rl_desc *src, int dim, int64_t lo, int64_t hi) {
  * dim in `beyond` (a bit per dim), the outermost piece may end inside a
  * source block (C = 17 into NCHW from C0 blocks of 16): it runs on to the
  * block's end, and the pieces carry the dim's check, past whose padded
- * extent there is no destination element (the plan's `skip`). */
+ * extent there is no destination element (the plan's `skip`). Dim `keep`'s
+ * pieces carry its check too, so that its coordinate is at hand. */
 static int refine(rl_layout_plan *p, const rl_desc *dst, const rl_desc *src,
-                  const relayout_axis *a, unsigned beyond) {
+                  const relayout_axis *a, unsigned beyond, int keep) {
   int64_t cuts[RELAYOUT_MAX_AXES * 2 + 2];
   int ncuts = 0;
   int64_t top = a->weight * a->extent;
@@ -66,7 +67,9 @@ static int refine(rl_layout_plan *p, const rl_desc *dst, const rl_desc *src,
     if (!n || cuts[n - 1] != cuts[i]) cuts[n++] = cuts[i];
   cuts[n] = top;
   int past = beyond >> a->dim & 1,
-      check = dst->padded[a->dim] > dst->dims[a->dim] || past ? a->dim : -1;
+      checked =
+          a->dim == keep || past || dst->padded[a->dim] > dst->dims[a->dim];
+  int check = checked ? a->dim : -1;
   /* outermost piece first */
   for (int i = n - 1; i >= 0; i--) {
     int64_t lo = cuts[i], hi = cuts[i + 1];
@@ -116,10 +119,11 @@ static void merge(rl_layout_plan *p) {
 /* The destination's axes refined with `beyond` (refine); 0 when one has no
  * affine source. */
 static int refine_all(rl_layout_plan *p, const rl_desc *dst, const rl_desc *src,
-                      unsigned beyond) {
+                      unsigned beyond, int keep) {
   p->naxes = 0;
   for (int i = 0; i < dst->naxes; i++)
-    if (dst->axes[i].extent > 1 && !refine(p, dst, src, &dst->axes[i], beyond))
+    if (dst->axes[i].extent > 1 &&
+        !refine(p, dst, src, &dst->axes[i], beyond, keep))
       return 0;
   return 1;
 }
@@ -130,22 +134,24 @@ static int refine_all(rl_layout_plan *p, const rl_desc *dst, const rl_desc *src,
  * fractal grid; nChw16c -> nChw8c with C = 17, whose 24 padded channels
  * end inside the second block of 16) may run on to the block's end: the
  * plan then skips what lies past the destination's end (`skip`). */
-static void affine(rl_layout_plan *p, const rl_desc *dst, const rl_desc *src) {
+static void affine(rl_layout_plan *p, const rl_desc *dst, const rl_desc *src,
+                   int keep) {
   p->naxes = 0;
   if (rl_remapped(dst) || rl_remapped(src) || !dst->compact) return;
   for (int d = 0; d < dst->nvdims; d++)
     if (dst->pad_before[d] || src->pad_before[d]) return;
-  if (!refine_all(p, dst, src, 0)) {
+  if (!refine_all(p, dst, src, 0, keep)) {
     unsigned beyond = 0; /* the dims whose axes refine only so */
     for (int i = 0; i < dst->naxes; i++) {
       rl_layout_plan one = {0};
       unsigned bit = 1u << dst->axes[i].dim;
-      int fails =
-          dst->axes[i].extent > 1 && !refine(&one, dst, src, &dst->axes[i], 0);
+      int fails = dst->axes[i].extent > 1 &&
+                  !refine(&one, dst, src, &dst->axes[i], 0, keep);
       one.naxes = 0;
-      if (fails && refine(&one, dst, src, &dst->axes[i], bit)) beyond |= bit;
+      if (fails && refine(&one, dst, src, &dst->axes[i], bit, keep))
+        beyond |= bit;
     }
-    if (!beyond || !refine_all(p, dst, src, beyond)) {
+    if (!beyond || !refine_all(p, dst, src, beyond, keep)) {
       p->naxes = 0;
       return;
     }
@@ -225,17 +231,17 @@ static void plan_stage(rl_layout_plan *p, int size, int ssize) {
     total--;
   }
 }
-void rl_plan_affine(rl_layout_plan *out, const rl_desc *dst,
-                    const rl_desc *src) {
+void rl_plan_affine(rl_layout_plan *out, const rl_desc *dst, const rl_desc *src,
+                    int keep) {
   memset(out, 0, sizeof *out);
   out->family = RL_FAMILY_GATHER;
-  affine(out, dst, src);
+  affine(out, dst, src, keep);
 }
 
 void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
                      const rl_desc *src, int for_cpu, int64_t stream_from) {
   rl_layout_plan p;
-  rl_plan_affine(&p, dst, src);
+  rl_plan_affine(&p, dst, src, -1);
   int bits = relayout_dtype_bits(dst->dtype),
       sbits = relayout_dtype_bits(src->dtype);
   if (rl_is_cast(dst, src)) {

@@ -67,9 +67,11 @@ void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
                      const rl_desc *src, int for_cpu, int64_t stream_from);
 
 /* The map alone: the merged axes where it is affine (out->affine), as the
- * gather family runs it; rl_plan_layouts starts from it. */
-void rl_plan_affine(rl_layout_plan *out, const rl_desc *dst,
-                    const rl_desc *src);
+ * gather family runs it; rl_plan_layouts starts from it. Dim `keep` (-1:
+ * none) stays off other dims' axes, each of its axes checked, so that a
+ * kernel has its coordinate (a per-channel cast's channel). */
+void rl_plan_affine(rl_layout_plan *out, const rl_desc *dst, const rl_desc *src,
+                    int keep);
 
 /* The generic kernels (kernels/generic.cl): a conversion's program (its
  * width, 4 to 64 bits, and kind of map; 4-bit elements take both kinds in
@@ -92,10 +94,10 @@ int rl_cast_defines(char *out, size_t room, const rl_desc *dst,
  * no other) (for a GPU, RL_GGPU; a cast's for a CPU device, RL_CPU),
  * malloc'd; NULL out of memory. */
 char *rl_generic_source(const rl_desc *dst, const rl_desc *src, int for_cpu);
-/* Whether the generic program's map is the general one (not affine, or a
- * per-channel cast, whose elements' channels come from their logical
- * coordinates), and which side a cast quantizes per channel (1: dst, 2:
- * src; 0: neither): the generic kernel then takes the channels' table. */
+/* Whether the generic program's map is the general one (not affine), and
+ * which side a cast quantizes per channel (1: dst, 2: src; 0: neither):
+ * the generic kernel then takes the channels' table, each element's
+ * channel from its coordinates (an affine map's kept apart for it). */
 int rl_generic_general(const rl_desc *dst, const rl_desc *src);
 int rl_generic_channels(const rl_desc *dst, const rl_desc *src);
 const char *rl_generic_kernel(const rl_desc *dst, const rl_desc *src,
