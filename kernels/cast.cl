@@ -163,12 +163,12 @@ static uint16 rl_f32_of_f16_16(uint16 u) {
  * 1.5 * 2^52 rounds half to even where rint, on PoCL, costs more; past
  * 2^51 it may not, but such quotients saturate either way. */
 #define RL_QUANTIZE(V, U, F, D, I)                                             \
-  static I rl_quantize##V(U u, long ds, long dz) {                             \
+  static I rl_quantize##V(U u, U ds, I dz) {                                   \
     F f = as_##F(u);                                                           \
-    D q = convert_##D(f) / (double)as_float((uint)ds);                         \
-    q = (q + 0x1.8p52) - 0x1.8p52 + (double)dz;                                \
+    D q = convert_##D(f) / convert_##D(as_##F(ds));                            \
+    q = (q + 0x1.8p52) - 0x1.8p52 + convert_##D(dz);                           \
     I r = convert_##I(fmin(fmax(q, (double)RL_CD_LO), (double)RL_CD_HI));      \
-    return isnan(f) ? (I)(int)dz : r;                                          \
+    return isnan(f) ? dz : r;                                                  \
   }
 RL_QUANTIZE(, uint, float, double, int)
 RL_QUANTIZE(_16, uint16, float16, double16, int16)
@@ -213,7 +213,9 @@ RL_QUANTIZE(_16, uint16, float16, double16, int16)
 #endif
 
 #ifdef RL_VCAST
-static RL_CDV rl_vcast(RL_CSV x, long ss, long sz, long ds, long dz) {
+/* Each lane with its own scale bits and zero point on each side */
+static RL_CDV rl_vcast_lanes(RL_CSV x, uint16 ss, int16 sz, uint16 ds,
+                             int16 dz) {
   (void)ss, (void)sz, (void)ds, (void)dz;
 #if RL_CS_M
   uint16 f = RL_F32_OF(_16, convert_uint16(x));
@@ -221,11 +223,11 @@ static RL_CDV rl_vcast(RL_CSV x, long ss, long sz, long ds, long dz) {
   int16 q = RL_CS_SIGNED ? convert_int16(as_char16(x)) : convert_int16(x);
   /* dequantize: (q - zero point) * scale in f32, exact operands, rounded
    * once (to f16 or bf16 exact, and rounded there) */
-  uint16 f = as_uint16(convert_float16(q - (int)sz) * as_float((uint)ss));
+  uint16 f = as_uint16(convert_float16(q - sz) * as_float16(ss));
 #endif
 #if !RL_CS_M && !RL_CD_M /* the zero points' difference, saturated */
-  return convert_uchar16(as_uint16(clamp(q - (int)sz + (int)dz,
-                                         (int)RL_CD_LO, (int)RL_CD_HI)));
+  return convert_uchar16(
+      as_uint16(clamp(q - sz + dz, (int)RL_CD_LO, (int)RL_CD_HI)));
 #elif RL_CD_M == 23
   return f;
 #elif RL_CD_M == 10
@@ -235,6 +237,10 @@ static RL_CDV rl_vcast(RL_CSV x, long ss, long sz, long ds, long dz) {
 #elif RL_CS_M /* the integer's bits, modulo 256 */
   return convert_uchar16(as_uint16(rl_quantize_16(f, ds, dz)));
 #endif
+}
+static RL_CDV rl_vcast(RL_CSV x, long ss, long sz, long ds, long dz) {
+  return rl_vcast_lanes(x, (uint16)(uint)ss, (int16)(int)sz, (uint16)(uint)ds,
+                        (int16)(int)dz);
 }
 #endif
 
@@ -286,16 +292,40 @@ static ulong rl_cast(ulong x, long ss, long sz, long ds, long dz) {
  * generated, is o's channel in a specialised kernel. */
 #define RL_QC_ARG , __global const long *restrict qc
 #define RL_QC_PASS , qc
-/* (ss, sz, ds, dz) with channel c's on its side */
-#if RL_QC == 1 || RL_GQC == 1
-#define RL_QUANT_C(c, ss, sz, ds, dz) ss, sz, qc[2 * (c)], qc[2 * (c) + 1]
-#else
-#define RL_QUANT_C(c, ss, sz, ds, dz) qc[2 * (c)], qc[2 * (c) + 1], ds, dz
-#endif
 static ulong rl_cast_at(ulong x, __global const long *restrict qc, long c,
                         long ss, long sz, long ds, long dz) {
-  return rl_cast(x, RL_QUANT_C(c, ss, sz, ds, dz));
+#if RL_QC == 1 || RL_GQC == 1
+  return rl_cast(x, ss, sz, qc[2 * c], qc[2 * c + 1]);
+#else
+  return rl_cast(x, qc[2 * c], qc[2 * c + 1], ds, dz);
+#endif
 }
+#ifdef RL_VCAST
+/* 16 elements of channels c, c + w, ..., c + 15w, each lane with its
+ * channel's quantization */
+static RL_CDV rl_vcast_at(RL_CSV x, __global const long *restrict qc, long c,
+                          long w, long ss, long sz, long ds, long dz) {
+  uint16 s;
+  int16 z;
+  if (w == 1) { /* the table's next 16 pairs, as two vectors */
+    long16 a = vload16(0, qc + 2 * c), b = vload16(1, qc + 2 * c);
+    ulong16 even = (ulong16)(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
+                             26, 28, 30);
+    s = convert_uint16(shuffle2(a, b, even));
+    z = convert_int16(shuffle2(a, b, even + 1));
+  } else {
+    for (int l = 0; l < 16; l++) {
+      s[l] = (uint)qc[2 * (c + l * w)];
+      z[l] = (int)qc[2 * (c + l * w) + 1];
+    }
+  }
+#if RL_QC == 1 || RL_GQC == 1
+  return rl_vcast_lanes(x, (uint16)(uint)ss, (int16)(int)sz, s, z);
+#else
+  return rl_vcast_lanes(x, s, z, (uint16)(uint)ds, (int16)(int)dz);
+#endif
+}
+#endif
 #endif
 #ifdef RL_QC
 #define RL_TRANSFORM_AT(x, o)                                                  \

@@ -164,14 +164,17 @@ static void rl_g_step(__global const long *g, int k, long *s, long *x,
 #endif
 #endif
 /* A per-channel cast (cast.cl): the channel's dim, kept apart in an affine
- * map's axes (the checked coordinate x[RL_GCH]), and element x of channel
- * c; else -1, and c unused. */
+ * map's axes (the checked coordinate x[RL_GCH]), element x of channel c,
+ * and 16 elements v of channels c, c + w, ... (a CPU's vector cast, with
+ * the plan's quantization ss, sz, ds, dz at hand); else -1, and c and w
+ * unused. */
 #ifdef RL_GQC
 #define RL_GCH ((int)g[RL_GC + 5])
+#define RL_GVCAST(v, c, w) rl_vcast_at(v, qc, c, w, ss, sz, ds, dz)
 #else
 #define RL_GCH (-1)
 #define RL_TRANSFORM_C(x, c) RL_TRANSFORM(x)
-#define RL_QUANT_C(c, ss, sz, ds, dz) ss, sz, ds, dz
+#define RL_GVCAST(v, c, w) rl_vcast(v, ss, sz, ds, dz)
 #endif
 /* A tile's side (rl_generic_tile), its half and quarter, and how its square
  * is transposed */
@@ -515,10 +518,9 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
     }
 #elif defined(RL_VCAST)
     /* a cast's tile all data, rows of whole squares read along P, or along
-     * K and transposed: each 16 elements converted as a vector (cast.cl),
-     * per channel where a row is one channel */
+     * K and transposed: each 16 elements converted as a vector (cast.cl) */
     long ss = g[RL_GC], sz = g[RL_GC + 1], ds = g[RL_GC + 2], dz = g[RL_GC + 3];
-    if (full && np == side && spans == 1 && (sp == 1 || sk == 1) && !cwp) {
+    if (full && np == side && spans == 1 && (sp == 1 || sk == 1)) {
       for (int m = 0; m < squares; m++) {
         RL_CSV v[RL_GSIDE];
         for (int j = 0; j < RL_GSIDE; j++)
@@ -528,9 +530,9 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
           RL_TRANSPOSE(RL_CSV, RL_GSIDE, RL_GROUNDS, RL_GZIP, v)
         }
         for (int i = 0; i < RL_GSIDE; i++) {
-          long c = ch < 0 ? 0 : x[ch] + i * cwk;
+          long c = ch < 0 ? 0 : x[ch] + i * cwk + m * RL_GSIDE * cwp;
           RL_PACKED_AT(rl_g_to, out + i * dk + m * RL_GSIDE) =
-              rl_vcast(v[i], RL_QUANT_C(c, ss, sz, ds, dz));
+              RL_GVCAST(v[i], c, cwp);
         }
       }
       continue;
@@ -546,11 +548,10 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
 #ifdef RL_VCAST
       /* (a cast) a row's data in whole vectors, gathered: K too short for
        * squares (a 3 x 3 conv weight's 9 pixels), or cut by an edge */
-      for (; !cwp && j + RL_GSIDE <= data; j += RL_GSIDE) {
+      for (; j + RL_GSIDE <= data; j += RL_GSIDE) {
         RL_CSV v;
         for (int l = 0; l < RL_GSIDE; l++) v[l] = from[(j + l) * sp];
-        RL_PACKED_AT(rl_g_to, out + j) =
-            rl_vcast(v, RL_QUANT_C(xq, ss, sz, ds, dz));
+        RL_PACKED_AT(rl_g_to, out + j) = RL_GVCAST(v, xq + j * cwp, cwp);
       }
 #endif
       for (; j < data; j++) out[j] = RL_TRANSFORM_C(from[j * sp], xq + j * cwp);

@@ -7,7 +7,8 @@
  * vector form, element by element through rl_cast. Per channel, a row's
  * scale and zero point are read once, where K does not run along the
  * channel dim (RL_K_CHAN), and a square's once per Q step, where P does
- * not either (RL_P_CHAN). */
+ * not either (RL_P_CHAN); where K does, each lane's, read from the row's
+ * first channel on (RL_K_STEP). */
 #ifdef RL_CAST_ROWS
 #define RL_SV RL_CAT(RL_TS, 16)
 #define RL_DV RL_CAT(RL_T, 16)
@@ -51,6 +52,25 @@ static inline rl_row_quant rl_quant_row(rl_row_quant z, RL_I o RL_QC_ARG) {
 /* Source element j of the 16 from k on */
 #define RL_CAST_IN(j) in[(k + (j)) * RL_SSTRIDE_K]
 
+/* 16 elements of a destination row, k on from the row's start, converted
+ * as a vector with quantization z, or where K runs along the channel dim
+ * with the channel stepping RL_K_STEP an element (the generator says),
+ * each lane with its own, from c, RL_ROW_CHAN of the row's offset; K along
+ * the channel otherwise: none */
+#ifdef RL_VCAST
+#if defined(RL_QC) && defined(RL_K_CHAN)
+#ifdef RL_K_STEP
+#define RL_ROW_CHAN(o) ((long)rl_chan(o))
+#define RL_ROW_VCAST(v, z, c, k)                                               \
+  rl_vcast_at(v, qc, (c) + (k) * RL_K_STEP, RL_K_STEP, RL_Q_SS, RL_Q_SZ,      \
+              RL_Q_DS, RL_Q_DZ)
+#endif
+#else
+#define RL_ROW_CHAN(o) 0L
+#define RL_ROW_VCAST(v, z, c, k) rl_vcast(v, (z).ss, (z).sz, (z).ds, (z).dz)
+#endif
+#endif
+
 /* Destination row `out`: `data` elements converted from `in` on (K's source
  * stride apart) with quantization z, then padding up to `write`; o is the
  * row's destination offset, for each element's channel under RL_K_CHAN. */
@@ -59,12 +79,9 @@ static inline void rl_cast_row(__global const RL_TS *restrict in,
                                RL_I write, RL_I o,
                                rl_row_quant z RL_QC_ARG) {
   RL_I k = 0;
-#if defined(RL_QC) && defined(RL_K_CHAN) /* a channel per element */
-  (void)z;
-  for (; k < data; k++) out[k] = RL_TRANSFORM_AT(RL_CAST_IN(0), o + k);
-#else
-  (void)o;
-#ifdef RL_VCAST
+  (void)o, (void)z;
+#ifdef RL_ROW_VCAST
+  long c = data >= 16 ? RL_ROW_CHAN(o) : 0;
   for (; k + 16 <= data; k += 16) {
 #if RL_SSTRIDE_K == 1
     RL_SV v = ((__global const rl_svec_at *)(in + k))->v;
@@ -76,9 +93,12 @@ static inline void rl_cast_row(__global const RL_TS *restrict in,
                       RL_CAST_IN(12), RL_CAST_IN(13), RL_CAST_IN(14),
                       RL_CAST_IN(15));
 #endif
-    RL_PACKED_AT(rl_dvec_at, out + k) = rl_vcast(v, z.ss, z.sz, z.ds, z.dz);
+    RL_PACKED_AT(rl_dvec_at, out + k) = RL_ROW_VCAST(v, z, c, k);
   }
 #endif
+#if defined(RL_QC) && defined(RL_K_CHAN) /* a channel per element */
+  for (; k < data; k++) out[k] = RL_TRANSFORM_AT(RL_CAST_IN(0), o + k);
+#else
   for (; k < data; k++)
     out[k] = (RL_T)rl_cast((ulong)RL_CAST_IN(0), z.ss, z.sz, z.ds, z.dz);
 #endif
@@ -133,8 +153,7 @@ static inline void rl_cast_rows(__global const RL_TS *restrict src,
  * whole square along K, row by row. With RL_AHEAD, each Q step first
  * prefetches the source run of the step that many on, as the move's
  * squares do. */
-#if defined(RL_VCAST) && RL_SSTRIDE_P == 1 && RL_SSTRIDE_K != 1 &&             \
-    !(defined(RL_QC) && defined(RL_K_CHAN))
+#if defined(RL_ROW_VCAST) && RL_SSTRIDE_P == 1 && RL_SSTRIDE_K != 1
 #define RL_CAST_SQUARES 1
 #if RL_BLOCK_P < 16 && RL_BLOCK_P == RL_EXTENT_P
 /* P shorter than a square (a conv weight's 3 x 3 pixels): each source row's
@@ -174,7 +193,7 @@ static inline void rl_cast_square(__global const RL_TS *restrict in,
       RL_I e = at + (p + i) * RL_DSTRIDE_P + k;
       rl_row_quant y = rl_quant_row(z, d + e RL_QC_PASS);
       RL_PACKED_AT(rl_dvec_at, dst + e) =
-          rl_vcast(r[i], y.ss, y.sz, y.ds, y.dz);
+          RL_ROW_VCAST(r[i], y, RL_ROW_CHAN(d + e), 0);
     }
 }
 

@@ -649,8 +649,13 @@ char *rl_codegen(const rl_layout_plan *p, const rl_desc *dst,
     /* a box's rows whose elements may lie in different channels, and a box
      * whose rows along P may */
     int lines = p->family == RL_FAMILY_LINES, at = p->box[0].axis;
-    if (!lines || moves_dim(dst, p->axes[p->box[2].axis].dims, chan))
+    const rl_iter_axis *k = lines ? &p->axes[p->box[2].axis] : NULL;
+    if (!lines || moves_dim(dst, k->dims, chan))
       put(&t, "#define RL_K_CHAN 1\n");
+    /* K the channel dim's alone: the channel steps by its weight along a
+     * row (an affine plan's dims are the logical ones) */
+    if (lines && k->dims == 1u << chan)
+      put(&t, "#define RL_K_STEP %lldL\n", (long long)k->weight);
     if (lines && at >= 0 && moves_dim(dst, p->axes[at].dims, chan))
       put(&t, "#define RL_P_CHAN 1\n");
   }
