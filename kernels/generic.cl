@@ -455,6 +455,19 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       RL_GROWS(rl_g_side);
       continue;
     }
+    if (full && sp == 1 && np == side) { /* rows of 2 or 4 sides */
+      /* streamed where the rows follow one another: whole lines */
+      int whole = big && dk == np && (ulong)out % 64 == 0;
+      for (int i = 0; i < RL_GSIDE; i++)
+        for (int m = 0; m < squares; m++) {
+          RL_GV v = RL_PACKED_AT(rl_g_side, from + i * sk + m * RL_GSIDE);
+          if (whole)
+            RL_GSTREAM(v, out + i * dk + m * RL_GSIDE);
+          else
+            RL_PACKED_AT(rl_g_side, out + i * dk + m * RL_GSIDE) = v;
+        }
+      continue;
+    }
     if (full && sp == 1 && np == RL_GHALF) {
       RL_GROWS(rl_g_half);
       continue;

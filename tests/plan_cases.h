@@ -859,7 +859,8 @@ static void widening(plan_case_fn *run) {
  * ways: squares side by side (four, two and one by width; 64-bit ones of
  * side 8), squares of two, four and eight pieces of K (P half, a quarter or
  * an eighth of a square: nChw8c, 4N, 2N; CHWN4 and CHWN2c, K's rows apart),
- * rows of a side and of half a side, padding along P (NC1HWC0's C0,
+ * rows of a side, of half a side and of two sides (FRACTAL_NZ's 32 1-byte
+ * elements), padding along P (NC1HWC0's C0,
  * FRACTAL_NZ's N0) and along K (FRACTAL_NZ's M), and tiles cut short at the
  * tensor's edges (shapes in the source's order; NCHW's of 144 pixels, so
  * that its rows' squares can stream); and 70000 tiles of 2 x 16 bytes, more
@@ -889,6 +890,7 @@ static void tiles(plan_case_fn *run) {
       {0, "NCHW", "NC1HWC0", RELAYOUT_F16, {2, 35, 5, 7}},
       {1, "NCDHW", "NDHWC", RELAYOUT_F32, {2, 20, 3, 5, 7}},
       {2, "ND", "FRACTAL_NZ", RELAYOUT_F16, {2, 40, 50}},
+      {2, "ND", "FRACTAL_NZ", RELAYOUT_U8, {2, 40, 80}},
       {0, "NCHW", "NHWC", RELAYOUT_U8, {70000, 2, 4, 4}},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

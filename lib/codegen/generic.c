@@ -176,8 +176,9 @@ static void tiles_in_order(const rl_layout_plan *p, tiling *t, int64_t sp,
  * source and another axis closer (K: the closest; squares side by side to
  * fill 64 bytes of each destination row, or where P is half, a quarter or
  * an eighth of a square, that many pieces of K in one) or P contiguous
- * there but short (K: the axis of 16 or more, else 2 or more, that the
- * destination steps along most closely). */
+ * there and at most 64 bytes, whole sides or half one (K: the axis of 16
+ * or more, else 2 or more, that the destination steps along most
+ * closely). */
 static int tile_plan(const rl_layout_plan *p, int bits, int for_cpu,
                      tiling *t) {
   int in = p->naxes - 1;
@@ -197,7 +198,12 @@ static int tile_plan(const rl_layout_plan *p, int bits, int for_cpu,
     tiles_in_order(p, t, sp, ep);
     return 1;
   }
-  if (sp == 1 && ep > t->side) return 0;
+  /* P contiguous in the source: rows of up to 64 bytes (FRACTAL_NZ's 32
+   * 1-byte elements: 2 sides) */
+  if (sp == 1 && ep > t->side) {
+    if (ep % t->side || ep / t->side > 4 || ep * bits > 512) return 0;
+    t->squares = (int)(ep / t->side);
+  }
   int64_t least[2] = {sp == 1 ? t->side : 2, 2};
   for (int pass = 0; pass < 2 && t->k < 0; pass++)
     t->k = closest(p, least[pass], sp != 1, sp == 1 ? INT64_MAX : sp);
