@@ -301,20 +301,20 @@ static ulong rl_cast_at(ulong x, __global const long *restrict qc, long c,
 #endif
 }
 #ifdef RL_VCAST
-/* 16 elements of channels c, c + w, ..., c + 15w, each lane with its
- * channel's quantization */
+/* 16 elements of channels c, c + w, ..., c + 15w (w 0: one channel), each
+ * lane with its channel's quantization */
 static RL_CDV rl_vcast_at(RL_CSV x, __global const long *restrict qc, long c,
                           long w, long ss, long sz, long ds, long dz) {
-  uint16 s;
-  int16 z;
+  uint16 s = (uint16)(uint)qc[2 * c];
+  int16 z = (int16)(int)qc[2 * c + 1];
   if (w == 1) { /* the table's next 16 pairs, as two vectors */
     long16 a = vload16(0, qc + 2 * c), b = vload16(1, qc + 2 * c);
     ulong16 even = (ulong16)(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
                              26, 28, 30);
     s = convert_uint16(shuffle2(a, b, even));
     z = convert_int16(shuffle2(a, b, even + 1));
-  } else {
-    for (int l = 0; l < 16; l++) {
+  } else if (w) {
+    for (int l = 1; l < 16; l++) {
       s[l] = (uint)qc[2 * (c + l * w)];
       z[l] = (int)qc[2 * (c + l * w) + 1];
     }
