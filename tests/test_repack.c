@@ -1327,7 +1327,9 @@ static int kernel_count(const char *dir) {
     size_t len = strlen(f->d_name);
     if (f->d_name[0] == '.') continue;
     snprintf(path, sizeof path, "%s/%s", dir, f->d_name);
-    if (f->d_type == DT_DIR)
+    struct stat st;
+    if (f->d_type == DT_DIR ||
+        (f->d_type == DT_UNKNOWN && !lstat(path, &st) && S_ISDIR(st.st_mode)))
       n += kernel_count(path);
     else
       n += len > 3 && !strcmp(f->d_name + len - 3, ".so");
