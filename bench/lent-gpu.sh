@@ -85,11 +85,25 @@ moves=("NCHW NHWC 64x256x56x56 --dtype i8" "NHWC NCHW 64x56x56x256 --dtype i8"
   "NCHW nChw16c 64x256x56x56 --dtype i8" "nChw8c nChw16c 64x256x56x56"
   "ND FRACTAL_NZ 4096x11008 --dtype f16" "ND FRACTAL_NZ 4096x11008 --dtype i8"
   "NCHW FRACTAL_Z 2048x2048x3x3 --dtype f16")
-# Casts: the float casts and quantizing.
+# Casts: the float casts and quantizing, per tensor and per channel (the
+# generic kernel's line: the GPU tiles' channel kept as a coordinate), its
+# scales made by cast_scales.
+scales=build/lent-gpu-s512.npy
 casts=("NCHW NC1HWC0 64x256x56x56 --to-dtype f16"
   "NCHW NC1HWC0 64x256x56x56 --dtype f16 --to-dtype f32"
   "ND FRACTAL_NZ 4096x11008 --to-dtype bf16"
-  "NCHW NC1HWC0 64x256x56x56 --to-dtype i8 --scale 0.05")
+  "NCHW NC1HWC0 64x256x56x56 --to-dtype i8 --scale 0.05"
+  "NCHW FRACTAL_Z 512x512x3x3 --to-dtype i8 --scale $scales --axis N")
+cast_scales() { # an .npy of 512 f32s, written without numpy
+  python3 - "$scales" <<'PY'
+import struct, sys
+h = "{'descr': '<f4', 'fortran_order': False, 'shape': (512,), }"
+h += " " * (-(11 + len(h)) % 64) + "\n"
+with open(sys.argv[1], "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode())
+    f.write(struct.pack("<512f", *[i % 7 * 0.01 + 0.02 for i in range(512)]))
+PY
+}
 
 # The benchmark checkpoint's repack on device $1, its caches (relayout's,
 # PoCL's, NVIDIA's) empty scratch folders: the cold command, its background
@@ -135,6 +149,7 @@ tests)
   step build 120 build
   step ctest-gpu 240 gpu_ctest
   step issue3-gpu 90 convs "$gpu" 20 "${issue3[@]}"
+  cast_scales
   step casts-gpu 40 convs "$gpu" 10 "${casts[@]}"
   step issue3-cpu 150 convs cpu 20 "${issue3[@]}"
   ;;
@@ -165,6 +180,7 @@ speed)
   [ -x build/relayout ] || step build 120 build
   step moves-gpu 80 convs "$gpu" 10 "${moves[@]}"
   step suite-gpu-preprocess 60 build/relayout bench --suite --device "$gpu" --runs 10 --rows preprocess --json
+  cast_scales
   step casts-gpu 40 convs "$gpu" 10 "${casts[@]}"
   step pcie 20 python3 bench/pcie.py
   step repack-gpu 60 repack_rounds "$gpu"
