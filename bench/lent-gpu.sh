@@ -150,7 +150,7 @@ tests)
   step ctest-gpu 240 gpu_ctest
   step issue3-gpu 90 convs "$gpu" 20 "${issue3[@]}"
   cast_scales
-  step casts-gpu 40 convs "$gpu" 10 "${casts[@]}"
+  step casts-gpu 50 convs "$gpu" 10 "${casts[@]}"
   step issue3-cpu 150 convs cpu 20 "${issue3[@]}"
   ;;
 suites)
@@ -181,7 +181,7 @@ speed)
   step moves-gpu 80 convs "$gpu" 10 "${moves[@]}"
   step suite-gpu-preprocess 60 build/relayout bench --suite --device "$gpu" --runs 10 --rows preprocess --json
   cast_scales
-  step casts-gpu 40 convs "$gpu" 10 "${casts[@]}"
+  step casts-gpu 50 convs "$gpu" 10 "${casts[@]}"
   step pcie 20 python3 bench/pcie.py
   step repack-gpu 60 repack_rounds "$gpu"
   step suite-gpu-per-channel 90 build/relayout bench --suite --device "$gpu" --runs 5 --rows 'per channel,resnet50 conv OIHW->FRACTAL_Z f16' --json
