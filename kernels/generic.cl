@@ -397,19 +397,25 @@ RL_PACKED(rl_g_from, RL_CSV);
 RL_PACKED(rl_g_to, RL_CDV);
 #endif
 #define RL_GSTREAM(v, p) RL_GSTREAMW(rl_g_side, v, p)
-/* RL_GSIDE rows of packed vectors T from `from` (row i at i * sk) to `out`,
- * streamed where the destination is (`big`) and the rows fill whole cache
- * lines: back to back from a line's start, or each one whole lines (a
- * line written in part would be read back) */
-#define RL_GROWS(T)                                                            \
+/* RL_GSIDE rows of n packed vectors T each from `from` (row i at i * sk) to
+ * `out`, streamed where the destination is (`big`) and the rows fill whole
+ * cache lines: back to back from a line's start, or each one whole lines
+ * (a line written in part would be read back); piece m of row offset i */
+#define RL_GPIECE(T, p, i, m)                                                  \
+  ((p) + (i) + (m) * (int)(sizeof(T) / sizeof(RL_GS)))
+#define RL_GROWS(T, n)                                                         \
   if (big && (ulong)out % 64 == 0 &&                                           \
-      (dk * sizeof(RL_GS) == sizeof(T) ||                                      \
-       (sizeof(T) % 64 == 0 && dk * sizeof(RL_GS) % 64 == 0)))                 \
+      (dk * sizeof(RL_GS) == (n) * sizeof(T) ||                                \
+       ((n) * sizeof(T) % 64 == 0 && dk * sizeof(RL_GS) % 64 == 0)))           \
     for (int i = 0; i < RL_GSIDE; i++)                                         \
-      RL_GSTREAMW(T, RL_PACKED_AT(T, from + i * sk), out + i * dk);            \
+      for (int m = 0; m < (n); m++)                                            \
+        RL_GSTREAMW(T, RL_PACKED_AT(T, RL_GPIECE(T, from, i * sk, m)),         \
+                    RL_GPIECE(T, out, i * dk, m));                             \
   else                                                                         \
     for (int i = 0; i < RL_GSIDE; i++)                                         \
-      RL_PACKED_AT(T, out + i * dk) = RL_PACKED_AT(T, from + i * sk)
+      for (int m = 0; m < (n); m++)                                            \
+        RL_PACKED_AT(T, RL_GPIECE(T, out, i * dk, m)) =                        \
+            RL_PACKED_AT(T, RL_GPIECE(T, from, i * sk, m))
 __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   int n = (int)g[0], in = n - 1, kk = (int)g[RL_GT];
   int side = (int)g[RL_GT + 2], squares = side / RL_GSIDE;
@@ -451,25 +457,12 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
         (ck < 0 || ck == cp || x[ck] + (rows - 1) * wk < bound[ck]);
 #endif
 #ifdef RL_GVEC
-    if (full && sp == 1 && np == RL_GSIDE) {
-      RL_GROWS(rl_g_side);
-      continue;
-    }
-    if (full && sp == 1 && np == side) { /* rows of 2 or 4 sides */
-      /* streamed where the rows follow one another: whole lines */
-      int whole = big && dk == np && (ulong)out % 64 == 0;
-      for (int i = 0; i < RL_GSIDE; i++)
-        for (int m = 0; m < squares; m++) {
-          RL_GV v = RL_PACKED_AT(rl_g_side, from + i * sk + m * RL_GSIDE);
-          if (whole)
-            RL_GSTREAM(v, out + i * dk + m * RL_GSIDE);
-          else
-            RL_PACKED_AT(rl_g_side, out + i * dk + m * RL_GSIDE) = v;
-        }
+    if (full && sp == 1 && np == side) { /* rows of 1, 2 or 4 sides */
+      RL_GROWS(rl_g_side, squares);
       continue;
     }
     if (full && sp == 1 && np == RL_GHALF) {
-      RL_GROWS(rl_g_half);
+      RL_GROWS(rl_g_half, 1);
       continue;
     }
     if (full && sk == 1 && np * spans == RL_GSIDE && spans > 1) {

@@ -32,21 +32,15 @@ static int row_major(const rl_desc *d) {
   return 1;
 }
 
-/* The largest finite |x| of n elements of `bits` bits from p on and `top`,
- * as the bits of its magnitude (of floats of m fraction and e exponent
- * bits, whose magnitudes order as their bits do). */
-static uint32_t top_bits(const uint8_t *p, int64_t n, int bits, int m, int e,
+/* The largest finite |x| of n little-endian elements of `bytes` bytes from
+ * p on and `top`, as the bits of its magnitude (of floats of m fraction and
+ * e exponent bits, whose magnitudes order as their bits do). */
+static uint32_t top_bits(const uint8_t *p, int64_t n, int bytes, int m, int e,
                          uint32_t top) {
   uint32_t field = ((1u << e) - 1) << m, mag = field | ((1u << m) - 1);
-  for (int64_t i = 0; i < n; i++) {
-    uint32_t b;
-    if (bits == 32) {
-      memcpy(&b, p + 4 * i, 4);
-    } else {
-      uint16_t h;
-      memcpy(&h, p + 2 * i, 2);
-      b = h;
-    }
+  for (int64_t i = 0; i < n; i++, p += bytes) {
+    uint32_t b = (uint32_t)p[0] | (uint32_t)p[1] << 8;
+    if (bytes == 4) b |= (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
     b &= mag;
     if ((b & field) != field && b > top) top = b;
   }
@@ -99,18 +93,22 @@ relayout_status relayout_symmetric_scales(float *scales, int64_t count,
   if (row_major(d) && total) {
     /* runs of one channel, `inner` long, each channel's largest magnitude
      * kept as its bits in its scale's place until the end */
-    int bits = relayout_dtype_bits(d->dtype), m = rl_float_bits(d->dtype, &e);
+    int bytes = relayout_dtype_bits(d->dtype) / 8,
+        m = rl_float_bits(d->dtype, &e);
     const uint8_t *p = buf;
     for (int64_t o = 0; o < total / (count * inner); o++)
-      for (int64_t c = 0; c < count; c++, p += inner * (bits / 8)) {
+      for (int64_t c = 0; c < count; c++, p += inner * bytes) {
         uint32_t t;
         memcpy(&t, &scales[c], 4);
-        t = top_bits(p, inner, bits, m, e, t);
+        t = top_bits(p, inner, bytes, m, e, t);
         memcpy(&scales[c], &t, 4);
       }
     for (int64_t c = 0; c < count; c++) {
-      uint8_t b[4];
-      memcpy(b, &scales[c], 4); /* little-endian, as rl_float_value reads */
+      uint32_t t;
+      memcpy(&t, &scales[c], 4);
+      /* back to the element's little-endian bytes, as rl_float_value reads */
+      uint8_t b[4] = {(uint8_t)t, (uint8_t)(t >> 8), (uint8_t)(t >> 16),
+                      (uint8_t)(t >> 24)};
       scales[c] = (float)rl_float_value(b, 0, d->dtype);
     }
   } else {
