@@ -154,34 +154,42 @@ static uint16 rl_f32_of_f16_16(uint16 u) {
    : RL_CS_M == 7 ? rl_f32_of_bf16##V(u)                                       \
                   : (u))
 
-#if defined(RL_CPU) && defined(cl_khr_fp64) && RL_CS_M && !RL_CD_M
-#pragma OPENCL EXTENSION cl_khr_fp64 : enable
-/* Quantizing on a CPU device, which divides in fp64 at vector speed: the
- * reference's own arithmetic (an f32 value over an f32 scale, divided in
- * f64 and rounded half to even), so the same bits; from f32 bits u, for a
- * uint (rl_quantize) and a uint16 (rl_quantize_16). Adding and taking off
- * 1.5 * 2^52 rounds half to even where rint, on PoCL, costs more; past
- * 2^51 it may not, but such quotients saturate either way. */
-#define RL_QUANTIZE(V, U, F, D, I)                                             \
+#if defined(RL_CPU) && RL_CS_M && !RL_CD_M
+/* Quantizing on a CPU device, to the reference's result (the exact
+ * quotient of an f32 value over an f32 scale, rounded half to even) in f32
+ * vectors. A scale under 2^-100 is first brought up by 2^100 with the value
+ * (exact; a value that overflows saturates either way). The product by the
+ * reciprocal, q, is then within 2^-11 of the quotient below 2^11 (past it
+ * every quotient saturates), so where q is a quarter or more from an
+ * integer, the exact residual's sign (by fma, never subnormal) puts the
+ * quotient on the right side of the half-way point h. Adding and taking
+ * off 1.5 * 2^23 rounds half to even where rint, on PoCL, costs more. From
+ * f32 bits u, for a uint and a uint16. */
+#define RL_QUANTIZE(V, U, F, I)                                                \
   static I rl_quantize##V(U u, U ds, I dz) {                                   \
-    F f = as_##F(u);                                                           \
-    D q = convert_##D(f) / convert_##D(as_##F(ds));                            \
-    q = (q + 0x1.8p52) - 0x1.8p52 + convert_##D(dz);                           \
-    I r = convert_##I(fmin(fmax(q, (double)RL_CD_LO), (double)RL_CD_HI));      \
-    return isnan(f) ? dz : r;                                                  \
+    F x = as_##F(u), s = as_##F(ds), m = s < 0x1p-100f ? (F)0x1p100f : (F)1;   \
+    x *= m;                                                                    \
+    s *= m;                                                                    \
+    F q = fmin(fmax(x * (1.0f / s), -0x1p11f), 0x1p11f);                       \
+    F n = (q + 0x1.8p23f) - 0x1.8p23f, d = q - n;                              \
+    F h = n + copysign((F)0.5f, d), e = fma(-h, s, x);                         \
+    F by = e > 0 ? (F)0.25f : e < 0 ? (F)-0.25f : (F)0;                       \
+    F k = fabs(d) < 0.25f ? n : (h + by + 0x1.8p23f) - 0x1.8p23f;             \
+    k = fmin(fmax(k + convert_##F(dz), (F)RL_CD_LO), (F)RL_CD_HI);             \
+    return isnan(x) ? dz : convert_##I(k);                                     \
   }
-RL_QUANTIZE(, uint, float, double, int)
-RL_QUANTIZE(_16, uint16, float16, double16, int16)
-#define RL_QUANTIZE_F64 1
+RL_QUANTIZE(, uint, float, int)
+RL_QUANTIZE(_16, uint16, float16, int16)
+#define RL_QUANTIZE_F32 1
 #endif
 
 /* 16 elements at a time, for CPU boxes and a CPU device's generic tiles
  * (RL_CPU; RL_CSV and RL_CDV, each side's bits as a vector; a GPU's
- * programs have no use for it): f32, f16 and bf16 to each other
- * and (where the device divides in f64) to 8-bit integers; 8-bit integers
- * to f32, to f16 and bf16 where the product below is exact (a scale
- * compiled in that is a power of two, so that rounding it to them is the
- * one rounding), and to each other. */
+ * programs have no use for it): f32, f16 and bf16 to each other and to
+ * 8-bit integers (rl_quantize_16); 8-bit integers to f32, to f16 and bf16
+ * where the product below is exact (a scale compiled in that is a power of
+ * two, so that rounding it to them is the one rounding), and to each
+ * other. */
 #if RL_CS_BITS == 8
 #define RL_CSV uchar16
 #elif RL_CS_BITS == 16
@@ -205,7 +213,7 @@ RL_QUANTIZE(_16, uint16, float16, double16, int16)
 #define RL_POW2_SCALE                                                          \
   ((RL_Q_SS & 0x7FFFFF) == 0 && (RL_Q_SS & 0x7F800000) != 0)
 #endif
-#if RL_FLOATISH(S) && (RL_FLOATISH(D) || defined(RL_QUANTIZE_F64))
+#if RL_FLOATISH(S) && (RL_FLOATISH(D) || defined(RL_QUANTIZE_F32))
 #define RL_VCAST 1
 #elif !RL_CS_M && (RL_CD_M == 23 || !RL_CD_M || (RL_FLOATISH(D) && RL_POW2_SCALE))
 #define RL_VCAST 1
@@ -262,7 +270,7 @@ static ulong rl_cast(ulong x, long ss, long sz, long ds, long dz) {
                                : u.m >> (RL_CS_M - RL_CD_M));
   if (u.kind == 1) return top;
   return rl_round(u.sign, u.m, u.e, RL_CD_M, RL_CD_E);
-#elif defined(RL_QUANTIZE_F64) /* quantize, as below */
+#elif defined(RL_QUANTIZE_F32) /* quantize, as below */
   return (ulong)(long)rl_quantize(RL_F32_OF(, (uint)x), ds, dz);
 #else /* quantize; NaN to the zero point */
   long q = u.kind == 2   ? 0
@@ -286,37 +294,37 @@ static ulong rl_cast(ulong x, long ss, long sz, long ds, long dz) {
 
 #if defined(RL_QC) || defined(RL_GQC)
 /* Per channel (RL_QC in a specialised kernel, RL_GQC in a generic one; 1:
- * the destination's quantization, 2: the source's): channel c's scale bits
- * and zero point are qc[2c] and qc[2c + 1], in the kernel's last argument,
- * in place of that side's in the plan's (ss, sz, ds, dz); rl_chan(o),
- * generated, is o's channel in a specialised kernel. */
-#define RL_QC_ARG , __global const long *restrict qc
+ * the destination's quantization, 2: the source's): the kernel's last
+ * argument holds each 16 channels' scales (f32 bits) then their zero
+ * points, blocks of 32 ints, so that a block reads as two vectors; channel
+ * c's take the place of that side's in the plan's (ss, sz, ds, dz).
+ * rl_chan(o), generated, is o's channel in a specialised kernel. */
+#define RL_QC_ARG , __global const int *restrict qc
 #define RL_QC_PASS , qc
-static ulong rl_cast_at(ulong x, __global const long *restrict qc, long c,
+#define RL_QC_S(c) ((long)(uint)qc[(c) + ((c) & ~15L)])
+#define RL_QC_Z(c) ((long)qc[(c) + ((c) & ~15L) + 16])
+static ulong rl_cast_at(ulong x, __global const int *restrict qc, long c,
                         long ss, long sz, long ds, long dz) {
 #if RL_QC == 1 || RL_GQC == 1
-  return rl_cast(x, ss, sz, qc[2 * c], qc[2 * c + 1]);
+  return rl_cast(x, ss, sz, RL_QC_S(c), RL_QC_Z(c));
 #else
-  return rl_cast(x, qc[2 * c], qc[2 * c + 1], ds, dz);
+  return rl_cast(x, RL_QC_S(c), RL_QC_Z(c), ds, dz);
 #endif
 }
 #ifdef RL_VCAST
 /* 16 elements of channels c, c + w, ..., c + 15w (w 0: one channel), each
  * lane with its channel's quantization */
-static RL_CDV rl_vcast_at(RL_CSV x, __global const long *restrict qc, long c,
+static RL_CDV rl_vcast_at(RL_CSV x, __global const int *restrict qc, long c,
                           long w, long ss, long sz, long ds, long dz) {
-  uint16 s = (uint16)(uint)qc[2 * c];
-  int16 z = (int16)(int)qc[2 * c + 1];
-  if (w == 1) { /* the table's next 16 pairs, as two vectors */
-    long16 a = vload16(0, qc + 2 * c), b = vload16(1, qc + 2 * c);
-    ulong16 even = (ulong16)(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24,
-                             26, 28, 30);
-    s = convert_uint16(shuffle2(a, b, even));
-    z = convert_int16(shuffle2(a, b, even + 1));
+  uint16 s = (uint16)(uint)RL_QC_S(c);
+  int16 z = (int16)(int)RL_QC_Z(c);
+  if (w == 1 && !(c & 15)) { /* c's block, as two vectors */
+    s = as_uint16(vload16(0, qc + 2 * c));
+    z = vload16(1, qc + 2 * c);
   } else if (w) {
     for (int l = 1; l < 16; l++) {
-      s[l] = (uint)qc[2 * (c + l * w)];
-      z[l] = (int)qc[2 * (c + l * w) + 1];
+      s[l] = (uint)RL_QC_S(c + l * w);
+      z[l] = (int)RL_QC_Z(c + l * w);
     }
   }
 #if RL_QC == 1 || RL_GQC == 1

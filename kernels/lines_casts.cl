@@ -26,11 +26,11 @@ static inline rl_row_quant rl_quant_at(RL_I o RL_QC_ARG) {
 #ifdef RL_QC
   long c = (long)rl_chan(o);
 #if RL_QC == 1
-  r.ds = qc[2 * c];
-  r.dz = qc[2 * c + 1];
+  r.ds = RL_QC_S(c);
+  r.dz = RL_QC_Z(c);
 #else
-  r.ss = qc[2 * c];
-  r.sz = qc[2 * c + 1];
+  r.ss = RL_QC_S(c);
+  r.sz = RL_QC_Z(c);
 #endif
 #else
   (void)o;

@@ -363,6 +363,29 @@ static void padding(void) {
   relayout_layout_free(b);
 }
 
+/* s -> d of `in` on engine `on` and on the reference, over poisoned
+ * buffers: whether the two agree; the plan's kernel and family in ran. */
+static int same_as_reference(relayout_engine *on, const relayout_desc *d,
+                             const relayout_desc *s, const void *in,
+                             char ran[64]) {
+  int64_t sb = 0, db = 0;
+  relayout_desc_size_bytes(&sb, s, NULL);
+  relayout_desc_size_bytes(&db, d, NULL);
+  guarded want = guarded_alloc((size_t)db, 0xA5),
+          got = guarded_alloc((size_t)db, 0x5A);
+  CHECK_OK(
+      relayout_convert_ref(d, want.data, want.size, s, in, (size_t)sb, &e_));
+  relayout_plan *p = NULL;
+  CHECK_OK(relayout_plan_create(&p, on, d, s, &e_));
+  CHECK_OK(relayout_plan_run(p, got.data, got.size, in, (size_t)sb, &e_));
+  snprintf(ran, 64, "%s %s", relayout_plan_kernel(p), relayout_plan_family(p));
+  int same = !memcmp(got.data, want.data, (size_t)db);
+  relayout_plan_free(p);
+  guarded_free(&want);
+  guarded_free(&got);
+  return same;
+}
+
 /* Quantizing values at and beside every half-way point (n + 0.5) * scale of
  * scales that are not powers of two, where a quotient rounded before it is
  * rounded to an integer goes the wrong way: NCHW f32 -> NC1HWC0 i8 and u8
@@ -389,26 +412,105 @@ static void ties(void) {
     relayout_desc s, d;
     CHECK_OK(relayout_bind_extents(&s, &d, a, b, F32, 4, ext, &e_));
     CHECK_OK(relayout_desc_retype(&d, b, to[i / 4 % 2], &q, &e_));
-    int64_t sb = 0, db = 0;
-    relayout_desc_size_bytes(&sb, &s, NULL);
-    relayout_desc_size_bytes(&db, &d, NULL);
-    guarded want = guarded_alloc((size_t)db, 0xA5),
-            got = guarded_alloc((size_t)db, 0x5A);
-    CHECK_OK(relayout_convert_ref(&d, want.data, want.size, &s, in, (size_t)sb,
-                                  &e_));
-    relayout_plan *p = NULL;
-    CHECK_OK(relayout_plan_create(&p, engines[SPECIALISED], &d, &s, &e_));
-    CHECK_OK(relayout_plan_run(p, got.data, got.size, in, (size_t)sb, &e_));
-    CHECK(!memcmp(got.data, want.data, (size_t)db),
+    char ran[64];
+    CHECK(same_as_reference(engines[SPECIALISED], &d, &s, in, ran),
           "half-way values at scale %g to %s on %s: not the reference's",
-          (double)scale, relayout_dtype_name(to[i / 4 % 2]),
-          relayout_plan_family(p));
-    relayout_plan_free(p);
-    guarded_free(&want);
-    guarded_free(&got);
+          (double)scale, relayout_dtype_name(to[i / 4 % 2]), ran);
   }
   relayout_layout_free(a);
   relayout_layout_free(b);
+}
+
+/* The quantizer's edges: values at and beside every half-way point
+ * (k + 0.5) * scale, k from -130 to 130, and the special values, at scales
+ * beside 2^-100 (under which a CPU device's quantizer scales value and
+ * scale up by 2^100 first), far under it, subnormal, beside 2^100, the
+ * largest, and usual ones. Per channel along a matrix's columns into
+ * FRACTAL_NZ (16 channels a vector, one a lane) and along N into FRACTAL_Z
+ * (a channel a row), to i8 and u8, on every engine; per tensor on the
+ * generic kernels, whose scale is an argument, and at a few of the scales
+ * on the specialised ones, whose scale is compiled in.
+ * Each equal to the reference on a poisoned buffer. */
+enum { EDGE_ROWS = 261 * 3 + 8, EDGE_COLS = 48 };
+static const float edge_scales[] = {
+    0.0371f, 3.0f,  0x1p-100f, 0x1.fffffep-101f, 0x1.000002p100f, 0x1p100f,
+    1e-35f,  1e35f, 1e-40f,    FLT_TRUE_MIN,     FLT_MAX,         0.7f};
+enum { EDGE_SCALES = sizeof edge_scales / sizeof edge_scales[0] };
+
+/* Value i of the column quantized at `scale` */
+static float edge_value(int i, float scale) {
+  static const float special[8] = {0.0f, -0.0f,   INFINITY, -INFINITY,
+                                   NAN,  FLT_MAX, -FLT_MAX, FLT_TRUE_MIN};
+  if (i >= 261 * 3) return special[i - 261 * 3];
+  float half = (float)(((double)(i / 3 - 130) + 0.5) * (double)scale);
+  return i % 3 == 1 ? half : nextafterf(half, i % 3 ? INFINITY : -INFINITY);
+}
+
+/* from (its extents ext) -> to, dtype `to`, quantized per channel along
+ * dim `channel` (scales and zps) or per tensor at scales[0], on `on` */
+static void edge_cast(const char *from, const char *to, const int64_t *ext,
+                      const float *in, relayout_dtype dt, int channel,
+                      const float *scales, const int32_t *zps,
+                      relayout_engine *on) {
+  relayout_layout *a = NULL, *b = NULL;
+  relayout_desc s, d;
+  CHECK_OK(relayout_layout_parse(&a, from, &e_));
+  CHECK_OK(relayout_layout_parse(&b, to, &e_));
+  CHECK_OK(relayout_bind_extents(&s, &d, a, b, F32, 4, ext, &e_));
+  relayout_quant q = {scales[0], zps[0]};
+  CHECK_OK(relayout_desc_retype(&d, b, dt, &q, &e_));
+  if (channel >= 0) {
+    char names[RELAYOUT_MAX_DIMS];
+    int64_t extents[RELAYOUT_MAX_DIMS];
+    relayout_desc_dims(&s, names, extents);
+    relayout_quant_channels qc = {names[channel], extents[channel], scales,
+                                  zps};
+    CHECK_OK(relayout_desc_quantize_channels(&d, &qc, &e_));
+  }
+  char ran[64];
+  CHECK(same_as_reference(on, &d, &s, in, ran),
+        "%s -> %s %s %s%g on %s: not the reference's", from, to,
+        relayout_dtype_name(dt), channel >= 0 ? "per channel, " : "scale ",
+        (double)scales[0], ran);
+  relayout_layout_free(a);
+  relayout_layout_free(b);
+}
+
+static void quantizer_edges(void) {
+  float *rows = malloc(sizeof *rows * EDGE_ROWS * EDGE_COLS),
+        *cols = malloc(sizeof *cols * EDGE_ROWS * EDGE_COLS);
+  float scales[EDGE_COLS];
+  int32_t zps[EDGE_COLS];
+  for (int c = 0; c < EDGE_COLS; c++) {
+    scales[c] = edge_scales[(c * 5) % EDGE_SCALES];
+    for (int i = 0; i < EDGE_ROWS; i++) /* column c: channel c */
+      rows[i * EDGE_COLS + c] = cols[c * EDGE_ROWS + i] =
+          edge_value(i, scales[c]);
+  }
+  const int64_t nd[4] = {1, 1, EDGE_ROWS, EDGE_COLS},
+                conv[4] = {EDGE_COLS, EDGE_ROWS, 1, 1};
+  for (int t = 0; t < 2; t++) {
+    relayout_dtype dt = t ? U8 : I8;
+    for (int c = 0; c < EDGE_COLS; c++)
+      zps[c] = (int32_t)(t ? rng_range(0, 255) : rng_range(-128, 127));
+    for (int e = 0; e < ENGINES; e++) {
+      edge_cast("ND", "FRACTAL_NZ", nd, rows, dt, 3, scales, zps, engines[e]);
+      edge_cast("NCHW", "FRACTAL_Z", conv, cols, dt, 0, scales, zps,
+                engines[e]);
+    }
+    for (int k = 0; k < EDGE_SCALES; k++) { /* one column's values each */
+      float col[EDGE_ROWS];
+      for (int i = 0; i < EDGE_ROWS; i++)
+        col[i] = edge_value(i, edge_scales[k]);
+      edge_cast("ND", "FRACTAL_NZ", (const int64_t[]){1, 1, EDGE_ROWS / 3, 3},
+                col, dt, -1, &edge_scales[k], zps, engines[GENERIC]);
+      if (k == 3 || k == 4 || k == 8 || k == 9) /* beside 2^-100, 2^100 */
+        edge_cast("ND", "FRACTAL_NZ", (const int64_t[]){1, 1, EDGE_ROWS / 3, 3},
+                  col, dt, -1, &edge_scales[k], zps, engines[SPECIALISED]);
+    }
+  }
+  free(rows);
+  free(cols);
 }
 
 /* The cl_mem path: NCHW f32 -> NC1HWC0 f16 between buffers at offsets of
@@ -758,6 +860,7 @@ int main(void) {
   buffers();
   padding();
   ties();
+  quantizer_edges();
   per_channel();
   short_squares();
   channel_rows();

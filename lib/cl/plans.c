@@ -157,14 +157,13 @@ static cl_mem channel_table(relayout_engine *e, const rl_desc *dst,
                             const rl_desc *src) {
   const rl_desc *q = dst->per_channel ? dst : src;
   int64_t n = q->dims[q->per_channel - 1];
-  size_t bytes = sizeof(cl_long) * 2 * (size_t)(n ? n : 1); /* none empty */
-  cl_long *t = calloc(1, bytes);
+  size_t bytes = sizeof(cl_int) * 32 * (size_t)(n / 16 + 1);
+  cl_int *t = calloc(1, bytes);
   if (!t) return NULL;
-  for (int64_t c = 0; c < n; c++) {
-    uint32_t bits;
-    memcpy(&bits, &q->qscales[c], sizeof bits);
-    t[2 * c] = bits;
-    t[2 * c + 1] = q->qzps ? q->qzps[c] : 0;
+  for (int64_t c = 0; c < n; c++) { /* blocks of 16 scales, 16 zero points */
+    int64_t at = c / 16 * 32 + c % 16;
+    memcpy(&t[at], &q->qscales[c], sizeof *t);
+    t[at + 16] = q->qzps ? q->qzps[c] : 0;
   }
   cl_int rc;
   cl_mem m = clCreateBuffer(e->context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,

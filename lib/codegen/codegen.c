@@ -607,7 +607,7 @@ char *rl_codegen(const rl_layout_plan *p, const rl_desc *dst,
   if (rl_is_cast(dst, src)) {
     char defines[640];
     rl_cast_defines(defines, sizeof defines, dst, src, 1);
-    /* a CPU device's plans quantize in fp64 (kernels/cast.cl) */
+    /* a CPU device's plans quantize in f32 vectors (kernels/cast.cl) */
     put(&t, "%s%s%s%s", p->cpu ? "#define RL_CPU 1\n" : "",
         p->family == RL_FAMILY_LINES ? "#define RL_CAST_ROWS 1\n" : "", defines,
         rl_kernel_cast_cl);

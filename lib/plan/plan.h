@@ -51,9 +51,8 @@ typedef struct rl_layout_plan {
             * a transposing box is moved in (1: element by element), their
             * rows along P with tile */
   rl_box_axis box[3]; /* LINES: P, Q, then K, the innermost axis */
-  int cpu;            /* planned for a CPU device: a gather's cast
-                       * quantizes in fp64 where the device has it
-                       * (kernels/cast.cl) */
+  int cpu;            /* planned for a CPU device: its casts quantize
+                       * in f32 vectors (kernels/cast.cl) */
 #define RL_VARIANT_FIELD(field, macro, how, meaning) int field;
   RL_LINES_VARIANT(RL_VARIANT_FIELD) /* LINES: variant.h */
 #undef RL_VARIANT_FIELD
