@@ -5,6 +5,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Whether d holds the element of row-major index k (the last dim fastest)
@@ -32,19 +33,54 @@ static int row_major(const rl_desc *d) {
   return 1;
 }
 
-/* The largest finite |x| of n little-endian elements of `bytes` bytes from
- * p on and `top`, as the bits of its magnitude (of floats of m fraction and
- * e exponent bits, whose magnitudes order as their bits do). */
-static uint32_t top_bits(const uint8_t *p, int64_t n, int bytes, int m, int e,
-                         uint32_t top) {
-  uint32_t field = ((1u << e) - 1) << m, mag = field | ((1u << m) - 1);
-  for (int64_t i = 0; i < n; i++, p += bytes) {
-    uint32_t b = (uint32_t)p[0] | (uint32_t)p[1] << 8;
-    if (bytes == 4) b |= (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-    b &= mag;
-    if ((b & field) != field && b > top) top = b;
+/* Element i's magnitude as bits (of `bytes` little-endian bytes from p on,
+ * of a float whose exponent field is `field` and magnitude `mag`: finite
+ * magnitudes order as their bits do), 0 for infinities and NaNs */
+static inline uint32_t mag_bits(const uint8_t *p, int64_t i, int bytes,
+                                uint32_t field, uint32_t mag) {
+  const uint8_t *q = p + i * bytes;
+  uint32_t b = (uint32_t)q[0] | (uint32_t)q[1] << 8;
+  if (bytes == 4) b |= (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
+  b &= mag;
+  return (b & field) == field ? 0 : b;
+}
+
+/* The largest magnitude's bits of a channel's run of n elements from p on
+ * and t; without a branch, so that the compiler takes it in vectors where
+ * `bytes` is a constant (as in top_row) */
+static inline uint32_t top_run(const uint8_t *p, int64_t n, int bytes,
+                               uint32_t field, uint32_t mag, uint32_t t) {
+  for (int64_t i = 0; i < n; i++) {
+    uint32_t b = mag_bits(p, i, bytes, field, mag);
+    t = b > t ? b : t;
   }
-  return top;
+  return t;
+}
+
+/* One element of each of n channels side by side from p on, into each
+ * channel's largest magnitude's bits, top[0..n) */
+static inline void top_row(uint32_t *top, const uint8_t *p, int64_t n,
+                           int bytes, uint32_t field, uint32_t mag) {
+  for (int64_t c = 0; c < n; c++) {
+    uint32_t b = mag_bits(p, c, bytes, field, mag);
+    top[c] = b > top[c] ? b : top[c];
+  }
+}
+
+/* rows of `count` runs of `inner` elements each, each run's channel's
+ * largest magnitude into top[channel], floats of m fraction and e exponent
+ * bits; a run of one element takes a row's channels side by side */
+static inline void tops(uint32_t *top, const uint8_t *p, int64_t rows,
+                        int64_t count, int64_t inner, int bytes, int m, int e) {
+  uint32_t field = ((1u << e) - 1) << m, mag = field | ((1u << m) - 1);
+  for (int64_t o = 0; o < rows; o++)
+    if (inner == 1) {
+      top_row(top, p, count, bytes, field, mag);
+      p += count * bytes;
+    } else {
+      for (int64_t c = 0; c < count; c++, p += inner * bytes)
+        top[c] = top_run(p, inner, bytes, field, mag, top[c]);
+    }
 }
 
 relayout_status relayout_symmetric_scales(float *scales, int64_t count,
@@ -92,25 +128,23 @@ relayout_status relayout_symmetric_scales(float *scales, int64_t count,
   for (int i = at + 1; i < d->ndims; i++) inner *= d->dims[i];
   if (row_major(d) && total) {
     /* runs of one channel, `inner` long, each channel's largest magnitude
-     * kept as its bits in its scale's place until the end */
+     * kept as its bits until the end */
     int bytes = relayout_dtype_bits(d->dtype) / 8,
         m = rl_float_bits(d->dtype, &e);
-    const uint8_t *p = buf;
-    for (int64_t o = 0; o < total / (count * inner); o++)
-      for (int64_t c = 0; c < count; c++, p += inner * bytes) {
-        uint32_t t;
-        memcpy(&t, &scales[c], 4);
-        t = top_bits(p, inner, bytes, m, e, t);
-        memcpy(&scales[c], &t, 4);
-      }
+    uint32_t *bits = calloc((size_t)count, sizeof *bits);
+    if (!bits) return rl_fail(err, RELAYOUT_ERR_NOMEM, "out of memory");
+    if (bytes == 2)
+      tops(bits, buf, total / (count * inner), count, inner, 2, m, e);
+    else
+      tops(bits, buf, total / (count * inner), count, inner, 4, m, e);
     for (int64_t c = 0; c < count; c++) {
-      uint32_t t;
-      memcpy(&t, &scales[c], 4);
+      uint32_t t = bits[c];
       /* back to the element's little-endian bytes, as rl_float_value reads */
       uint8_t b[4] = {(uint8_t)t, (uint8_t)(t >> 8), (uint8_t)(t >> 16),
                       (uint8_t)(t >> 24)};
       scales[c] = (float)rl_float_value(b, 0, d->dtype);
     }
+    free(bits);
   } else {
     int64_t coord[RELAYOUT_MAX_DIMS] = {0};
     for (int64_t k = 0; k < total; k++) {
