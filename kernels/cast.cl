@@ -159,10 +159,11 @@ static uint16 rl_f32_of_f16_16(uint16 u) {
  * quotient of an f32 value over an f32 scale, rounded half to even) in f32
  * vectors. A scale under 2^-100 is first brought up by 2^100 with the value
  * (exact; a value that overflows saturates either way). The product by the
- * reciprocal, q, is then within 2^-11 of the quotient below 2^11 (past it
- * every quotient saturates), which so lies within half of the half-way
- * point h beside q's nearest integer n: the exact residual's sign (by fma,
- * never subnormal) says on which side, or that it is h (half to even).
+ * reciprocal, q, is then within 2^-11 of the quotient below 2^11 (past it,
+ * the steps below keep q's sign and size, and it saturates), which so lies
+ * within half of the half-way point h beside q's nearest integer n: the
+ * exact residual's sign (by fma, never subnormal) says on which side, or
+ * that it is h (half to even).
  * Adding and taking off 1.5 * 2^23 rounds half to even where rint, on
  * PoCL, costs more. From f32 bits u, for a uint and a uint16. */
 #define RL_QUANTIZE(V, U, F, I)                                                \
@@ -170,10 +171,10 @@ static uint16 rl_f32_of_f16_16(uint16 u) {
     F x = as_##F(u), s = as_##F(ds), m = s < 0x1p-100f ? (F)0x1p100f : (F)1;   \
     x *= m;                                                                    \
     s *= m;                                                                    \
-    F q = fmin(fmax(x * (1.0f / s), -0x1p11f), 0x1p11f);                       \
+    F q = x * (1.0f / s);                                                      \
     F n = (q + 0x1.8p23f) - 0x1.8p23f;                                         \
     F h = n + copysign((F)0.5f, q - n), e = fma(-h, s, x);                     \
-    F by = e > 0 ? (F)0.25f : e < 0 ? (F)-0.25f : (F)0;                       \
+    F by = e == 0 ? (F)0 : copysign((F)0.25f, e);                              \
     F k = (h + by + 0x1.8p23f) - 0x1.8p23f;                                   \
     k = fmin(fmax(k + convert_##F(dz), (F)RL_CD_LO), (F)RL_CD_HI);             \
     return isnan(x) ? dz : convert_##I(k);                                     \
