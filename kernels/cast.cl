@@ -163,9 +163,9 @@ static uint16 rl_f32_of_f16_16(uint16 u) {
  * the steps below keep q's sign and size, and it saturates), which so lies
  * within half of the half-way point h beside q's nearest integer n: the
  * exact residual's sign (by fma, never subnormal) says on which side, or
- * that it is h (half to even).
- * Adding and taking off 1.5 * 2^23 rounds half to even where rint, on
- * PoCL, costs more. From f32 bits u, for a uint and a uint16. */
+ * that it is h (half to even). Adding and taking off 1.5 * 2^23 rounds
+ * half to even where rint, on PoCL, costs more. From f32 bits u, for a
+ * uint and a uint16. */
 #define RL_QUANTIZE(V, U, F, I)                                                \
   static I rl_quantize##V(U u, U ds, I dz) {                                   \
     F x = as_##F(u), s = as_##F(ds), m = s < 0x1p-100f ? (F)0x1p100f : (F)1;   \
@@ -319,7 +319,7 @@ static RL_CDV rl_vcast_at(RL_CSV x, __global const int *restrict qc, long c,
                           long w, long ss, long sz, long ds, long dz) {
   uint16 s = (uint16)(uint)RL_QC_S(c);
   int16 z = (int16)(int)RL_QC_Z(c);
-  if (w == 1 && !(c & 15)) { /* c's block, as two vectors */
+  if (w == 1 && !(c & 15)) { /* a block from its first, as two vectors */
     s = as_uint16(vload16(0, qc + 2 * c));
     z = vload16(1, qc + 2 * c);
   } else if (w) {

@@ -426,8 +426,10 @@ static void ties(void) {
  * beside 2^-100 (under which a CPU device's quantizer scales value and
  * scale up by 2^100 first), far under it, subnormal, beside 2^100, the
  * largest, and usual ones. Per channel along a matrix's columns into
- * FRACTAL_NZ (16 channels a vector, one a lane) and along N into FRACTAL_Z
- * (a channel a row), to i8 and u8, on every engine; per tensor on the
+ * FRACTAL_NZ (16 channels a vector, one a lane, from a block of the
+ * table's first), along C into NCHW24c (the same, rows of 24 channels
+ * starting inside a block) and along N into FRACTAL_Z (a channel a row),
+ * to i8 and u8, on every engine; per tensor on the
  * generic kernels, whose scale is an argument, and at a few of the scales
  * on the specialised ones, whose scale is compiled in.
  * Each equal to the reference on a poisoned buffer. */
@@ -446,7 +448,7 @@ static float edge_value(int i, float scale) {
   return i % 3 == 1 ? half : nextafterf(half, i % 3 ? INFINITY : -INFINITY);
 }
 
-/* from (its extents ext) -> to, dtype `to`, quantized per channel along
+/* from (its extents ext) -> to of dtype dt, quantized per channel along
  * dim `channel` (scales and zps) or per tensor at scales[0], on `on` */
 static void edge_cast(const char *from, const char *to, const int64_t *ext,
                       const float *in, relayout_dtype dt, int channel,
@@ -488,7 +490,8 @@ static void quantizer_edges(void) {
           edge_value(i, scales[c]);
   }
   const int64_t nd[4] = {1, 1, EDGE_ROWS, EDGE_COLS},
-                conv[4] = {EDGE_COLS, EDGE_ROWS, 1, 1};
+                conv[4] = {EDGE_COLS, EDGE_ROWS, 1, 1},
+                chw[4] = {1, EDGE_COLS, EDGE_ROWS, 1};
   for (int t = 0; t < 2; t++) {
     relayout_dtype dt = t ? U8 : I8;
     for (int c = 0; c < EDGE_COLS; c++)
@@ -497,6 +500,7 @@ static void quantizer_edges(void) {
       edge_cast("ND", "FRACTAL_NZ", nd, rows, dt, 3, scales, zps, engines[e]);
       edge_cast("NCHW", "FRACTAL_Z", conv, cols, dt, 0, scales, zps,
                 engines[e]);
+      edge_cast("NCHW", "NCHW24c", chw, cols, dt, 1, scales, zps, engines[e]);
     }
     for (int k = 0; k < EDGE_SCALES; k++) { /* one column's values each */
       float col[EDGE_ROWS];
@@ -504,7 +508,7 @@ static void quantizer_edges(void) {
         col[i] = edge_value(i, edge_scales[k]);
       edge_cast("ND", "FRACTAL_NZ", (const int64_t[]){1, 1, EDGE_ROWS / 3, 3},
                 col, dt, -1, &edge_scales[k], zps, engines[GENERIC]);
-      if (k == 3 || k == 4 || k == 8 || k == 9) /* beside 2^-100, 2^100 */
+      if (k == 3 || k == 4 || k == 8 || k == 9) /* by 2^+-100, subnormal */
         edge_cast("ND", "FRACTAL_NZ", (const int64_t[]){1, 1, EDGE_ROWS / 3, 3},
                   col, dt, -1, &edge_scales[k], zps, engines[SPECIALISED]);
     }
