@@ -49,6 +49,19 @@ static inline rl_row_quant rl_quant_row(rl_row_quant z, RL_I o RL_QC_ARG) {
 #endif
 }
 
+/* 16 converted elements written at `at`: with RL_CAST_STREAM (the host's
+ * plan: a destination past the cache, every row whole vectors) a
+ * non-temporal store where aligned, as every row then is */
+#if defined(RL_CAST_STREAM) && !(defined(RL_QC) && defined(RL_K_CHAN))
+#define RL_CAST_PUT(at, v)                                                     \
+  if ((ulong)(at) % sizeof(RL_DV) == 0)                                        \
+    __builtin_nontemporal_store(v, (__global RL_DV *)(at));                    \
+  else                                                                         \
+    RL_PACKED_AT(rl_dvec_at, at) = (v)
+#else
+#define RL_CAST_PUT(at, v) RL_PACKED_AT(rl_dvec_at, at) = (v)
+#endif
+
 /* Source element j of the 16 from k on */
 #define RL_CAST_IN(j) in[(k + (j)) * RL_SSTRIDE_K]
 
@@ -93,8 +106,28 @@ static inline void rl_cast_row(__global const RL_TS *restrict in,
                       RL_CAST_IN(12), RL_CAST_IN(13), RL_CAST_IN(14),
                       RL_CAST_IN(15));
 #endif
-    RL_PACKED_AT(rl_dvec_at, out + k) = RL_ROW_VCAST(v, z, c, k);
+    RL_DV y = RL_ROW_VCAST(v, z, c, k);
+    RL_CAST_PUT(out + k, y);
   }
+#if !defined(RL_QC) || !defined(RL_K_CHAN)
+  /* the rest in vectors of 16 while 16 more are to be written: the row's
+   * last data (fewer than 16) selected into their lanes and converted as
+   * one vector, the other lanes padding (a pixel's 3 channels of 16, NHWC
+   * -> NC1HWC0), then padding alone */
+  for (; k + 16 <= write; k += 16) {
+    RL_DV y = (RL_DV)RL_PAD;
+    if (k < data) {
+      const RL_SV lanes = (RL_SV)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+                                  13, 14, 15);
+      RL_SV v = (RL_SV)0;
+      for (RL_I j = 0; j < data - k; j++)
+        v = select(v, (RL_SV)RL_CAST_IN(j), lanes == (RL_SV)j);
+      y = select(y, RL_ROW_VCAST(v, z, c, k),
+                 RL_CAT(convert_, RL_DV)(lanes) < (RL_DV)(data - k));
+    }
+    RL_CAST_PUT(out + k, y);
+  }
+#endif
 #endif
 #if defined(RL_QC) && defined(RL_K_CHAN) /* a channel per element */
   for (; k < data; k++) out[k] = RL_TRANSFORM_AT(RL_CAST_IN(0), o + k);
@@ -192,8 +225,8 @@ static inline void rl_cast_square(__global const RL_TS *restrict in,
     if (i >= first && i < last) {
       RL_I e = at + (p + i) * RL_DSTRIDE_P + k;
       rl_row_quant y = rl_quant_row(z, d + e RL_QC_PASS);
-      RL_PACKED_AT(rl_dvec_at, dst + e) =
-          RL_ROW_VCAST(r[i], y, RL_ROW_CHAN(d + e), 0);
+      RL_DV v = RL_ROW_VCAST(r[i], y, RL_ROW_CHAN(d + e), 0);
+      RL_CAST_PUT(dst + e, v);
     }
 }
 

@@ -105,9 +105,47 @@ static void per_channel_tiles(void) {
       }
 }
 
+/* A cast's CPU box streams its stores where its destination is past the
+ * threshold and every row is whole vectors of 16 (K's extent a multiple of
+ * 16, no skip), and the source says so; never below the threshold. */
+static void cast_streams(void) {
+  static const struct {
+    const char *src, *dst;
+    relayout_dtype s, d;
+    int64_t ext[4];
+    int whole; /* every row whole vectors of 16 */
+  } cases[] = {
+      {"NCHW", "NC1HWC0", RELAYOUT_F32, RELAYOUT_F16, {2, 40, 7, 7}, 1},
+      {"NHWC", "NC1HWC0", RELAYOUT_U8, RELAYOUT_F16, {2, 5, 9, 3}, 1},
+      {"NCHW", "NHWC", RELAYOUT_F32, RELAYOUT_F16, {2, 17, 5, 5}, 0},
+  };
+  for (int c = 0; c < 3; c++)
+    for (int64_t from = 0; from < 2; from++) {
+      relayout_layout *ls, *ld;
+      relayout_desc s, d;
+      CHECK_OK(relayout_layout_parse(&ls, cases[c].src, &e_));
+      CHECK_OK(relayout_layout_parse(&ld, cases[c].dst, &e_));
+      CHECK_OK(relayout_bind_extents(&s, &d, ls, ld, cases[c].s, 4,
+                                     cases[c].ext, &e_));
+      CHECK_OK(relayout_desc_retype(&d, ld, cases[c].d, NULL, &e_));
+      rl_layout_plan p;
+      rl_plan_layouts(&p, rl_cd(&d), rl_cd(&s), 1, from);
+      char *source = rl_codegen(&p, rl_cd(&d), rl_cd(&s));
+      int want = cases[c].whole && from > 0;
+      CHECK(p.family == RL_FAMILY_LINES && p.cast_stream == want && source &&
+                (strstr(source, "#define RL_CAST_STREAM 1") != NULL) == want,
+            "%s -> %s cast, streaming from %lld bytes: streams %d",
+            cases[c].src, cases[c].dst, (long long)from, p.cast_stream);
+      free(source);
+      relayout_layout_free(ls);
+      relayout_layout_free(ld);
+    }
+}
+
 int main(void) {
   plan_cases(plan_case);
   per_channel_tiles();
+  cast_streams();
   printf("%d plans\n", planned);
   CHECK(planned > 300, "the cases planned (%d)", planned);
   return check_summary();

@@ -259,8 +259,12 @@ void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
       p.family = RL_FAMILY_LINES;
       rl_plan_box(&p, sbits / 8);
       /* the casts' own squares, not these; the prefetch of the Q step
-       * RL_AHEAD on (short runs) kept */
+       * RL_AHEAD on (short runs) kept; a destination past the cache
+       * streamed where every row is whole vectors of 16 (K's block, where
+       * rl_plan_box cuts it, whole lines: 16 elements or more) */
       p.vec = p.lead = 0;
+      p.cast_stream = !p.skip && p.axes[p.naxes - 1].extent % 16 == 0 &&
+                      rl_too_big(dst, stream_from);
     } else if (p.affine && bits >= 8 && sbits >= 8 && !runs) {
       p.family = RL_FAMILY_STAGE;
       plan_stage(&p, bits / 8, sbits / 8);

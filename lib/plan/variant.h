@@ -49,6 +49,10 @@ enum { RL_AS_VALUE, RL_AS_FLAG, RL_AS_MANY, RL_AS_PLANES };
   X(stream, RL_STREAM, RL_AS_VALUE,                                            \
     "elements (bytes for 4-bit types) per non-temporal store; 0: plain "       \
     "stores")                                                                  \
+  X(cast_stream, RL_CAST_STREAM, RL_AS_FLAG,                                   \
+    "a cast's box writes its rows, whole vectors of 16 elements, with "        \
+    "non-temporal stores (not where a row's elements lie in different "        \
+    "channels: those go one by one)")                                          \
   X(staged, RL_STAGED, RL_AS_VALUE,                                            \
     "0, or the 16-byte rows of a private buffer that holds a box's "           \
     "destination (one run of whole rows) before it is written out")            \
