@@ -188,9 +188,8 @@ RL_QUANTIZE(_16, uint16, float16, int16)
  * (RL_CPU; RL_CSV and RL_CDV, each side's bits as a vector; a GPU's
  * programs have no use for it): f32, f16 and bf16 to each other and to
  * 8-bit integers (rl_quantize_16); 8-bit integers to f32, to f16 and bf16
- * where the product below is exact (a scale compiled in that is a power of
- * two, so that rounding it to them is the one rounding), and to each
- * other. */
+ * where the product below is exact (a scale that is a power of two, so
+ * that rounding it to them is the one rounding), and to each other. */
 #if RL_CS_BITS == 8
 #define RL_CSV uchar16
 #elif RL_CS_BITS == 16
@@ -218,6 +217,11 @@ RL_QUANTIZE(_16, uint16, float16, int16)
 #define RL_VCAST 1
 #elif !RL_CS_M && (RL_CD_M == 23 || !RL_CD_M || (RL_FLOATISH(D) && RL_POW2_SCALE))
 #define RL_VCAST 1
+#elif !RL_CS_M && RL_FLOATISH(D) && !defined(RL_Q_SS)
+/* (the generic tiles, whose scale comes at run time: the vector form only
+ * where it is a power of two, per tensor; generic.cl's RL_GVOK) */
+#define RL_VCAST 1
+#define RL_VCAST_POW2 1
 #endif
 #endif
 

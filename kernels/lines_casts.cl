@@ -149,6 +149,47 @@ static inline void rl_cast_row(__global const RL_TS *restrict in,
 #define RL_BY_Q 0
 #endif
 #define RL_ROWS_AHEAD 4
+#if RL_EXTENT_K == 16 && RL_BLOCK_K == 16 && RL_SSTRIDE_K == 1 &&            \
+    RL_DSTRIDE_Q == 16 && RL_SSTRIDE_Q > 0 && RL_SSTRIDE_Q < 16 &&           \
+    RL_KDATA_DROP_Q == 0 &&                                                    \
+    defined(RL_ROW_VCAST) && !defined(RL_QC)
+/* Pixels of D = RL_SSTRIDE_Q elements one after another in the source, each
+ * into a row of 16 (a pixel's 3 channels in a C0 of 16, NHWC -> NC1HWC0):
+ * 16 pixels' 16 * D elements converted as D vectors, row p's D lanes taken
+ * from where they lie among them (two vectors at most), the other lanes
+ * padding. Where every one of the 16 rows holds D data. */
+#define RL_PIX_D RL_SSTRIDE_Q
+#define RL_PIX_I(p, l) ((l) < RL_PIX_D ? RL_PIX_D * (p) % 16 + (l) : -1)
+#define RL_PIX_ROW(p)                                                          \
+  __builtin_shufflevector(                                                     \
+      c[RL_PIX_D * (p) / 16], c[RL_PIX_D * (p) / 16 + 1],                     \
+      RL_PIX_I(p, 0), RL_PIX_I(p, 1), RL_PIX_I(p, 2), RL_PIX_I(p, 3),          \
+      RL_PIX_I(p, 4), RL_PIX_I(p, 5), RL_PIX_I(p, 6), RL_PIX_I(p, 7),          \
+      RL_PIX_I(p, 8), RL_PIX_I(p, 9), RL_PIX_I(p, 10), RL_PIX_I(p, 11),        \
+      RL_PIX_I(p, 12), RL_PIX_I(p, 13), RL_PIX_I(p, 14), RL_PIX_I(p, 15))
+#define RL_PIX_PUT(p)                                                          \
+  {                                                                            \
+    RL_DV r = select(pad, RL_PIX_ROW(p), data);                                \
+    RL_CAST_PUT(out + 16 * (p), r);                                            \
+  }
+static inline void rl_cast_pixels(__global const RL_TS *restrict in,
+                                  __global RL_T *restrict out,
+                                  rl_row_quant z) {
+  RL_DV c[RL_PIX_D + 1];
+  for (int j = 0; j < RL_PIX_D; j++)
+    c[j] = RL_ROW_VCAST(((__global const rl_svec_at *)(in + 16 * j))->v, z, 0,
+                        0);
+  c[RL_PIX_D] = (RL_DV)0;
+  const RL_DV pad = (RL_DV)RL_PAD,
+              lanes = (RL_DV)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
+                              15);
+  const RL_DV data = RL_CAT(convert_, RL_DV)(lanes < (RL_DV)RL_PIX_D);
+  RL_PIX_PUT(0) RL_PIX_PUT(1) RL_PIX_PUT(2) RL_PIX_PUT(3)
+  RL_PIX_PUT(4) RL_PIX_PUT(5) RL_PIX_PUT(6) RL_PIX_PUT(7)
+  RL_PIX_PUT(8) RL_PIX_PUT(9) RL_PIX_PUT(10) RL_PIX_PUT(11)
+  RL_PIX_PUT(12) RL_PIX_PUT(13) RL_PIX_PUT(14) RL_PIX_PUT(15)
+}
+#endif
 static inline void rl_cast_rows(__global const RL_TS *restrict src,
                                 __global RL_T *restrict dst, const RL_I *n,
                                 RL_I mp, RL_I mq, RL_I dq, RL_I mk,
@@ -171,6 +212,13 @@ static inline void rl_cast_rows(__global const RL_TS *restrict src,
         z = rl_quant_at(d + o RL_QC_PASS);
         read = RL_BY_Q; /* else each row's */
       }
+#ifdef RL_PIX_D
+      if (q % 16 == 0 && q + 16 <= dq && data == RL_PIX_D && write == 16) {
+        rl_cast_pixels(src + p * RL_SSTRIDE_P + q * RL_SSTRIDE_Q, dst + o, z);
+        b += 15; /* the next 15 rows too */
+        continue;
+      }
+#endif
       rl_cast_row(src + p * RL_SSTRIDE_P + q * RL_SSTRIDE_Q, dst + o, data,
                   write, d + o, z RL_QC_PASS);
     }

@@ -681,6 +681,78 @@ static void channel_rows(void) {
   all_in_boxes("per-channel rows", run, 16, before);
 }
 
+/* A CPU device's cast boxes of pixels, each of a few elements into a row
+ * of 16 (NHWC -> NC1HWC0 with 1 to 15 channels): 16 pixels converted as
+ * vectors and spread into their rows, the pixels past the last 16 row by
+ * row, their data selected into a vector; streamed and not, for each kind
+ * of vector cast (float to float, integers to floats, f32 to i8 into a C0
+ * of 32, which takes the rows alone); then the same on the generic
+ * kernels. */
+static void pixel_rows(void) {
+  static const int64_t shapes[][4] = {
+      {2, 7, 9, 3}, {1, 4, 8, 5}, {3, 5, 5, 1}, {2, 3, 7, 15}};
+  static const cast_pair kinds[] = {{U8, F16}, {F32, F16}, {F32, BF16},
+                                    {I8, F32}, {F16, F32}, {F32, I8}};
+  const char *dev = getenv("RELAYOUT_TEST_DEVICE");
+  relayout_engine_options o = {.size = sizeof o,
+                               .device = dev ? dev : "cpu",
+                               .kernels = RELAYOUT_KERNELS_SPECIALISED,
+                               .families = RELAYOUT_FAMILIES_CPU,
+                               .stream_bytes = -1};
+  relayout_engine *plain = NULL; /* CPU boxes, no stream */
+  CHECK_OK(relayout_engine_create(&plain, &o, &e_));
+  int before = boxes[1], run = 0;
+  for (int i = 0; i < 4; i++)
+    for (int k = 0; k < 6; k++)
+      run += one_cast("NHWC", "NC1HWC0", kinds[k], shapes[i],
+                      (i + k) % 2 ? engines[BOXES] : plain, 0, PER_TENSOR);
+  all_in_boxes("pixel rows", run, 24, before);
+  relayout_engine_free(plain);
+  /* and on the generic tiles, whose pixels go through a private buffer */
+  run = 0;
+  for (int i = 0; i < 4; i++)
+    for (int k = 0; k < 6; k++)
+      for (int again = 0; again < 2; again++) /* (integers at more scales) */
+        run += one_cast("NHWC", "NC1HWC0", kinds[k], shapes[i],
+                        engines[GENERIC], 1, PER_TENSOR);
+  CHECK(run == 48, "pixel rows on the generic kernels: %d of 48 ran", run);
+}
+
+/* Dequantizing u8 to f16 at a scale that is not a power of two, where the
+ * product rounded to f32 first then to f16 goes the wrong way (43 *
+ * 0.026969021... is 1.15918 to f16, 1.16016 through f32): each kernel
+ * takes its vector form only at a power of two. Every u8 value, as pixels
+ * of 3 (NHWC -> NC1HWC0: pixels, rows), and as rows of a transpose (NCHW ->
+ * NC1HWC0: squares), on every engine; then at 0.5, where the vectors run. */
+static void double_rounding(void) {
+  static const char *const from[] = {"NHWC", "NCHW"};
+  static const int64_t ext[2][4] = {{2, 16, 8, 3}, {2, 3, 16, 16}};
+  unsigned char in[2 * 3 * 16 * 16];
+  for (size_t i = 0; i < sizeof in; i++) in[i] = (unsigned char)(i * 43);
+  const uint32_t bits = 1021111843u; /* 0.026969021 */
+  float odd;
+  memcpy(&odd, &bits, sizeof odd);
+  for (int f = 0; f < 2; f++)
+    for (int k = 0; k < 2; k++) {
+      relayout_layout *a = NULL, *b = NULL;
+      relayout_desc s, d;
+      CHECK_OK(relayout_layout_parse(&a, from[f], &e_));
+      CHECK_OK(relayout_layout_parse(&b, "NC1HWC0", &e_));
+      CHECK_OK(relayout_bind_extents(&s, &d, a, b, U8, 4, ext[f], &e_));
+      relayout_quant q = {k ? 0.5f : odd, 0};
+      CHECK_OK(relayout_desc_retype(&s, a, U8, &q, &e_));
+      CHECK_OK(relayout_desc_retype(&d, b, F16, NULL, &e_));
+      for (int e = 0; e < ENGINES; e++) {
+        char ran[64];
+        CHECK(same_as_reference(engines[e], &d, &s, in, ran),
+              "%s u8 -> NC1HWC0 f16 at scale %g on %s: not the reference's",
+              from[f], (double)q.scale, ran);
+      }
+      relayout_layout_free(a);
+      relayout_layout_free(b);
+    }
+}
+
 /* The generic kernels' tiles on a CPU device, casting 16 elements at a
  * time where a tile is all data: squares transposed (NHWC -> NCHW,
  * NCHW -> NC1HWC0, K along C), rows read along P (ND -> FRACTAL_NZ), or
@@ -870,6 +942,8 @@ int main(void) {
   per_channel();
   short_squares();
   channel_rows();
+  pixel_rows();
+  double_rounding();
   generic_tiles();
   refusals();
   symmetric_scales();
