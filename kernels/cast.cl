@@ -187,9 +187,8 @@ RL_QUANTIZE(_16, uint16, float16, int16)
 /* 16 elements at a time, for CPU boxes and a CPU device's generic tiles
  * (RL_CPU; RL_CSV and RL_CDV, each side's bits as a vector; a GPU's
  * programs have no use for it): f32, f16 and bf16 to each other and to
- * 8-bit integers (rl_quantize_16); 8-bit integers to f32, to f16 and bf16
- * where the product below is exact (a scale that is a power of two, so
- * that rounding it to them is the one rounding), and to each other. */
+ * 8-bit integers (rl_quantize_16); 8-bit integers to f32, f16 and bf16,
+ * and to each other. */
 #if RL_CS_BITS == 8
 #define RL_CSV uchar16
 #elif RL_CS_BITS == 16
@@ -207,25 +206,35 @@ RL_QUANTIZE(_16, uint16, float16, int16)
 #if defined(RL_CPU) && defined(RL_CSV) && defined(RL_CDV)
 #define RL_FLOATISH(side)                                                      \
   (RL_C##side##_M == 23 || RL_C##side##_M == 10 || RL_C##side##_M == 7)
-#if defined(RL_QC) || !defined(RL_Q_SS)
-#define RL_POW2_SCALE 0
+/* (integers to f16 and bf16 round through f64: where the device has it) */
+#if defined(cl_khr_fp64) || defined(__opencl_c_fp64)
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#define RL_F64 1
 #else
-#define RL_POW2_SCALE                                                          \
-  ((RL_Q_SS & 0x7FFFFF) == 0 && (RL_Q_SS & 0x7F800000) != 0)
+#define RL_F64 0
 #endif
 #if RL_FLOATISH(S) && (RL_FLOATISH(D) || defined(RL_QUANTIZE_F32))
 #define RL_VCAST 1
-#elif !RL_CS_M && (RL_CD_M == 23 || !RL_CD_M || (RL_FLOATISH(D) && RL_POW2_SCALE))
+#elif !RL_CS_M && (RL_CD_M == 23 || !RL_CD_M || (RL_FLOATISH(D) && RL_F64))
 #define RL_VCAST 1
-#elif !RL_CS_M && RL_FLOATISH(D) && !defined(RL_Q_SS)
-/* (the generic tiles, whose scale comes at run time: the vector form only
- * where it is a power of two, per tensor; generic.cl's RL_GVOK) */
-#define RL_VCAST 1
-#define RL_VCAST_POW2 1
 #endif
 #endif
 
 #ifdef RL_VCAST
+#if !RL_CS_M && (RL_CD_M == 10 || RL_CD_M == 7)
+/* Dequantizing to f16 or bf16: the product (q - zero point) * scale, exact
+ * in f64 (9 bits by 24), rounded to f32 to odd (toward zero, the last bit
+ * set where inexact), so that rounding that to f16 or bf16, 13 or more
+ * bits shorter, is the one rounding of the exact product. */
+static uint16 rl_f32_odd_16(double16 d) {
+  float16 t = convert_float16(d);
+  double16 back = convert_double16(t);
+  uint16 inexact = convert_uint16(back != d),
+         away = convert_uint16(fabs(back) > fabs(d));
+  return (as_uint16(t) + away) | (inexact & 1);
+}
+#endif
+
 /* Each lane with its own scale bits and zero point on each side */
 static RL_CDV rl_vcast_lanes(RL_CSV x, uint16 ss, int16 sz, uint16 ds,
                              int16 dz) {
@@ -234,9 +243,12 @@ static RL_CDV rl_vcast_lanes(RL_CSV x, uint16 ss, int16 sz, uint16 ds,
   uint16 f = RL_F32_OF(_16, convert_uint16(x));
 #else
   int16 q = RL_CS_SIGNED ? convert_int16(as_char16(x)) : convert_int16(x);
-  /* dequantize: (q - zero point) * scale in f32, exact operands, rounded
-   * once (to f16 or bf16 exact, and rounded there) */
+#if RL_CD_M == 10 || RL_CD_M == 7
+  uint16 f = rl_f32_odd_16(convert_double16(q - sz) *
+                           convert_double16(as_float16(ss)));
+#else /* dequantize to f32: exact operands, rounded once */
   uint16 f = as_uint16(convert_float16(q - sz) * as_float16(ss));
+#endif
 #endif
 #if !RL_CS_M && !RL_CD_M /* the zero points' difference, saturated */
   return convert_uchar16(

@@ -396,15 +396,7 @@ RL_PACKED(rl_g_quarter, RL_CAT(RL_GS, RL_GQUARTER));
 RL_PACKED(rl_g_from, RL_CSV);
 RL_PACKED(rl_g_to, RL_CDV);
 #endif
-/* Whether a cast's vectors may run at the source scale bits ss: integers
- * to f16 or bf16 only at a power of two, per tensor (cast.cl) */
-#if defined(RL_VCAST_POW2) && defined(RL_GQC)
-#define RL_GVOK(ss) 0
-#elif defined(RL_VCAST_POW2)
-#define RL_GVOK(ss) (((ss)&0x7FFFFF) == 0 && ((ss)&0x7F800000) != 0)
-#else
-#define RL_GVOK(ss) 1
-#endif
+
 #define RL_GSTREAM(v, p) RL_GSTREAMW(rl_g_side, v, p)
 /* RL_GSIDE rows of n packed vectors T each from `from` (row i at i * sk) to
  * `out`, streamed where the destination is (`big`) and the rows fill whole
@@ -535,8 +527,7 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
     /* a cast's tile all data, rows of whole squares read along P, or along
      * K and transposed: each 16 elements converted as a vector (cast.cl) */
     long ss = g[RL_GC], sz = g[RL_GC + 1], ds = g[RL_GC + 2], dz = g[RL_GC + 3];
-    int vok = RL_GVOK(ss);
-    if (vok && full && np == side && spans == 1 && (sp == 1 || sk == 1)) {
+    if (full && np == side && spans == 1 && (sp == 1 || sk == 1)) {
       for (int m = 0; m < squares; m++) {
         RL_CSV v[RL_GSIDE];
         for (int j = 0; j < RL_GSIDE; j++)
@@ -558,7 +549,7 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
      * a C0 of 16): the tile's 16 pixels converted as sk vectors into a
      * private buffer, each row read from it at its pixel's offset, the
      * lanes past sk padding */
-    if (vok && ok && sp == 1 && np == RL_GSIDE && nk == RL_GSIDE &&
+    if (ok && sp == 1 && np == RL_GSIDE && nk == RL_GSIDE &&
         cwp == 0 && cwk == 0 && cp >= 0 && ck != cp && wp == 1 && sk > 0 &&
         sk < RL_GSIDE && bound[cp] - x[cp] == sk &&
         (ck < 0 || x[ck] + (nk - 1) * wk < bound[ck])) {
@@ -594,7 +585,7 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
 #ifdef RL_VCAST
       /* (a cast) a row's data in whole vectors, gathered: K too short for
        * squares (a 3 x 3 conv weight's 9 pixels), or cut by an edge */
-      for (; vok && j + RL_GSIDE <= data; j += RL_GSIDE) {
+      for (; j + RL_GSIDE <= data; j += RL_GSIDE) {
         RL_CSV v;
         for (int l = 0; l < RL_GSIDE; l++) v[l] = from[(j + l) * sp];
         RL_PACKED_AT(rl_g_to, out + j) = RL_GVCAST(v, xq + j * cwp, cwp);
@@ -603,7 +594,7 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
        * while 16 more are to be written: the last data selected into their
        * lanes and converted as one (an image's 3 channels in a C0 of 16),
        * the other lanes padding */
-      for (; vok && cwp == 0 && j + RL_GSIDE <= np; j += RL_GSIDE) {
+      for (; cwp == 0 && j + RL_GSIDE <= np; j += RL_GSIDE) {
         RL_CDV y = (RL_CDV)RL_PAD;
         if (j < data) {
           const RL_CSV lanes = (RL_CSV)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
