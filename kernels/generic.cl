@@ -396,7 +396,6 @@ RL_PACKED(rl_g_quarter, RL_CAT(RL_GS, RL_GQUARTER));
 RL_PACKED(rl_g_from, RL_CSV);
 RL_PACKED(rl_g_to, RL_CDV);
 #endif
-
 #define RL_GSTREAM(v, p) RL_GSTREAMW(rl_g_side, v, p)
 /* RL_GSIDE rows of n packed vectors T each from `from` (row i at i * sk) to
  * `out`, streamed where the destination is (`big`) and the rows fill whole
