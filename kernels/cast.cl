@@ -191,10 +191,13 @@ RL_QUANTIZE(_16, uint16, float16, int16)
  * and to each other. */
 #if RL_CS_BITS == 8
 #define RL_CSV uchar16
+#define RL_CSS uchar
 #elif RL_CS_BITS == 16
 #define RL_CSV ushort16
+#define RL_CSS ushort
 #elif RL_CS_BITS == 32
 #define RL_CSV uint16
+#define RL_CSS uint
 #endif
 #if RL_CD_BITS == 8
 #define RL_CDV uchar16
@@ -266,6 +269,25 @@ static RL_CDV rl_vcast_lanes(RL_CSV x, uint16 ss, int16 sz, uint16 ds,
 static RL_CDV rl_vcast(RL_CSV x, long ss, long sz, long ds, long dz) {
   return rl_vcast_lanes(x, (uint16)(uint)ss, (int16)(int)sz, (uint16)(uint)ds,
                         (int16)(int)dz);
+}
+
+/* A row's last data, n under 16: its n source elements `stride` apart from
+ * `in` selected into a vector's first lanes, the others 0 (a runtime n:
+ * an element inserted at a lane it computes went through memory) */
+static RL_CSV rl_vfirst(__global const RL_CSS *in, long stride, long n) {
+  const RL_CSV lanes = (RL_CSV)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                14, 15);
+  RL_CSV v = (RL_CSV)0;
+  for (long l = 0; l < n; l++)
+    v = select(v, (RL_CSV)in[l * stride], lanes == (RL_CSV)l);
+  return v;
+}
+
+/* y's first n lanes, the others `pad` */
+static RL_CDV rl_vkeep(RL_CDV y, long n, RL_CDV pad) {
+  const RL_CDV lanes = (RL_CDV)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
+                                14, 15);
+  return select(pad, y, lanes < (RL_CDV)n);
 }
 #endif
 

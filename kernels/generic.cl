@@ -561,13 +561,9 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
         buf.v[j] = RL_GVCAST(
             RL_PACKED_AT(rl_g_from, from + j * RL_GSIDE), c, 0);
       buf.v[sk] = (RL_CDV)0; /* read past the last pixel, then padded */
-      const RL_CDV lanes = (RL_CDV)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-                                    12, 13, 14, 15);
       for (int i = 0; i < RL_GSIDE; i++)
-        RL_PACKED_AT(rl_g_to, out + i * dk) =
-            select((RL_CDV)RL_PAD,
-                   ((__private rl_g_to *)(buf.e + i * sk))->v,
-                   lanes < (RL_CDV)sk);
+        RL_PACKED_AT(rl_g_to, out + i * dk) = rl_vkeep(
+            ((__private rl_g_to *)(buf.e + i * sk))->v, sk, (RL_CDV)RL_PAD);
       continue;
     }
 #endif
@@ -595,15 +591,9 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
        * the other lanes padding */
       for (; cwp == 0 && j + RL_GSIDE <= np; j += RL_GSIDE) {
         RL_CDV y = (RL_CDV)RL_PAD;
-        if (j < data) {
-          const RL_CSV lanes = (RL_CSV)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11,
-                                        12, 13, 14, 15);
-          RL_CSV v = (RL_CSV)0;
-          for (long l = 0; l < data - j; l++)
-            v = select(v, (RL_CSV)from[(j + l) * sp], lanes == (RL_CSV)l);
-          y = select(y, RL_GVCAST(v, xq, 0),
-                     RL_CAT(convert_, RL_CDV)(lanes) < (RL_CDV)(data - j));
-        }
+        if (j < data)
+          y = rl_vkeep(RL_GVCAST(rl_vfirst(from + j * sp, sp, data - j), xq, 0),
+                       data - j, y);
         RL_PACKED_AT(rl_g_to, out + j) = y;
       }
 #endif

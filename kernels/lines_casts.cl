@@ -117,13 +117,8 @@ static inline void rl_cast_row(__global const RL_TS *restrict in,
   for (; k + 16 <= write; k += 16) {
     RL_DV y = (RL_DV)RL_PAD;
     if (k < data) {
-      const RL_SV lanes = (RL_SV)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
-                                  13, 14, 15);
-      RL_SV v = (RL_SV)0;
-      for (RL_I j = 0; j < data - k; j++)
-        v = select(v, (RL_SV)RL_CAST_IN(j), lanes == (RL_SV)j);
-      y = select(y, RL_ROW_VCAST(v, z, c, k),
-                 RL_CAT(convert_, RL_DV)(lanes) < (RL_DV)(data - k));
+      RL_SV v = rl_vfirst(in + k * RL_SSTRIDE_K, RL_SSTRIDE_K, data - k);
+      y = rl_vkeep(RL_ROW_VCAST(v, z, c, k), data - k, y);
     }
     RL_CAST_PUT(out + k, y);
   }
@@ -169,7 +164,7 @@ static inline void rl_cast_row(__global const RL_TS *restrict in,
       RL_PIX_I(p, 12), RL_PIX_I(p, 13), RL_PIX_I(p, 14), RL_PIX_I(p, 15))
 #define RL_PIX_PUT(p)                                                          \
   {                                                                            \
-    RL_DV r = select(pad, RL_PIX_ROW(p), data);                                \
+    RL_DV r = rl_vkeep(RL_PIX_ROW(p), RL_PIX_D, (RL_DV)RL_PAD);                \
     RL_CAST_PUT(out + 16 * (p), r);                                            \
   }
 static inline void rl_cast_pixels(__global const RL_TS *restrict in,
@@ -180,10 +175,6 @@ static inline void rl_cast_pixels(__global const RL_TS *restrict in,
     c[j] = RL_ROW_VCAST(((__global const rl_svec_at *)(in + 16 * j))->v, z, 0,
                         0);
   c[RL_PIX_D] = (RL_DV)0;
-  const RL_DV pad = (RL_DV)RL_PAD,
-              lanes = (RL_DV)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14,
-                              15);
-  const RL_DV data = RL_CAT(convert_, RL_DV)(lanes < (RL_DV)RL_PIX_D);
   RL_PIX_PUT(0) RL_PIX_PUT(1) RL_PIX_PUT(2) RL_PIX_PUT(3)
   RL_PIX_PUT(4) RL_PIX_PUT(5) RL_PIX_PUT(6) RL_PIX_PUT(7)
   RL_PIX_PUT(8) RL_PIX_PUT(9) RL_PIX_PUT(10) RL_PIX_PUT(11)
