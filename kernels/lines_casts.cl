@@ -269,6 +269,45 @@ static inline void rl_cast_square(__global const RL_TS *restrict in,
     }
 }
 
+#if defined(RL_CAST_PLANES) && !defined(RL_P_CHAN) &&                         \
+    !(defined(RL_QC) && defined(RL_K_CHAN))
+/* K's few rows (RL_CAST_PLANES, under 16: a 3 x 3 weight's 9 pixels) of 16
+ * elements along P from p on, shuffled into the one run of K vectors that
+ * P's 16 rows make in the destination (RL_CAST_MIX, the generator's;
+ * lib/plan/plan.c cast_planes) and converted, shuffled in the type whose
+ * lanes shuffle faster (RL_LANES_COST: on x86, 16-bit lanes take three
+ * instructions a shuffle, 32- and 64-bit ones one; measured in
+ * bench/README.md, "Conv weights out of FRACTAL_Z"). Not where P's rows,
+ * or K's elements, lie in channels of their own: each vector's lanes then
+ * share one quantization. */
+#define RL_CAST_ROW_AT(i)                                                      \
+  (((__global const rl_svec_at *)(in + p + (i) * RL_SSTRIDE_K))->v)
+#define RL_LANES_COST(t) (sizeof(t) >= 4 ? 0 : sizeof(t) == 1 ? 1 : 2)
+static inline void rl_cast_mix(__global const RL_TS *restrict in,
+                               __global RL_T *restrict out, RL_I p,
+                               rl_row_quant z) {
+  out += p * RL_DSTRIDE_P;
+  if (RL_LANES_COST(RL_TS) < RL_LANES_COST(RL_T)) {
+    RL_SV x[RL_CAST_PLANES];
+#pragma unroll
+    for (int i = 0; i < RL_CAST_PLANES; i++) x[i] = RL_CAST_ROW_AT(i);
+#pragma unroll
+    for (int r = 0; r < RL_CAST_PLANES; r++)
+      RL_CAST_PUT(out + 16 * r, RL_ROW_VCAST(RL_CAST_MIX(x, r), z, 0, 0));
+  } else {
+    RL_DV x[RL_CAST_PLANES];
+#pragma unroll
+    for (int i = 0; i < RL_CAST_PLANES; i++)
+      x[i] = RL_ROW_VCAST(RL_CAST_ROW_AT(i), z, 0, 0);
+#pragma unroll
+    for (int r = 0; r < RL_CAST_PLANES; r++)
+      RL_CAST_PUT(out + 16 * r, RL_CAST_MIX(x, r));
+  }
+}
+#else
+#undef RL_CAST_PLANES
+#endif
+
 static inline void rl_cast_squares(__global const RL_TS *restrict src,
                                    __global RL_T *restrict dst, RL_I mp,
                                    RL_I mq, RL_I mk, RL_I d RL_QC_ARG) {
@@ -285,6 +324,9 @@ static inline void rl_cast_squares(__global const RL_TS *restrict src,
 #ifdef RL_AHEAD
     RL_PREFETCH_AHEAD(RL_TS, in, q, mq, mk)
 #endif
+#ifdef RL_CAST_PLANES
+    for (RL_I p = 0; p < sp; p += 16) rl_cast_mix(in, dst + at, p, z);
+#endif
     for (RL_I k = 0; k < sk; k += 16) {
       for (RL_I p = 0; p < sp; p += 16)
         rl_cast_square(in, dst, at, p, k, 0, 16, d, z RL_QC_PASS);
@@ -295,7 +337,11 @@ static inline void rl_cast_squares(__global const RL_TS *restrict src,
     }
     /* each row's elements past the squares along K, the rows past them
      * along P */
+#ifdef RL_CAST_PLANES
+    for (RL_I p = sp; p < mp; p++) {
+#else
     for (RL_I p = 0; p < mp; p++) {
+#endif
       RL_I k = p < sp || tail ? sk : 0, e = at + p * RL_DSTRIDE_P + k;
       if (k < mk)
         rl_cast_row(in + p + k * RL_SSTRIDE_K, dst + e, mk - k, mk - k, d + e,

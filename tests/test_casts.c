@@ -653,6 +653,34 @@ static void short_squares(void) {
   all_in_boxes("short squares", run, 18, before);
 }
 
+/* A CPU device's cast squares where K is short: conv weights out of
+ * FRACTAL_Z (K the 1 x 2 to 3 x 5 pixels, 2 to 15 elements) and NHWC ->
+ * NCHW with 3 x 5 pixels. Each 16 rows along P (C0, C) are one run of K
+ * vectors in the destination, shuffled from K's converted source vectors;
+ * C = 24 leaves a box of 8 rows and C = 40 rows past the last 16, which go
+ * row by row. Every kind of vector cast, per tensor and per channel along
+ * N (a Q step's scale), along C (each row's: rows alone) and along H
+ * (K's). */
+static void short_rows(void) {
+  static const int64_t shapes[][4] = {{17, 32, 3, 3},
+                                      {20, 16, 1, 2},
+                                      {3, 48, 3, 5},
+                                      {5, 24, 2, 7},
+                                      {2, 3, 5, 40}};
+  static const cast_pair kinds[] = {{I8, F16}, {F32, F16}, {F16, F32},
+                                    {F32, I8}, {U8, BF16}, {F32, BF16}};
+  int before = boxes[1], run = 0;
+  for (int i = 0; i < 5; i++)
+    for (int k = 0; k < 6; k++) {
+      int quant = is_int(kinds[k].s) || is_int(kinds[k].d);
+      run += one_cast(i < 4 ? "FRACTAL_Z" : "NHWC", "NCHW", kinds[k], shapes[i],
+                      k % 2 ? engines[SPECIALISED] : engines[BOXES], 0,
+                      quant ? (const int[]){PER_TENSOR, 0, 1, 2, 3}[i]
+                            : PER_TENSOR);
+    }
+  all_in_boxes("short rows", run, 30, before);
+}
+
 /* A CPU device's cast boxes of rows, per channel, quantizing and
  * dequantizing: conv weights into FRACTAL_Z and back, the channel read
  * once a Q step along N (N padded, so that rows of padding have no
@@ -941,6 +969,7 @@ int main(void) {
   quantizer_edges();
   per_channel();
   short_squares();
+  short_rows();
   channel_rows();
   pixel_rows();
   double_rounding();

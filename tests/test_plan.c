@@ -142,10 +142,55 @@ static void cast_streams(void) {
     }
 }
 
+/* A cast's CPU box that transposes K's few rows (2 to 15) into P's rows
+ * one after another in the destination mixes K vectors into K (planes K's
+ * extent, RL_CAST_MIX generated): conv weights out of FRACTAL_Z (N padded
+ * too) and NHWC -> NCHW with few pixels; not where K is 16 or more, nor
+ * where P's rows lie apart (NCHW -> CHWN4: K the 4 images of a pixel). */
+static void cast_planes(void) {
+  static const struct {
+    const char *src, *dst;
+    int64_t ext[4];
+    int planes;
+  } cases[] = {
+      {"FRACTAL_Z", "NCHW", {64, 64, 3, 3}, 9},
+      {"FRACTAL_Z", "NCHW", {17, 32, 3, 3}, 9},
+      {"FRACTAL_Z", "NCHW", {32, 16, 1, 2}, 2},
+      {"NHWC", "NCHW", {2, 3, 5, 40}, 15},
+      {"FRACTAL_Z", "NCHW", {32, 32, 4, 4}, 0},
+      {"NHWC", "NCHW", {2, 3, 7, 40}, 0},
+      {"NCHW", "CHWN4", {5, 33, 33, 1}, 0},
+  };
+  for (int c = 0; c < 7; c++) {
+    relayout_layout *ls, *ld;
+    relayout_desc s, d;
+    CHECK_OK(relayout_layout_parse(&ls, cases[c].src, &e_));
+    CHECK_OK(relayout_layout_parse(&ld, cases[c].dst, &e_));
+    CHECK_OK(relayout_bind_extents(&s, &d, ls, ld, RELAYOUT_F32, 4,
+                                   cases[c].ext, &e_));
+    CHECK_OK(relayout_desc_retype(&d, ld, RELAYOUT_F16, NULL, &e_));
+    rl_layout_plan p;
+    rl_plan_layouts(&p, rl_cd(&d), rl_cd(&s), 1, 0);
+    char *source = rl_codegen(&p, rl_cd(&d), rl_cd(&s));
+    int want = cases[c].planes;
+    CHECK(p.family == RL_FAMILY_LINES && p.planes == want && source &&
+              (define_value(source, "RL_CAST_PLANES") == (want ? want : -1)) &&
+              (strstr(source, "#define RL_CAST_MIX(x, r)") != NULL) == !!want,
+          "%s -> %s %lldx%lldx%lldx%lld cast: planes %d, want %d", cases[c].src,
+          cases[c].dst, (long long)cases[c].ext[0], (long long)cases[c].ext[1],
+          (long long)cases[c].ext[2], (long long)cases[c].ext[3], p.planes,
+          want);
+    free(source);
+    relayout_layout_free(ls);
+    relayout_layout_free(ld);
+  }
+}
+
 int main(void) {
   plan_cases(plan_case);
   per_channel_tiles();
   cast_streams();
+  cast_planes();
   printf("%d plans\n", planned);
   CHECK(planned > 300, "the cases planned (%d)", planned);
   return check_summary();

@@ -537,7 +537,7 @@ const char *rl_kernel_name(const rl_layout_plan *p, const rl_desc *dst) {
   return kernels[kernel_of(p, dst)].name;
 }
 
-/* RL_MIX(x, r): output vector r of a step of w pixels whose elements lie
+/* name(x, r): output vector r of a step of w pixels whose elements lie
  * a to a pixel in the source (its b rows, a vectors each: x[i * a + v] is
  * row i's vector v) and b to a pixel in the destination (its a rows, b
  * vectors each: r = c * b + u is row c's vector u). Pixel g's element c of
@@ -546,14 +546,12 @@ const char *rl_kernel_name(const rl_layout_plan *p, const rl_desc *dst) {
  * shuffles over the vectors that hold its elements, taking in one more
  * each, with undefined lanes (-1) where the element comes from a vector not
  * yet taken in. */
-static void mix_planes(text *t, int a, int b, int w) {
+static void mix_planes(text *t, const char *name, int a, int b, int w) {
   if (a * b > 16 || w > 64) { /* past the arrays below: no plan makes it */
     t->failed = 1;
     return;
   }
-  put(t, "#define RL_PLANE_A %d\n#define RL_PLANE_B %d\n", a, b);
-  put(t, "#define RL_PLANES %d\n#define RL_PLANE_W %d\n", a * b, w);
-  put(t, "#define RL_MIX(x, r) (");
+  put(t, "#define %s(x, r) (", name);
   for (int r = 0; r < a * b; r++) {
     int c = r / b, u = r % b, from[64], at[64], in[16] = {0}, n = 0;
     for (int j = 0; j < w; j++) { /* element j: pixel g, source row i */
@@ -625,12 +623,17 @@ char *rl_codegen(const rl_layout_plan *p, const rl_desc *dst,
     for (int j = 1; j < p->stream; j++) put(&t, ", %d", j);
     put(&t, "))\n");
   }
-  if (p->planes)
-    mix_planes(&t, p->split || p->weave ? p->planes : 1,
-               p->split   ? 1
-               : p->weave ? p->weave
-                          : p->planes,
-               128 / bits);
+  if (p->planes && rl_is_cast(dst, src)) {
+    /* a cast's squares of K's few rows, 16 elements of each (RL_CAST_MIX) */
+    put(&t, "#define RL_CAST_PLANES %d\n", p->planes);
+    mix_planes(&t, "RL_CAST_MIX", 1, p->planes, 16);
+  } else if (p->planes) {
+    int a = p->split || p->weave ? p->planes : 1;
+    int b = p->split ? 1 : p->weave ? p->weave : p->planes;
+    put(&t, "#define RL_PLANE_A %d\n#define RL_PLANE_B %d\n", a, b);
+    put(&t, "#define RL_PLANES %d\n#define RL_PLANE_W %d\n", a * b, 128 / bits);
+    mix_planes(&t, "RL_MIX", a, b, 128 / bits);
+  }
   if (p->skip) put(&t, "#define RL_SKIP 1\n");
   if (bits == 4) put(&t, "#define RL_NIBBLES 1\n");
   if (relayout_dtype_bits(src->dtype) == 4)

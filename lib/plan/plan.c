@@ -231,6 +231,22 @@ static void plan_stage(rl_layout_plan *p, int size, int ssize) {
     total--;
   }
 }
+/* A cast's box that transposes K's few rows (2 to 15: a 3 x 3 weight's 9
+ * pixels, FRACTAL_Z -> NCHW) into P's rows, which follow one another in the
+ * destination: 16 of P's rows are then one run of K vectors, shuffled from
+ * K source vectors of 16 along P (kernels/lines_casts.cl rl_cast_mix).
+ * K's extent, or 0. */
+static int cast_planes(const rl_layout_plan *p) {
+  const rl_box_axis *P = &p->box[0], *K = &p->box[2];
+  if (P->axis < 0) return 0;
+  const rl_iter_axis *a = &p->axes[P->axis], *k = &p->axes[K->axis];
+  int short_k = K->block == k->extent && k->extent >= 2 && k->extent < 16;
+  return short_k && a->sstride == 1 && k->sstride != 1 && P->block >= 16 &&
+                 a->dstride == k->extent
+             ? (int)k->extent
+             : 0;
+}
+
 void rl_plan_affine(rl_layout_plan *out, const rl_desc *dst, const rl_desc *src,
                     int keep) {
   memset(out, 0, sizeof *out);
@@ -258,11 +274,13 @@ void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
     if (p.affine && bits >= 8 && sbits >= 8 && !runs && for_cpu) {
       p.family = RL_FAMILY_LINES;
       rl_plan_box(&p, sbits / 8);
-      /* the casts' own squares, not these; the prefetch of the Q step
-       * RL_AHEAD on (short runs) kept; a destination past the cache
+      /* the casts' own squares, not these (K's few rows mixed where
+       * cast_planes says); the prefetch of the Q step RL_AHEAD on (short
+       * runs) kept; a destination past the cache
        * streamed where every row is whole vectors of 16 (K's block, where
        * rl_plan_box cuts it, whole lines: 16 elements or more) */
       p.vec = p.lead = 0;
+      p.planes = cast_planes(&p);
       p.cast_stream = !p.skip && p.axes[p.naxes - 1].extent % 16 == 0 &&
                       rl_too_big(dst, stream_from);
     } else if (p.affine && bits >= 8 && sbits >= 8 && !runs) {

@@ -69,7 +69,9 @@ enum { RL_AS_VALUE, RL_AS_FLAG, RL_AS_MANY, RL_AS_PLANES };
     "0, or K's extent, the planes a box interleaves 16 bytes of each at a "    \
     "time (rows of K elements, strided in the source, that follow one "        \
     "another in the destination); with split or weave, P's extent, the "       \
-    "elements of a pixel one after another in the source")                     \
+    "elements of a pixel one after another in the source; in a cast, K's "     \
+    "extent (2 to 15), where 16 of P's rows make one run of K vectors in "     \
+    "the destination (RL_CAST_PLANES)")                                        \
   X(split, RL_SPLIT, RL_AS_FLAG,                                               \
     "with planes: the other way, P's few elements of each pixel, one after "   \
     "another in the source, into as many planes, K's rows in the "             \
