@@ -543,6 +543,29 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       }
       continue;
     }
+    /* rows of np elements, fewer than a side, the tile's rows one run in
+     * the destination and along the source's runs (a 3 x 3 conv weight's
+     * 9 pixels out of FRACTAL_Z, C0 the rows): the np source vectors along
+     * K transposed as a square (the rest zeros), each row converted and
+     * put at its place in a private buffer (its lanes past np overwritten
+     * by the next row's), then written as np vectors */
+    if (full && sk == 1 && nk == RL_GSIDE && np > 1 && np < RL_GSIDE &&
+        dk == np && cwp == 0 && cwk == 0) {
+      union {
+        RL_CDV v[RL_GSIDE + 1];
+        RL_GD e[(RL_GSIDE + 1) * RL_GSIDE];
+      } buf;
+      RL_CSV v[RL_GSIDE];
+      long c = ch < 0 ? 0 : x[ch];
+      for (int j = 0; j < RL_GSIDE; j++)
+        v[j] = j < np ? RL_PACKED_AT(rl_g_from, from + j * sp) : (RL_CSV)0;
+      RL_TRANSPOSE(RL_CSV, RL_GSIDE, RL_GROUNDS, RL_GZIP, v)
+      for (int i = 0; i < RL_GSIDE; i++)
+        ((__private rl_g_to *)(buf.e + i * np))->v = RL_GVCAST(v[i], c, 0);
+      for (int j = 0; j < np; j++)
+        RL_PACKED_AT(rl_g_to, out + j * RL_GSIDE) = buf.v[j];
+      continue;
+    }
     /* rows of a whole side, each a pixel of sk elements, fewer than a side,
      * all data, one after another in the source (an image's 3 channels in
      * a C0 of 16): the tile's 16 pixels converted as sk vectors into a

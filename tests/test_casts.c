@@ -660,7 +660,8 @@ static void short_squares(void) {
  * C = 24 leaves a box of 8 rows and C = 40 rows past the last 16, which go
  * row by row. Every kind of vector cast, per tensor and per channel along
  * N (a Q step's scale), along C (each row's: rows alone) and along H
- * (K's). */
+ * (K's); then the same on the generic tiles, whose 16 rows of K go
+ * through a private buffer. */
 static void short_rows(void) {
   static const int64_t shapes[][4] = {{17, 32, 3, 3},
                                       {20, 16, 1, 2},
@@ -669,16 +670,75 @@ static void short_rows(void) {
                                       {2, 3, 5, 40}};
   static const cast_pair kinds[] = {{I8, F16}, {F32, F16}, {F16, F32},
                                     {F32, I8}, {U8, BF16}, {F32, BF16}};
+  for (int generic = 0; generic < 2; generic++) {
+    int before = boxes[1], run = 0;
+    for (int i = 0; i < 5; i++)
+      for (int k = 0; k < 6; k++) {
+        int quant = is_int(kinds[k].s) || is_int(kinds[k].d);
+        relayout_engine *on = generic ? engines[GENERIC]
+                              : k % 2 ? engines[SPECIALISED]
+                                      : engines[BOXES];
+        run += one_cast(i < 4 ? "FRACTAL_Z" : "NHWC", "NCHW", kinds[k],
+                        shapes[i], on, generic,
+                        quant ? (const int[]){PER_TENSOR, 0, 1, 2, 3}[i]
+                              : PER_TENSOR);
+      }
+    if (generic)
+      CHECK(run == 30, "short rows on the generic kernels: %d of 30 ran", run);
+    else
+      all_in_boxes("short rows", run, 30, before);
+  }
+}
+
+/* A CPU device's cast boxes along runs, the rows contiguous on both sides:
+ * a tensor of one run (NCHW -> NCHW, 7735 elements: boxes of 4096, the
+ * last partly a vector), C's 64 a row (NHWC -> NCHW64, NCHW64 -> NHWC) and
+ * 16 (nChw16c -> NC1HWC0), streamed and not, every kind of vector cast and
+ * f64, per tensor and per channel along C (each element's where the run
+ * crosses channels, a lane's along a row of C) or along W. */
+static void run_rows(void) {
+  static const struct {
+    const char *from, *to;
+    int64_t ext[4];
+  } cases[] = {{"NCHW", "NCHW", {5, 7, 13, 17}},
+               {"NHWC", "NCHW64", {2, 3, 5, 64}},
+               {"NCHW64", "NHWC", {2, 128, 3, 5}},
+               {"nChw16c", "NC1HWC0", {3, 32, 5, 7}}};
+  static const cast_pair kinds[] = {{F32, F16}, {F16, F32}, {F32, BF16},
+                                    {F32, I8},  {U8, F16},  {F64, F32}};
   int before = boxes[1], run = 0;
-  for (int i = 0; i < 5; i++)
+  for (int i = 0; i < 4; i++)
     for (int k = 0; k < 6; k++) {
       int quant = is_int(kinds[k].s) || is_int(kinds[k].d);
-      run += one_cast(i < 4 ? "FRACTAL_Z" : "NHWC", "NCHW", kinds[k], shapes[i],
-                      k % 2 ? engines[SPECIALISED] : engines[BOXES], 0,
-                      quant ? (const int[]){PER_TENSOR, 0, 1, 2, 3}[i]
-                            : PER_TENSOR);
+      run += one_cast(cases[i].from, cases[i].to, kinds[k], cases[i].ext,
+                      (i + k) % 2 ? engines[SPECIALISED] : engines[BOXES], 0,
+                      quant ? (const int[]){1, 3, 3, 1}[i] : PER_TENSOR);
     }
-  all_in_boxes("short rows", run, 30, before);
+  all_in_boxes("run rows", run, 24, before);
+}
+
+/* A CPU device's cast boxes of short rows: rows of 2, 4 and 8 elements
+ * (2N's images, NCHW4's and CHWN4's channels, nChw8c's), from NCHW (K's
+ * rows mixed into whole vectors where P's follow one another) and from
+ * blocked layouts (row by row); C = 6 leaves rows partly padding; per
+ * tensor, and per channel along C. */
+static void group_rows(void) {
+  static const struct {
+    const char *from, *to;
+    int64_t ext[4];
+  } cases[] = {
+      {"NCHW", "2N", {6, 16, 5, 7}},       {"NCHW4", "2N", {4, 8, 3, 5}},
+      {"nChw16c", "4N", {8, 32, 3, 3}},    {"NCHW", "NCHW4", {2, 6, 5, 7}},
+      {"NC1HWC0", "CHWN4", {8, 16, 3, 5}}, {"NCHW", "nChw8c", {3, 24, 5, 5}}};
+  static const cast_pair kinds[] = {
+      {F32, F16}, {F32, I8}, {U8, F16}, {F16, F32}, {F32, BF16}};
+  int before = boxes[1], run = 0;
+  for (int i = 0; i < 6; i++)
+    for (int k = 0; k < 5; k++)
+      run += one_cast(cases[i].from, cases[i].to, kinds[k], cases[i].ext,
+                      (i + k) % 2 ? engines[SPECIALISED] : engines[BOXES], 0,
+                      k == 1 && i % 3 == 0 ? 1 : PER_TENSOR);
+  all_in_boxes("group rows", run, 30, before);
 }
 
 /* A CPU device's cast boxes of rows, per channel, quantizing and
@@ -970,6 +1030,8 @@ int main(void) {
   per_channel();
   short_squares();
   short_rows();
+  run_rows();
+  group_rows();
   channel_rows();
   pixel_rows();
   double_rounding();

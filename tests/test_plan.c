@@ -142,6 +142,22 @@ static void cast_streams(void) {
     }
 }
 
+/* An f32 -> f16 cast between two named formats at 4-d extents (its
+ * descriptors in s and d), planned for a CPU device or a GPU, below any
+ * streaming threshold. */
+static void plan_f16_cast(rl_layout_plan *p, relayout_desc *s, relayout_desc *d,
+                          const char *src, const char *dst, const int64_t *ext,
+                          int cpu) {
+  relayout_layout *ls, *ld;
+  CHECK_OK(relayout_layout_parse(&ls, src, &e_));
+  CHECK_OK(relayout_layout_parse(&ld, dst, &e_));
+  CHECK_OK(relayout_bind_extents(s, d, ls, ld, RELAYOUT_F32, 4, ext, &e_));
+  CHECK_OK(relayout_desc_retype(d, ld, RELAYOUT_F16, NULL, &e_));
+  rl_plan_layouts(p, rl_cd(d), rl_cd(s), cpu, 0);
+  relayout_layout_free(ls);
+  relayout_layout_free(ld);
+}
+
 /* A cast's CPU box that transposes K's few rows (2 to 15) into P's rows
  * one after another in the destination mixes K vectors into K (planes K's
  * extent, RL_CAST_MIX generated): conv weights out of FRACTAL_Z (N padded
@@ -162,15 +178,9 @@ static void cast_planes(void) {
       {"NCHW", "CHWN4", {5, 33, 33, 1}, 0},
   };
   for (int c = 0; c < 7; c++) {
-    relayout_layout *ls, *ld;
     relayout_desc s, d;
-    CHECK_OK(relayout_layout_parse(&ls, cases[c].src, &e_));
-    CHECK_OK(relayout_layout_parse(&ld, cases[c].dst, &e_));
-    CHECK_OK(relayout_bind_extents(&s, &d, ls, ld, RELAYOUT_F32, 4,
-                                   cases[c].ext, &e_));
-    CHECK_OK(relayout_desc_retype(&d, ld, RELAYOUT_F16, NULL, &e_));
     rl_layout_plan p;
-    rl_plan_layouts(&p, rl_cd(&d), rl_cd(&s), 1, 0);
+    plan_f16_cast(&p, &s, &d, cases[c].src, cases[c].dst, cases[c].ext, 1);
     char *source = rl_codegen(&p, rl_cd(&d), rl_cd(&s));
     int want = cases[c].planes;
     CHECK(p.family == RL_FAMILY_LINES && p.planes == want && source &&
@@ -181,9 +191,30 @@ static void cast_planes(void) {
           (long long)cases[c].ext[2], (long long)cases[c].ext[3], p.planes,
           want);
     free(source);
-    relayout_layout_free(ls);
-    relayout_layout_free(ld);
   }
+}
+
+/* A cast along runs (the rows contiguous on both sides for 128 bytes or
+ * more) takes a CPU box on a CPU device, boxes of 4096 elements where a run
+ * is longer, and the gather family on a GPU. */
+static void cast_runs(void) {
+  static const struct {
+    const char *src, *dst;
+    int64_t ext[4], block;
+  } cases[] = {{"NCHW", "NCHW", {5, 7, 13, 17}, 4096},
+               {"NHWC", "NCHW64", {2, 3, 5, 128}, 64}};
+  for (int c = 0; c < 2; c++)
+    for (int cpu = 0; cpu < 2; cpu++) {
+      relayout_desc s, d;
+      rl_layout_plan p;
+      plan_f16_cast(&p, &s, &d, cases[c].src, cases[c].dst, cases[c].ext, cpu);
+      CHECK(cpu ? p.family == RL_FAMILY_LINES &&
+                      p.box[2].block == cases[c].block
+                : p.family == RL_FAMILY_GATHER,
+            "%s -> %s f32 -> f16 on a %s: family %d, K's block %lld",
+            cases[c].src, cases[c].dst, cpu ? "CPU" : "GPU", (int)p.family,
+            (long long)p.box[2].block);
+    }
 }
 
 int main(void) {
@@ -191,6 +222,7 @@ int main(void) {
   per_channel_tiles();
   cast_streams();
   cast_planes();
+  cast_runs();
   printf("%d plans\n", planned);
   CHECK(planned > 300, "the cases planned (%d)", planned);
   return check_summary();

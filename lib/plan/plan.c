@@ -261,19 +261,23 @@ void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
   int bits = relayout_dtype_bits(dst->dtype),
       sbits = relayout_dtype_bits(src->dtype);
   if (rl_is_cast(dst, src)) {
-    /* a cast: where the innermost axis of an affine map does not run
-     * contiguous on both sides for 128 bytes, through a box (on a CPU
-     * device the lines family's, planned for the source's element, which
-     * converts 16 elements at a time: kernels/lines_casts.cl; on a GPU a
-     * stage box), else element by element (the gather family); 4-bit casts
-     * have no box. Measured: bench/README.md, "Casts in CPU boxes". */
+    /* a cast: on a CPU device through the lines family's box, planned for
+     * the source's element, which converts 16 elements at a time
+     * (kernels/lines_casts.cl); on a GPU, where the innermost axis of an
+     * affine map does not run contiguous on both sides for 128 bytes,
+     * through a stage box, else element by element (the gather family, as
+     * 4-bit casts everywhere). Measured: bench/README.md, "Casts in CPU
+     * boxes" and "Casts along runs". */
     const rl_iter_axis *inner = p.naxes ? &p.axes[p.naxes - 1] : NULL;
     int runs =
         !inner || (inner->sstride == 1 && !p.skip &&
                    inner->extent * (bits < sbits ? bits : sbits) >= 128 * 8);
-    if (p.affine && bits >= 8 && sbits >= 8 && !runs && for_cpu) {
+    if (p.affine && bits >= 8 && sbits >= 8 && inner && for_cpu) {
       p.family = RL_FAMILY_LINES;
       rl_plan_box(&p, sbits / 8);
+      /* K running on both sides (runs): cut to boxes of 4096 elements, so
+       * that a tensor of one run spreads over the device's threads */
+      if (runs && p.box[2].block > 4096) p.box[2].block = 4096;
       /* the casts' own squares, not these (K's few rows mixed where
        * cast_planes says); the prefetch of the Q step RL_AHEAD on (short
        * runs) kept; a destination past the cache
