@@ -176,6 +176,10 @@ static void rl_g_step(__global const long *g, int k, long *s, long *x,
 #define RL_TRANSFORM_C(x, c) RL_TRANSFORM(x)
 #define RL_GVCAST(v, c, w) rl_vcast(v, ss, sz, ds, dz)
 #endif
+#ifdef RL_VCAST /* (a cast on a CPU device) 16 elements of each side */
+RL_PACKED(rl_g_from, RL_CSV);
+RL_PACKED(rl_g_to, RL_CDV);
+#endif
 /* A tile's side (rl_generic_tile), its half and quarter, and how its square
  * is transposed */
 #if RL_GW == 64
@@ -208,8 +212,11 @@ __kernel void rl_generic_affine(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   int c = (int)k[4], c2 = n > 1 ? (int)q[4] : -1;
   int nchecks = (int)bound[RL_GDIMS - 1], ch = RL_GCH;
   __global const long *checks = bound + RL_GDIMS;
-  long s, x[RL_GDIMS], idx[RL_GAXES], ss = k[2], w = k[3];
+  long s, x[RL_GDIMS], idx[RL_GAXES], sr = k[2], w = k[3];
   long wc = ch >= 0 && c == ch ? w : 0; /* the channel's step along a run */
+#ifdef RL_VCAST
+  long ss = g[RL_GC], sz = g[RL_GC + 1], ds = g[RL_GC + 2], dz = g[RL_GC + 3];
+#endif
   src += src_off;
   dst += dst_off;
   if (o < end) rl_g_affine(g, o, &s, x, idx);
@@ -241,11 +248,16 @@ __kernel void rl_generic_affine(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       __global RL_GD *out = dst + o + r * run;
       __global const RL_GS *from = src + s + r * q[2];
       long j = 0, xq = ch < 0 ? 0 : x[ch] + (block && c2 == ch) * r * q[3];
-      if (ss == 1)
+#ifdef RL_VCAST /* (a cast's runs on a CPU device) 16 at a time */
+      for (; sr == 1 && j + 16 <= data; j += 16)
+        RL_PACKED_AT(rl_g_to, out + j) =
+            RL_GVCAST(RL_PACKED_AT(rl_g_from, from + j), xq + j * wc, wc);
+#endif
+      if (sr == 1)
         for (; j < data; j++) out[j] = RL_TRANSFORM_C(from[j], xq + j * wc);
       else
         for (; j < data; j++)
-          out[j] = RL_TRANSFORM_C(from[j * ss], xq + j * wc);
+          out[j] = RL_TRANSFORM_C(from[j * sr], xq + j * wc);
       for (; j < run; j++) out[j] = RL_PAD;
     }
     o += rows * run;
@@ -256,7 +268,7 @@ __kernel void rl_generic_affine(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       if (c2 >= 0) x[c2] += (rows - 1) * q[3];
       rl_g_step(g, in - 1, &s, x, idx);
     } else if (mode == 2 && in > 0) { /* the run ended its row */
-      s += (run - 1) * ss;
+      s += (run - 1) * sr;
       if (c >= 0) x[c] += (run - 1) * w;
       idx[in] += run - 1;
       rl_g_step(g, in, &s, x, idx);
@@ -392,9 +404,6 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
 RL_PACKED(rl_g_side, RL_GV);
 RL_PACKED(rl_g_half, RL_CAT(RL_GS, RL_GHALF));
 RL_PACKED(rl_g_quarter, RL_CAT(RL_GS, RL_GQUARTER));
-#elif defined(RL_VCAST)
-RL_PACKED(rl_g_from, RL_CSV);
-RL_PACKED(rl_g_to, RL_CDV);
 #endif
 #define RL_GSTREAM(v, p) RL_GSTREAMW(rl_g_side, v, p)
 /* RL_GSIDE rows of n packed vectors T each from `from` (row i at i * sk) to

@@ -692,10 +692,12 @@ static void short_rows(void) {
 
 /* A CPU device's cast boxes along runs, the rows contiguous on both sides:
  * a tensor of one run (NCHW -> NCHW, 7735 elements: boxes of 4096, the
- * last partly a vector), C's 64 a row (NHWC -> NCHW64, NCHW64 -> NHWC) and
- * 16 (nChw16c -> NC1HWC0), streamed and not, every kind of vector cast and
+ * last partly a vector), C's 64 a row (NHWC -> NCHW64, NCHW64 -> NHWC; C =
+ * 47, rows of 15 past whole vectors, then padding) and 16 (nChw16c ->
+ * NC1HWC0), streamed and not, every kind of vector cast and
  * f64, per tensor and per channel along C (each element's where the run
- * crosses channels, a lane's along a row of C) or along W. */
+ * crosses channels, a lane's along a row of C) or along W; then the same
+ * on the generic kernels, whose runs cast 16 elements at a time too. */
 static void run_rows(void) {
   static const struct {
     const char *from, *to;
@@ -703,18 +705,27 @@ static void run_rows(void) {
   } cases[] = {{"NCHW", "NCHW", {5, 7, 13, 17}},
                {"NHWC", "NCHW64", {2, 3, 5, 64}},
                {"NCHW64", "NHWC", {2, 128, 3, 5}},
-               {"nChw16c", "NC1HWC0", {3, 32, 5, 7}}};
+               {"nChw16c", "NC1HWC0", {3, 32, 5, 7}},
+               {"NHWC", "NCHW64", {2, 3, 5, 47}}};
   static const cast_pair kinds[] = {{F32, F16}, {F16, F32}, {F32, BF16},
                                     {F32, I8},  {U8, F16},  {F64, F32}};
-  int before = boxes[1], run = 0;
-  for (int i = 0; i < 4; i++)
-    for (int k = 0; k < 6; k++) {
-      int quant = is_int(kinds[k].s) || is_int(kinds[k].d);
-      run += one_cast(cases[i].from, cases[i].to, kinds[k], cases[i].ext,
-                      (i + k) % 2 ? engines[SPECIALISED] : engines[BOXES], 0,
-                      quant ? (const int[]){1, 3, 3, 1}[i] : PER_TENSOR);
-    }
-  all_in_boxes("run rows", run, 24, before);
+  for (int generic = 0; generic < 2; generic++) {
+    int before = boxes[1], run = 0;
+    for (int i = 0; i < 5; i++)
+      for (int k = 0; k < 6; k++) {
+        int quant = is_int(kinds[k].s) || is_int(kinds[k].d);
+        relayout_engine *on = generic       ? engines[GENERIC]
+                              : (i + k) % 2 ? engines[SPECIALISED]
+                                            : engines[BOXES];
+        run += one_cast(cases[i].from, cases[i].to, kinds[k], cases[i].ext, on,
+                        generic,
+                        quant ? (const int[]){1, 3, 3, 1, 3}[i] : PER_TENSOR);
+      }
+    if (generic)
+      CHECK(run == 30, "run rows on the generic kernels: %d of 30 ran", run);
+    else
+      all_in_boxes("run rows", run, 30, before);
+  }
 }
 
 /* A CPU device's cast boxes of short rows: rows of 2, 4 and 8 elements
