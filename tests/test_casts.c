@@ -653,6 +653,38 @@ static void short_squares(void) {
   all_in_boxes("short squares", run, 18, before);
 }
 
+/* A conversion a group casts, and the dim its quantizing casts take per
+ * channel (PER_TENSOR: none). */
+typedef struct cast_case {
+  const char *from, *to;
+  int64_t ext[4];
+  int channel;
+} cast_case;
+
+/* Each of a group's n cases cast every way of kinds: through CPU boxes
+ * (the streaming engine and the specialised one by turns), then on the
+ * generic kernels. */
+static void boxes_then_tiles(const char *group, const cast_case *cases, int n,
+                             const cast_pair *kinds, int nkinds) {
+  for (int generic = 0; generic < 2; generic++) {
+    int before = boxes[1], run = 0;
+    for (int i = 0; i < n; i++)
+      for (int k = 0; k < nkinds; k++) {
+        int quant = is_int(kinds[k].s) || is_int(kinds[k].d);
+        relayout_engine *on = generic       ? engines[GENERIC]
+                              : (i + k) % 2 ? engines[SPECIALISED]
+                                            : engines[BOXES];
+        run += one_cast(cases[i].from, cases[i].to, kinds[k], cases[i].ext, on,
+                        generic, quant ? cases[i].channel : PER_TENSOR);
+      }
+    if (generic)
+      CHECK(run == n * nkinds, "%s on the generic kernels: %d of %d ran", group,
+            run, n * nkinds);
+    else
+      all_in_boxes(group, run, n * nkinds, before);
+  }
+}
+
 /* A CPU device's cast squares where K is short: conv weights out of
  * FRACTAL_Z (K the 1 x 2 to 3 x 5 pixels, 2 to 15 elements) and NHWC ->
  * NCHW with 3 x 5 pixels. Each 16 rows along P (C0, C) are one run of K
@@ -663,31 +695,15 @@ static void short_squares(void) {
  * (K's); then the same on the generic tiles, whose 16 rows of K go
  * through a private buffer. */
 static void short_rows(void) {
-  static const int64_t shapes[][4] = {{17, 32, 3, 3},
-                                      {20, 16, 1, 2},
-                                      {3, 48, 3, 5},
-                                      {5, 24, 2, 7},
-                                      {2, 3, 5, 40}};
+  static const cast_case cases[] = {
+      {"FRACTAL_Z", "NCHW", {17, 32, 3, 3}, PER_TENSOR},
+      {"FRACTAL_Z", "NCHW", {20, 16, 1, 2}, 0},
+      {"FRACTAL_Z", "NCHW", {3, 48, 3, 5}, 1},
+      {"FRACTAL_Z", "NCHW", {5, 24, 2, 7}, 2},
+      {"NHWC", "NCHW", {2, 3, 5, 40}, 3}};
   static const cast_pair kinds[] = {{I8, F16}, {F32, F16}, {F16, F32},
                                     {F32, I8}, {U8, BF16}, {F32, BF16}};
-  for (int generic = 0; generic < 2; generic++) {
-    int before = boxes[1], run = 0;
-    for (int i = 0; i < 5; i++)
-      for (int k = 0; k < 6; k++) {
-        int quant = is_int(kinds[k].s) || is_int(kinds[k].d);
-        relayout_engine *on = generic ? engines[GENERIC]
-                              : k % 2 ? engines[SPECIALISED]
-                                      : engines[BOXES];
-        run += one_cast(i < 4 ? "FRACTAL_Z" : "NHWC", "NCHW", kinds[k],
-                        shapes[i], on, generic,
-                        quant ? (const int[]){PER_TENSOR, 0, 1, 2, 3}[i]
-                              : PER_TENSOR);
-      }
-    if (generic)
-      CHECK(run == 30, "short rows on the generic kernels: %d of 30 ran", run);
-    else
-      all_in_boxes("short rows", run, 30, before);
-  }
+  boxes_then_tiles("short rows", cases, 5, kinds, 6);
 }
 
 /* A CPU device's cast boxes along runs, the rows contiguous on both sides:
@@ -699,33 +715,14 @@ static void short_rows(void) {
  * crosses channels, a lane's along a row of C) or along W; then the same
  * on the generic kernels, whose runs cast 16 elements at a time too. */
 static void run_rows(void) {
-  static const struct {
-    const char *from, *to;
-    int64_t ext[4];
-  } cases[] = {{"NCHW", "NCHW", {5, 7, 13, 17}},
-               {"NHWC", "NCHW64", {2, 3, 5, 64}},
-               {"NCHW64", "NHWC", {2, 128, 3, 5}},
-               {"nChw16c", "NC1HWC0", {3, 32, 5, 7}},
-               {"NHWC", "NCHW64", {2, 3, 5, 47}}};
+  static const cast_case cases[] = {{"NCHW", "NCHW", {5, 7, 13, 17}, 1},
+                                    {"NHWC", "NCHW64", {2, 3, 5, 64}, 3},
+                                    {"NCHW64", "NHWC", {2, 128, 3, 5}, 3},
+                                    {"nChw16c", "NC1HWC0", {3, 32, 5, 7}, 1},
+                                    {"NHWC", "NCHW64", {2, 3, 5, 47}, 3}};
   static const cast_pair kinds[] = {{F32, F16}, {F16, F32}, {F32, BF16},
                                     {F32, I8},  {U8, F16},  {F64, F32}};
-  for (int generic = 0; generic < 2; generic++) {
-    int before = boxes[1], run = 0;
-    for (int i = 0; i < 5; i++)
-      for (int k = 0; k < 6; k++) {
-        int quant = is_int(kinds[k].s) || is_int(kinds[k].d);
-        relayout_engine *on = generic       ? engines[GENERIC]
-                              : (i + k) % 2 ? engines[SPECIALISED]
-                                            : engines[BOXES];
-        run += one_cast(cases[i].from, cases[i].to, kinds[k], cases[i].ext, on,
-                        generic,
-                        quant ? (const int[]){1, 3, 3, 1, 3}[i] : PER_TENSOR);
-      }
-    if (generic)
-      CHECK(run == 30, "run rows on the generic kernels: %d of 30 ran", run);
-    else
-      all_in_boxes("run rows", run, 30, before);
-  }
+  boxes_then_tiles("run rows", cases, 5, kinds, 6);
 }
 
 /* A CPU device's cast boxes of short rows: rows of 2, 4 and 8 elements
