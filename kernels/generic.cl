@@ -425,6 +425,33 @@ RL_PACKED(rl_g_quarter, RL_CAT(RL_GS, RL_GQUARTER));
       for (int m = 0; m < (n); m++)                                            \
         RL_PACKED_AT(T, RL_GPIECE(T, out, i * dk, m)) =                        \
             RL_PACKED_AT(T, RL_GPIECE(T, from, i * sk, m))
+/* A tile's rows of np elements, fewer than a side, one run in the
+ * destination and along the source's runs (a 3 x 3 conv weight's 9 pixels
+ * out of FRACTAL_Z, C0 the rows), all data: the np source vectors (SV,
+ * packed FROM) along K transposed as a square (the rest zeros), each row
+ * (DV, packed TO, through CAST) put at its place in a private buffer (its
+ * lanes past np overwritten by the next row's), then written as np
+ * vectors */
+#define RL_GRUN_OF_ROWS(SV, FROM, DV, TO, CAST)                                \
+  if (full && sk == 1 && nk == RL_GSIDE && np > 1 && np < RL_GSIDE &&          \
+      dk == np && cwp == 0 && cwk == 0) {                                      \
+    union {                                                                    \
+      DV v[RL_GSIDE + 1];                                                      \
+      RL_GD e[(RL_GSIDE + 1) * RL_GSIDE];                                      \
+    } buf;                                                                     \
+    SV v[RL_GSIDE];                                                            \
+    for (int j = 0; j < RL_GSIDE; j++)                                         \
+      v[j] = j < np ? RL_PACKED_AT(FROM, from + j * sp) : (SV)0;               \
+    RL_TRANSPOSE(SV, RL_GSIDE, RL_GROUNDS, RL_GZIP, v)                         \
+    for (int i = 0; i < RL_GSIDE; i++)                                         \
+      ((__private TO *)(buf.e + i * np))->v = CAST(v[i]);                      \
+    for (int j = 0; j < np; j++)                                               \
+      RL_PACKED_AT(TO, out + j * RL_GSIDE) = buf.v[j];                         \
+    continue;                                                                  \
+  }
+/* the rows' elements as they are (a move's), or converted (a cast's) */
+#define RL_GAS_IS(x) (x)
+#define RL_GAS_CAST(v) RL_GVCAST(v, ch < 0 ? 0 : x[ch], 0)
 __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   int n = (int)g[0], in = n - 1, kk = (int)g[RL_GT];
   int side = (int)g[RL_GT + 2], squares = side / RL_GSIDE;
@@ -514,6 +541,7 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
           out[i / np * dk + i % np] = v[i / RL_GSIDE][i % RL_GSIDE];
       continue;
     }
+    RL_GRUN_OF_ROWS(RL_GV, rl_g_side, RL_GV, rl_g_side, RL_GAS_IS)
     if (full && sk == 1 && np == side) {
       RL_GV v[4][RL_GSIDE];
       for (int m = 0; m < squares; m++) {
@@ -552,29 +580,7 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       }
       continue;
     }
-    /* rows of np elements, fewer than a side, the tile's rows one run in
-     * the destination and along the source's runs (a 3 x 3 conv weight's
-     * 9 pixels out of FRACTAL_Z, C0 the rows): the np source vectors along
-     * K transposed as a square (the rest zeros), each row converted and
-     * put at its place in a private buffer (its lanes past np overwritten
-     * by the next row's), then written as np vectors */
-    if (full && sk == 1 && nk == RL_GSIDE && np > 1 && np < RL_GSIDE &&
-        dk == np && cwp == 0 && cwk == 0) {
-      union {
-        RL_CDV v[RL_GSIDE + 1];
-        RL_GD e[(RL_GSIDE + 1) * RL_GSIDE];
-      } buf;
-      RL_CSV v[RL_GSIDE];
-      long c = ch < 0 ? 0 : x[ch];
-      for (int j = 0; j < RL_GSIDE; j++)
-        v[j] = j < np ? RL_PACKED_AT(rl_g_from, from + j * sp) : (RL_CSV)0;
-      RL_TRANSPOSE(RL_CSV, RL_GSIDE, RL_GROUNDS, RL_GZIP, v)
-      for (int i = 0; i < RL_GSIDE; i++)
-        ((__private rl_g_to *)(buf.e + i * np))->v = RL_GVCAST(v[i], c, 0);
-      for (int j = 0; j < np; j++)
-        RL_PACKED_AT(rl_g_to, out + j * RL_GSIDE) = buf.v[j];
-      continue;
-    }
+    RL_GRUN_OF_ROWS(RL_CSV, rl_g_from, RL_CDV, rl_g_to, RL_GAS_CAST)
     /* rows of a whole side, each a pixel of sk elements, fewer than a side,
      * all data, one after another in the source (an image's 3 channels in
      * a C0 of 16): the tile's 16 pixels converted as sk vectors into a
