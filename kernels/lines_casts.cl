@@ -304,8 +304,9 @@ static inline void rl_cast_mix(__global const RL_TS *restrict in,
       RL_CAST_PUT(out + 16 * r, RL_CAST_MIX(x, r));
   }
 }
+#define RL_MIXED 1 /* the rows the mix wrote are done */
 #else
-#undef RL_CAST_PLANES
+#define RL_MIXED 0
 #endif
 
 static inline void rl_cast_squares(__global const RL_TS *restrict src,
@@ -324,7 +325,7 @@ static inline void rl_cast_squares(__global const RL_TS *restrict src,
 #ifdef RL_AHEAD
     RL_PREFETCH_AHEAD(RL_TS, in, q, mq, mk)
 #endif
-#ifdef RL_CAST_PLANES
+#if RL_MIXED
     for (RL_I p = 0; p < sp; p += 16) rl_cast_mix(in, dst + at, p, z);
 #endif
     for (RL_I k = 0; k < sk; k += 16) {
@@ -336,12 +337,8 @@ static inline void rl_cast_squares(__global const RL_TS *restrict src,
                        d, z RL_QC_PASS);
     }
     /* each row's elements past the squares along K, the rows past them
-     * along P */
-#ifdef RL_CAST_PLANES
-    for (RL_I p = sp; p < mp; p++) {
-#else
-    for (RL_I p = 0; p < mp; p++) {
-#endif
+     * along P (past the mixed ones) */
+    for (RL_I p = RL_MIXED ? sp : 0; p < mp; p++) {
       RL_I k = p < sp || tail ? sk : 0, e = at + p * RL_DSTRIDE_P + k;
       if (k < mk)
         rl_cast_row(in + p + k * RL_SSTRIDE_K, dst + e, mk - k, mk - k, d + e,

@@ -710,43 +710,41 @@ static void short_rows(void) {
  * a tensor of one run (NCHW -> NCHW, 7735 elements: boxes of 4096, the
  * last partly a vector), C's 64 a row (NHWC -> NCHW64, NCHW64 -> NHWC; C =
  * 47, rows of 15 past whole vectors, then padding) and 16 (nChw16c ->
- * NC1HWC0), streamed and not, every kind of vector cast and
- * f64, per tensor and per channel along C (each element's where the run
- * crosses channels, a lane's along a row of C) or along W; then the same
- * on the generic kernels, whose runs cast 16 elements at a time too. */
+ * NC1HWC0), rows of 5001 into and out of 32-byte aligned rows (ND_ALIGN:
+ * a box of 4096, then one of the rest and the padding), streamed and not, every
+ * kind of vector cast and f64, per tensor and per channel along C (each
+ * element's where the run crosses channels, a lane's along a row of C) or along
+ * W; then the same on the generic kernels, whose runs cast 16 elements at a
+ * time too. */
 static void run_rows(void) {
   static const cast_case cases[] = {{"NCHW", "NCHW", {5, 7, 13, 17}, 1},
                                     {"NHWC", "NCHW64", {2, 3, 5, 64}, 3},
                                     {"NCHW64", "NHWC", {2, 128, 3, 5}, 3},
                                     {"nChw16c", "NC1HWC0", {3, 32, 5, 7}, 1},
-                                    {"NHWC", "NCHW64", {2, 3, 5, 47}, 3}};
+                                    {"NHWC", "NCHW64", {2, 3, 5, 47}, 3},
+                                    {"ND", "ND_ALIGN", {1, 1, 3, 5001}, 2},
+                                    {"ND_ALIGN", "ND", {1, 1, 3, 5001}, 2}};
   static const cast_pair kinds[] = {{F32, F16}, {F16, F32}, {F32, BF16},
                                     {F32, I8},  {U8, F16},  {F64, F32}};
-  boxes_then_tiles("run rows", cases, 5, kinds, 6);
+  boxes_then_tiles("run rows", cases, 7, kinds, 6);
 }
 
 /* A CPU device's cast boxes of short rows: rows of 2, 4 and 8 elements
  * (2N's images, NCHW4's and CHWN4's channels, nChw8c's), from NCHW (K's
  * rows mixed into whole vectors where P's follow one another) and from
  * blocked layouts (row by row); C = 6 leaves rows partly padding; per
- * tensor, and per channel along C. */
+ * tensor, and per channel along C; then on the generic kernels. */
 static void group_rows(void) {
-  static const struct {
-    const char *from, *to;
-    int64_t ext[4];
-  } cases[] = {
-      {"NCHW", "2N", {6, 16, 5, 7}},       {"NCHW4", "2N", {4, 8, 3, 5}},
-      {"nChw16c", "4N", {8, 32, 3, 3}},    {"NCHW", "NCHW4", {2, 6, 5, 7}},
-      {"NC1HWC0", "CHWN4", {8, 16, 3, 5}}, {"NCHW", "nChw8c", {3, 24, 5, 5}}};
+  static const cast_case cases[] = {
+      {"NCHW", "2N", {6, 16, 5, 7}, 1},
+      {"NCHW4", "2N", {4, 8, 3, 5}, PER_TENSOR},
+      {"nChw16c", "4N", {8, 32, 3, 3}, PER_TENSOR},
+      {"NCHW", "NCHW4", {2, 6, 5, 7}, 1},
+      {"NC1HWC0", "CHWN4", {8, 16, 3, 5}, PER_TENSOR},
+      {"NCHW", "nChw8c", {3, 24, 5, 5}, PER_TENSOR}};
   static const cast_pair kinds[] = {
       {F32, F16}, {F32, I8}, {U8, F16}, {F16, F32}, {F32, BF16}};
-  int before = boxes[1], run = 0;
-  for (int i = 0; i < 6; i++)
-    for (int k = 0; k < 5; k++)
-      run += one_cast(cases[i].from, cases[i].to, kinds[k], cases[i].ext,
-                      (i + k) % 2 ? engines[SPECIALISED] : engines[BOXES], 0,
-                      k == 1 && i % 3 == 0 ? 1 : PER_TENSOR);
-  all_in_boxes("group rows", run, 30, before);
+  boxes_then_tiles("group rows", cases, 6, kinds, 5);
 }
 
 /* A CPU device's cast boxes of rows, per channel, quantizing and
@@ -756,18 +754,14 @@ static void group_rows(void) {
  * 3 x 3 pixels merged), each element's along C (K); NHWC -> NC1HWC0 with
  * 3 channels, along N and W (Q, merged with H). */
 static void channel_rows(void) {
-  static const struct {
-    const char *from, *to;
-    int64_t ext[4];
-    int channel;
-  } cases[] = {{"NCHW", "FRACTAL_Z", {20, 48, 1, 1}, 0},
-               {"NCHW", "FRACTAL_Z", {20, 48, 1, 1}, 1},
-               {"FRACTAL_Z", "NCHW", {20, 48, 1, 1}, 0},
-               {"NCHW", "FRACTAL_Z", {36, 16, 1, 2}, 0},
-               {"NCHW", "FRACTAL_Z", {36, 16, 1, 2}, 3},
-               {"NCHW", "FRACTAL_Z", {20, 32, 3, 3}, 2},
-               {"NHWC", "NC1HWC0", {2, 5, 9, 3}, 2},
-               {"NHWC", "NC1HWC0", {2, 5, 9, 3}, 0}};
+  static const cast_case cases[] = {{"NCHW", "FRACTAL_Z", {20, 48, 1, 1}, 0},
+                                    {"NCHW", "FRACTAL_Z", {20, 48, 1, 1}, 1},
+                                    {"FRACTAL_Z", "NCHW", {20, 48, 1, 1}, 0},
+                                    {"NCHW", "FRACTAL_Z", {36, 16, 1, 2}, 0},
+                                    {"NCHW", "FRACTAL_Z", {36, 16, 1, 2}, 3},
+                                    {"NCHW", "FRACTAL_Z", {20, 32, 3, 3}, 2},
+                                    {"NHWC", "NC1HWC0", {2, 5, 9, 3}, 2},
+                                    {"NHWC", "NC1HWC0", {2, 5, 9, 3}, 0}};
   int before = boxes[1], run = 0;
   for (int i = 0; i < 8; i++)
     for (int k = 0; k < 2; k++)
