@@ -5,7 +5,9 @@
 # compared with the reference's by relayout bench; a pair that differs is
 # listed as DIFFERS, one that fails as FAILED.
 # usage: bench/sweep.sh PATH/TO/relayout [DEVICE] [NxCxHxW] [DTYPE...]
-# (defaults: auto, 32x256x28x28, u4 i8 f16)
+# (defaults: auto, 32x256x28x28, u4 i8 f16); a DTYPE of the form FROM:TO,
+# such as f32:f16, sweeps that cast (bench --to-dtype; integer sides are
+# quantized per tensor, bench's default scale).
 set -euo pipefail
 R=$(realpath "$1")
 device=${2:-auto}
@@ -25,11 +27,14 @@ shape_of() {
 }
 
 for t in "${dtypes[@]}"; do
+  cast=()
+  [[ $t != *:* ]] || cast=(--to-dtype "${t#*:}")
   for a in "${formats[@]}"; do
     for b in "${formats[@]}"; do
       [ "$a" != "$b" ] || continue
       json=$("$R" bench --device "$device" --from "$a" --to "$b" \
-        --shape "$(shape_of "$a")" --dtype "$t" --runs 3 --json 2>/dev/null) ||
+        --shape "$(shape_of "$a")" --dtype "${t%%:*}" \
+        "${cast[@]}" --runs 3 --json 2>/dev/null) ||
         true
       python3 -c '
 import json, sys

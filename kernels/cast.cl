@@ -351,6 +351,16 @@ static ulong rl_cast_at(ulong x, __global const int *restrict qc, long c,
 #endif
 }
 #ifdef RL_VCAST
+/* 16 elements, each lane with its channel's scale bits s and zero point z
+ * on the side per channel, the plan's on the other */
+static RL_CDV rl_vcast_qc(RL_CSV x, uint16 s, int16 z, long ss, long sz,
+                          long ds, long dz) {
+#if RL_QC == 1 || RL_GQC == 1
+  return rl_vcast_lanes(x, (uint16)(uint)ss, (int16)(int)sz, s, z);
+#else
+  return rl_vcast_lanes(x, s, z, (uint16)(uint)ds, (int16)(int)dz);
+#endif
+}
 /* 16 elements of channels c, c + w, ..., c + 15w (w 0: one channel), each
  * lane with its channel's quantization */
 static RL_CDV rl_vcast_at(RL_CSV x, __global const int *restrict qc, long c,
@@ -366,11 +376,7 @@ static RL_CDV rl_vcast_at(RL_CSV x, __global const int *restrict qc, long c,
       z[l] = (int)RL_QC_Z(c + l * w);
     }
   }
-#if RL_QC == 1 || RL_GQC == 1
-  return rl_vcast_lanes(x, (uint16)(uint)ss, (int16)(int)sz, s, z);
-#else
-  return rl_vcast_lanes(x, s, z, (uint16)(uint)ds, (int16)(int)dz);
-#endif
+  return rl_vcast_qc(x, s, z, ss, sz, ds, dz);
 }
 #endif
 #endif

@@ -51,6 +51,13 @@ __kernel void rl_lines(__global const RL_TS *restrict src, long src_off,
   mq = clamp(n[4], (RL_I)0, mq);
 #endif
   RL_I dq = clamp(n[1], (RL_I)0, mq);
+#ifdef RL_CAST_RUN
+  if (n[0] >= mp && dq == mq &&
+      n[2] - (mp - 1) * RL_KDATA_DROP_P - (mq - 1) * RL_KDATA_DROP_Q >= mk) {
+    rl_cast_run(src + s, dst, mp, mq, d RL_QC_PASS);
+    return;
+  }
+#endif
 #ifdef RL_CAST_SQUARES
   if (n[0] >= mp && dq == mq &&
       n[2] - (mp - 1) * RL_KDATA_DROP_P - (mq - 1) * RL_KDATA_DROP_Q >= mk) {

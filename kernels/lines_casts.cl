@@ -181,6 +181,144 @@ static inline void rl_cast_pixels(__global const RL_TS *restrict in,
   RL_PIX_PUT(12) RL_PIX_PUT(13) RL_PIX_PUT(14) RL_PIX_PUT(15)
 }
 #endif
+/* Runs of short rows: K's rows of 2, 4 or 8 elements, whole, that Q's
+ * steps continue in the destination (RL_DSTRIDE_Q == RL_BLOCK_K: into
+ * 2N, 4N, NCHW4, CHWN4, nChw8c), so that each P step's rows are one run of
+ * mq * K elements (RL_RUN_BOX: P's steps continuing it too, the box's),
+ * converted and written 16 at a time: where P runs along the source and K
+ * does not (nChw16c -> 4N), 16 of P's runs at a time as squares, 16
+ * source vectors of 16 along P (16 / K of Q's steps of K rows) transposed
+ * in registers; else each 16 elements gathered into a vector. The box all
+ * data. Per channel, where no axis of the run moves the channel, a run's
+ * quantization is read once; else each axis that does steps it by its
+ * weight (RL_K_STEP, RL_Q_STEP, RL_P_STEP: the generator's, where the
+ * axis moves the channel dim alone; where one moves it with other dims, the
+ * rows take the box), so that lane j's channel is the first lane's and
+ * RL_RUN_CHAN(j). */
+#if defined(RL_VCAST) && RL_EXTENT_K == RL_BLOCK_K && RL_BLOCK_K < 16 &&      \
+    16 % RL_BLOCK_K == 0 && RL_BLOCK_Q > 1 && RL_DSTRIDE_Q == RL_BLOCK_K
+#if RL_EXTENT_Q == RL_BLOCK_Q && RL_DSTRIDE_P == RL_BLOCK_Q * RL_BLOCK_K &&   \
+    16 % (RL_BLOCK_Q * RL_BLOCK_K) == 0
+/* (2N -> 4N, NCHW4 -> nChw8c: Q's whole extent of K's rows a pixel) the
+ * box one run of units of Q x K */
+#define RL_RUN_BOX 1
+#define RL_RUN_UNIT (RL_BLOCK_Q * RL_BLOCK_K)
+#define RL_RUN_STEP RL_SSTRIDE_P
+#else
+#define RL_RUN_BOX 0
+#define RL_RUN_UNIT RL_BLOCK_K
+#define RL_RUN_STEP RL_SSTRIDE_Q
+#endif
+#if !defined(RL_QC) ||                                                        \
+    ((defined(RL_K_STEP) || !defined(RL_K_CHAN)) &&                            \
+     (defined(RL_Q_STEP) || !defined(RL_Q_CHAN)) &&                            \
+     (!RL_RUN_BOX || defined(RL_P_STEP) || !defined(RL_P_CHAN)))
+#define RL_CAST_RUN 1
+/* run element j's source, from `in`, the source of the unit it is in */
+#define RL_RUN_IN(j)                                                           \
+  in[(j) / RL_RUN_UNIT * RL_RUN_STEP +                                         \
+     (j) % RL_RUN_UNIT / RL_BLOCK_K * RL_SSTRIDE_Q +                           \
+     (j) % RL_BLOCK_K * RL_SSTRIDE_K]
+#if defined(RL_QC) && (defined(RL_K_CHAN) || defined(RL_Q_CHAN) ||            \
+                       (RL_RUN_BOX && defined(RL_P_CHAN)))
+#define RL_RUN_LANES 1
+#ifdef RL_K_STEP
+#define RL_RUN_KW RL_K_STEP
+#else
+#define RL_RUN_KW 0L
+#endif
+#ifdef RL_Q_STEP
+#define RL_RUN_QW RL_Q_STEP
+#else
+#define RL_RUN_QW 0L
+#endif
+#if defined(RL_P_STEP) && RL_RUN_BOX
+#define RL_RUN_PW RL_P_STEP
+#else
+#define RL_RUN_PW 0L
+#endif
+#define RL_RUN_CHAN(j)                                                         \
+  ((j) % RL_BLOCK_K * RL_RUN_KW +                                              \
+   (j) % RL_RUN_UNIT / RL_BLOCK_K * RL_RUN_QW +                                \
+   (j) / RL_RUN_UNIT * (RL_RUN_BOX ? RL_RUN_PW : RL_RUN_QW))
+#if RL_RUN_QW == RL_BLOCK_K * RL_RUN_KW &&                                     \
+    (!RL_RUN_BOX || RL_RUN_PW == RL_RUN_UNIT * RL_RUN_KW)
+#define RL_RUN_EVEN 1 /* lane j's channel the first lane's and j * K's step */
+#endif
+/* 16 elements from destination offset o on, each lane with its channel's
+ * quantization: channels K's step apart, as rl_vcast_at reads them (a
+ * block of 16 as two vectors); else each lane's read */
+static inline RL_DV rl_run_vcast(RL_SV v, RL_I o, rl_row_quant z RL_QC_ARG) {
+  long c = (long)rl_chan(o);
+  (void)z;
+#ifdef RL_RUN_EVEN
+  return rl_vcast_at(v, qc, c, RL_RUN_KW, RL_Q_SS, RL_Q_SZ, RL_Q_DS, RL_Q_DZ);
+#else
+  uint16 s;
+  int16 zp;
+#pragma unroll
+  for (int l = 0; l < 16; l++) {
+    s[l] = (uint)RL_QC_S(c + RL_RUN_CHAN(l));
+    zp[l] = (int)RL_QC_Z(c + RL_RUN_CHAN(l));
+  }
+  return rl_vcast_qc(v, s, zp, RL_Q_SS, RL_Q_SZ, RL_Q_DS, RL_Q_DZ);
+#endif
+}
+#define RL_RUN_QUANT(z, o) (z)
+#else
+#define rl_run_vcast(v, o, z, ...) rl_vcast(v, (z).ss, (z).sz, (z).ds, (z).dz)
+#define RL_RUN_QUANT(z, o) rl_quant_row(z, o RL_QC_PASS)
+#endif
+static inline void rl_cast_run(__global const RL_TS *restrict src,
+                               __global RL_T *restrict dst, RL_I mp,
+                               RL_I mq, RL_I d RL_QC_ARG) {
+  const RL_I len = (RL_RUN_BOX ? mp : 1) * mq * RL_BLOCK_K;
+  rl_row_quant z0 = rl_quant_at(d RL_QC_PASS);
+  RL_I p0 = 0;
+#if RL_SSTRIDE_P == 1 && RL_SSTRIDE_K != 1 && !RL_RUN_BOX
+  if (len % 16 == 0)
+    for (; p0 + 16 <= mp; p0 += 16)
+      for (RL_I i = 0; i < len; i += 16) {
+        __global const RL_TS *in = src + p0 + i / RL_RUN_UNIT * RL_RUN_STEP;
+        RL_SV r[16];
+#pragma unroll
+        for (int j = 0; j < 16; j++)
+          r[j] = ((__global const rl_svec_at *)&RL_RUN_IN(j))->v;
+        RL_TRANSPOSE(RL_SV, 16, 4, s08192a3b4c5d6e7f, r)
+#pragma unroll
+        for (int j = 0; j < 16; j++) {
+          RL_I e = (p0 + j) * RL_DSTRIDE_P + i;
+          RL_CAST_PUT(dst + e, rl_run_vcast(r[j], d + e,
+                                            RL_RUN_QUANT(z0, d + e),
+                                            qc));
+        }
+      }
+#endif
+  for (RL_I p = p0; p < (RL_RUN_BOX ? 1 : mp); p++) {
+    __global RL_T *out = dst + p * RL_DSTRIDE_P;
+    RL_I o = d + p * RL_DSTRIDE_P, i = 0;
+    rl_row_quant z = RL_RUN_QUANT(z0, o);
+    for (; i + 16 <= len; i += 16) {
+      __global const RL_TS *in =
+          src + p * RL_SSTRIDE_P + i / RL_RUN_UNIT * RL_RUN_STEP;
+      RL_SV v = (RL_SV)(RL_RUN_IN(0), RL_RUN_IN(1), RL_RUN_IN(2), RL_RUN_IN(3),
+                        RL_RUN_IN(4), RL_RUN_IN(5), RL_RUN_IN(6), RL_RUN_IN(7),
+                        RL_RUN_IN(8), RL_RUN_IN(9), RL_RUN_IN(10),
+                        RL_RUN_IN(11), RL_RUN_IN(12), RL_RUN_IN(13),
+                        RL_RUN_IN(14), RL_RUN_IN(15));
+      RL_CAST_PUT(out + i, rl_run_vcast(v, o + i, z, qc));
+    }
+    __global const RL_TS *in = src + p * RL_SSTRIDE_P;
+    for (; i < len; i++)
+#ifdef RL_RUN_LANES
+      out[i] = RL_TRANSFORM_AT(RL_RUN_IN(i), o + i);
+#else
+      out[i] = (RL_T)rl_cast((ulong)RL_RUN_IN(i), z.ss, z.sz, z.ds, z.dz);
+#endif
+  }
+}
+#endif
+#endif
 static inline void rl_cast_rows(__global const RL_TS *restrict src,
                                 __global RL_T *restrict dst, const RL_I *n,
                                 RL_I mp, RL_I mq, RL_I dq, RL_I mk,

@@ -729,6 +729,34 @@ static void run_rows(void) {
   boxes_then_tiles("run rows", cases, 7, kinds, 6);
 }
 
+/* A CPU device's cast boxes of short rows that Q continues in the
+ * destination, each P step's rows one run: K's rows of 2 or 4 elements
+ * (2N's and 4N's images, CHWN4's channels) contiguous in the source (4N ->
+ * 2N, CHWN4 -> NHWC, NCHW32 -> CHWN4: each 16 gathered) or strided, P
+ * running along the source (nChw16c -> 4N: squares of 16 of P's runs;
+ * NHWC -> 2N with C = 40: two squares, then 8 runs gathered; NCHW4 -> 2N,
+ * P of 4: gathered), runs of 28 (a Q step of 7 past whole vectors) and N
+ * = 6 (4N's last rows padding, which go row by row); per tensor, and per
+ * channel along N (K's and Q's: each element's), C (P's: each run's, or
+ * each element's where K and Q move C) and H (Q's); then on the generic
+ * kernels. */
+static void short_runs(void) {
+  static const cast_case cases[] = {{"4N", "2N", {8, 6, 5, 7}, 0},
+                                    {"CHWN4", "NHWC", {8, 32, 3, 5}, 1},
+                                    {"CHWN4", "NHWC", {8, 32, 3, 5}, 0},
+                                    {"NCHW32", "CHWN4", {8, 64, 3, 3}, 0},
+                                    {"nChw16c", "4N", {8, 32, 3, 5}, 0},
+                                    {"nChw16c", "4N", {6, 16, 3, 5}, 1},
+                                    {"NHWC", "2N", {4, 3, 5, 40}, 1},
+                                    {"NCHW4", "2N", {6, 8, 3, 5}, 1},
+                                    {"2N", "4N", {8, 6, 5, 7}, 2},
+                                    {"2N", "4N", {4, 3, 2, 9}, 0},
+                                    {"NCHW4", "nChw8c", {2, 16, 3, 5}, 1}};
+  static const cast_pair kinds[] = {{F32, F16}, {F16, F32},  {F32, I8},
+                                    {U8, F16},  {F32, BF16}, {I8, F32}};
+  boxes_then_tiles("short runs", cases, 11, kinds, 6);
+}
+
 /* A CPU device's cast boxes of short rows: rows of 2, 4 and 8 elements
  * (2N's images, NCHW4's and CHWN4's channels, nChw8c's), from NCHW (K's
  * rows mixed into whole vectors where P's follow one another) and from
@@ -1034,6 +1062,7 @@ int main(void) {
   short_rows();
   run_rows();
   group_rows();
+  short_runs();
   channel_rows();
   pixel_rows();
   double_rounding();

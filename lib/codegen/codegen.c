@@ -650,17 +650,23 @@ char *rl_codegen(const rl_layout_plan *p, const rl_desc *dst,
     int chan = (dst->per_channel ? dst->per_channel : src->per_channel) - 1;
     put(&t, "  (void)ok;\n  return x%d;\n}\n", chan);
     /* a box's rows whose elements may lie in different channels, and a box
-     * whose rows along P may */
-    int lines = p->family == RL_FAMILY_LINES, at = p->box[0].axis;
+     * whose rows along P, or along Q, may */
+    int lines = p->family == RL_FAMILY_LINES;
     const rl_iter_axis *k = lines ? &p->axes[p->box[2].axis] : NULL;
     if (!lines || moves_dim(dst, k->dims, chan))
       put(&t, "#define RL_K_CHAN 1\n");
-    /* K the channel dim's alone: the channel steps by its weight along a
-     * row (an affine plan's dims are the logical ones) */
+    /* K (P, Q) the channel dim's alone: the channel steps by its weight
+     * along it (an affine plan's dims are the logical ones) */
     if (lines && k->dims == 1u << chan)
       put(&t, "#define RL_K_STEP %lldL\n", (long long)k->weight);
-    if (lines && at >= 0 && moves_dim(dst, p->axes[at].dims, chan))
-      put(&t, "#define RL_P_CHAN 1\n");
+    for (int b = 0; lines && b < 2; b++) { /* P's and Q's, the same way */
+      int x = p->box[b].axis;
+      if (x >= 0 && moves_dim(dst, p->axes[x].dims, chan))
+        put(&t, "#define RL_%c_CHAN 1\n", "PQ"[b]);
+      if (x >= 0 && p->axes[x].dims == 1u << chan)
+        put(&t, "#define RL_%c_STEP %lldL\n", "PQ"[b],
+            (long long)p -> axes[x].weight);
+    }
   }
   if (p->family == RL_FAMILY_STAGE) map_stage(&t, p, dst, src);
   if (p->family == RL_FAMILY_LINES) map_box(&t, p, dst);
