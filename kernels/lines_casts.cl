@@ -245,35 +245,66 @@ static inline void rl_cast_pixels(__global const RL_TS *restrict in,
     (!RL_RUN_BOX || RL_RUN_PW == RL_RUN_UNIT * RL_RUN_KW)
 #define RL_RUN_EVEN 1 /* lane j's channel the first lane's and j * K's step */
 #endif
-/* 16 elements from destination offset o on, each lane with its channel's
- * quantization: channels K's step apart, as rl_vcast_at reads them (a
- * block of 16 as two vectors); else each lane's read */
-static inline RL_DV rl_run_vcast(RL_SV v, RL_I o, rl_row_quant z RL_QC_ARG) {
-  long c = (long)rl_chan(o);
-  (void)z;
-#ifdef RL_RUN_EVEN
-  return rl_vcast_at(v, qc, c, RL_RUN_KW, RL_Q_SS, RL_Q_SZ, RL_Q_DS, RL_Q_DZ);
-#else
+/* The lanes' quantization of 16 elements from destination offset o on,
+ * each lane's channel's scale bits and zero point: read as a block of 16
+ * where they are 16 channels in a row */
+typedef struct rl_lanes {
   uint16 s;
-  int16 zp;
+  int16 z;
+} rl_lanes;
+static inline rl_lanes rl_run_lanes(RL_I o RL_QC_ARG) {
+  long c = (long)rl_chan(o);
+  rl_lanes q;
+#ifdef RL_RUN_EVEN
+  if (RL_RUN_KW == 1 && !(c & 15)) {
+    q.s = as_uint16(vload16(0, qc + 2 * c));
+    q.z = vload16(1, qc + 2 * c);
+    return q;
+  }
+#endif
 #pragma unroll
   for (int l = 0; l < 16; l++) {
-    s[l] = (uint)RL_QC_S(c + RL_RUN_CHAN(l));
-    zp[l] = (int)RL_QC_Z(c + RL_RUN_CHAN(l));
+    q.s[l] = (uint)RL_QC_S(c + RL_RUN_CHAN(l));
+    q.z[l] = (int)RL_QC_Z(c + RL_RUN_CHAN(l));
   }
-  return rl_vcast_qc(v, s, zp, RL_Q_SS, RL_Q_SZ, RL_Q_DS, RL_Q_DZ);
-#endif
+  return q;
 }
-#define RL_RUN_QUANT(z, o) (z)
+/* A run's quantization (rl_run_q) as RL_RUN_ROW_Q finds it at a run's
+ * start o, and RL_RUN_VCAST converting 16 elements at o with it: where
+ * the unit's steps leave the channel, the run's first 16 lanes' serve
+ * every 16 of it; else each 16 read their own. */
+#if (RL_RUN_BOX ? RL_RUN_PW : RL_RUN_QW) == 0
+typedef rl_lanes rl_run_q;
+#define RL_RUN_ROW_Q(z0, o) rl_run_lanes(o RL_QC_PASS)
+#define RL_RUN_VCAST(v, o, q)                                                  \
+  rl_vcast_qc(v, (q).s, (q).z, RL_Q_SS, RL_Q_SZ, RL_Q_DS, RL_Q_DZ)
 #else
-#define rl_run_vcast(v, o, z, ...) rl_vcast(v, (z).ss, (z).sz, (z).ds, (z).dz)
-#define RL_RUN_QUANT(z, o) rl_quant_row(z, o RL_QC_PASS)
+typedef int rl_run_q;
+#define RL_RUN_ROW_Q(z0, o) 0
+static inline RL_DV rl_run_vcast(RL_SV v, RL_I o RL_QC_ARG) {
+  rl_lanes q = rl_run_lanes(o RL_QC_PASS);
+  return rl_vcast_qc(v, q.s, q.z, RL_Q_SS, RL_Q_SZ, RL_Q_DS, RL_Q_DZ);
+}
+#define RL_RUN_VCAST(v, o, q) rl_run_vcast(v, o RL_QC_PASS)
+#endif
+#else
+typedef rl_row_quant rl_run_q;
+#define RL_RUN_ROW_Q(z0, o) rl_quant_row(z0, o RL_QC_PASS)
+#define RL_RUN_VCAST(v, o, q) rl_vcast(v, (q).ss, (q).sz, (q).ds, (q).dz)
+#endif
+/* a run's quantization at its start o, qb the box's where P's steps leave
+ * the channel */
+#ifdef RL_P_CHAN
+#define RL_RUN_AT_P(qb, z0, o) RL_RUN_ROW_Q(z0, o)
+#else
+#define RL_RUN_AT_P(qb, z0, o) (qb)
 #endif
 static inline void rl_cast_run(__global const RL_TS *restrict src,
                                __global RL_T *restrict dst, RL_I mp,
                                RL_I mq, RL_I d RL_QC_ARG) {
   const RL_I len = (RL_RUN_BOX ? mp : 1) * mq * RL_BLOCK_K;
   rl_row_quant z0 = rl_quant_at(d RL_QC_PASS);
+  rl_run_q qb = RL_RUN_ROW_Q(z0, d);
   RL_I p0 = 0;
 #if RL_SSTRIDE_P == 1 && RL_SSTRIDE_K != 1 && !RL_RUN_BOX
   if (len % 16 == 0)
@@ -288,16 +319,15 @@ static inline void rl_cast_run(__global const RL_TS *restrict src,
 #pragma unroll
         for (int j = 0; j < 16; j++) {
           RL_I e = (p0 + j) * RL_DSTRIDE_P + i;
-          RL_CAST_PUT(dst + e, rl_run_vcast(r[j], d + e,
-                                            RL_RUN_QUANT(z0, d + e),
-                                            qc));
+          RL_CAST_PUT(dst + e,
+                      RL_RUN_VCAST(r[j], d + e, RL_RUN_AT_P(qb, z0, d + e)));
         }
       }
 #endif
   for (RL_I p = p0; p < (RL_RUN_BOX ? 1 : mp); p++) {
     __global RL_T *out = dst + p * RL_DSTRIDE_P;
     RL_I o = d + p * RL_DSTRIDE_P, i = 0;
-    rl_row_quant z = RL_RUN_QUANT(z0, o);
+    rl_run_q q = RL_RUN_AT_P(qb, z0, o);
     for (; i + 16 <= len; i += 16) {
       __global const RL_TS *in =
           src + p * RL_SSTRIDE_P + i / RL_RUN_UNIT * RL_RUN_STEP;
@@ -306,14 +336,14 @@ static inline void rl_cast_run(__global const RL_TS *restrict src,
                         RL_RUN_IN(8), RL_RUN_IN(9), RL_RUN_IN(10),
                         RL_RUN_IN(11), RL_RUN_IN(12), RL_RUN_IN(13),
                         RL_RUN_IN(14), RL_RUN_IN(15));
-      RL_CAST_PUT(out + i, rl_run_vcast(v, o + i, z, qc));
+      RL_CAST_PUT(out + i, RL_RUN_VCAST(v, o + i, q));
     }
     __global const RL_TS *in = src + p * RL_SSTRIDE_P;
     for (; i < len; i++)
 #ifdef RL_RUN_LANES
       out[i] = RL_TRANSFORM_AT(RL_RUN_IN(i), o + i);
 #else
-      out[i] = (RL_T)rl_cast((ulong)RL_RUN_IN(i), z.ss, z.sz, z.ds, z.dz);
+      out[i] = (RL_T)rl_cast((ulong)RL_RUN_IN(i), q.ss, q.sz, q.ds, q.dz);
 #endif
   }
 }
