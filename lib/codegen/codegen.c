@@ -660,12 +660,13 @@ char *rl_codegen(const rl_layout_plan *p, const rl_desc *dst,
     if (lines && k->dims == 1u << chan)
       put(&t, "#define RL_K_STEP %lldL\n", (long long)k->weight);
     for (int b = 0; lines && b < 2; b++) { /* P's and Q's, the same way */
-      int x = p->box[b].axis;
-      if (x >= 0 && moves_dim(dst, p->axes[x].dims, chan))
-        put(&t, "#define RL_%c_CHAN 1\n", "PQ"[b]);
-      if (x >= 0 && p->axes[x].dims == 1u << chan)
-        put(&t, "#define RL_%c_STEP %lldL\n", "PQ"[b],
-            (long long)p -> axes[x].weight);
+      const rl_iter_axis *a =
+          p->box[b].axis >= 0 ? &p->axes[p->box[b].axis] : NULL;
+      const char name = "PQ"[b];
+      if (a && moves_dim(dst, a->dims, chan))
+        put(&t, "#define RL_%c_CHAN 1\n", name);
+      if (a && a->dims == 1u << chan)
+        put(&t, "#define RL_%c_STEP %lldL\n", name, (long long)a->weight);
     }
   }
   if (p->family == RL_FAMILY_STAGE) map_stage(&t, p, dst, src);
