@@ -581,6 +581,34 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       continue;
     }
     RL_GRUN_OF_ROWS(RL_CSV, rl_g_from, RL_CDV, rl_g_to, RL_GAS_CAST)
+    /* rows of np elements, fewer than a side, one run in the destination
+     * (dk == np: 4N -> 2N's images) of whole vectors, all data, the
+     * source's rows strided: the run 16 elements at a time, each gathered
+     * into a vector (row i, element j counted along), each lane's channel
+     * its row's and element's where the channel moves */
+    if (full && dk == np && np < RL_GSIDE && nk * np % RL_GSIDE == 0) {
+      long i = 0, j = 0, c = ch < 0 ? 0 : x[ch];
+      for (long e = 0; e < nk * np; e += RL_GSIDE) {
+        RL_CSV v;
+        uint16 s;
+        int16 z;
+        for (int l = 0; l < RL_GSIDE; l++) {
+          v[l] = from[i * sk + j * sp];
+#ifdef RL_GQC
+          s[l] = (uint)RL_QC_S(c + i * cwk + j * cwp);
+          z[l] = (int)RL_QC_Z(c + i * cwk + j * cwp);
+#endif
+          if (++j == np) j = 0, i++;
+        }
+#ifdef RL_GQC
+        RL_PACKED_AT(rl_g_to, out + e) = rl_vcast_qc(v, s, z, ss, sz, ds, dz);
+#else
+        (void)s, (void)z;
+        RL_PACKED_AT(rl_g_to, out + e) = RL_GVCAST(v, c, 0);
+#endif
+      }
+      continue;
+    }
     /* rows of a whole side, each a pixel of sk elements, fewer than a side,
      * all data, one after another in the source (an image's 3 channels in
      * a C0 of 16): the tile's 16 pixels converted as sk vectors into a
