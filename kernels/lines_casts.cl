@@ -1,7 +1,8 @@
 /* lines_casts.cl - CPU boxes that cast (RL_CAST_ROWS; docs/CASTS.md), 16
  * elements at a time, each 16 converted as a vector by kernels/cast.cl's
  * functions and written as one: a box that transposes, all data, as squares
- * of 16 x 16 transposed in registers; else each destination row's data
+ * of 16 x 16 transposed in registers; short rows that the next axis
+ * continues, as runs (rl_cast_run); else each destination row's data
  * gathered into vectors of the source's type (loaded as such where K runs
  * contiguous in the source), the rest of the row, and the pairs without a
  * vector form, element by element through rl_cast. Per channel, a row's
@@ -182,19 +183,19 @@ static inline void rl_cast_pixels(__global const RL_TS *restrict in,
 }
 #endif
 /* Runs of short rows: K's rows of 2, 4 or 8 elements, whole, that Q's
- * steps continue in the destination (RL_DSTRIDE_Q == RL_BLOCK_K: into
- * 2N, 4N, NCHW4, CHWN4, nChw8c), so that each P step's rows are one run of
- * mq * K elements (RL_RUN_BOX: P's steps continuing it too, the box's),
- * converted and written 16 at a time: where P runs along the source and K
- * does not (nChw16c -> 4N), 16 of P's runs at a time as squares, 16
- * source vectors of 16 along P (16 / K of Q's steps of K rows) transposed
- * in registers; else each 16 elements gathered into a vector. The box all
- * data. Per channel, where no axis of the run moves the channel, a run's
- * quantization is read once; else each axis that does steps it by its
- * weight (RL_K_STEP, RL_Q_STEP, RL_P_STEP: the generator's, where the
- * axis moves the channel dim alone; where one moves it with other dims, the
- * rows take the box), so that lane j's channel is the first lane's and
- * RL_RUN_CHAN(j). */
+ * steps continue in the destination (RL_DSTRIDE_Q == RL_BLOCK_K: into or
+ * out of 2N, 4N, NCHW4, CHWN4, nChw8c), so that each P step's rows are
+ * one run of mq * K elements (RL_RUN_BOX: P's steps continuing it too,
+ * the box's), converted and written 16 at a time: where P runs along the
+ * source and K does not (nChw16c -> 4N), 16 of P's runs at a time as
+ * squares, 16 source vectors of 16 along P (16 / K of Q's steps of K
+ * rows) transposed in registers; else each 16 elements gathered into a
+ * vector. The box all data. Per channel, where no axis of the run moves
+ * the channel, a run's quantization is read once; else each axis that
+ * does steps it by its weight (RL_K_STEP, RL_Q_STEP, RL_P_STEP: the
+ * generator's, where the axis moves the channel dim alone; where one
+ * moves it with other dims, the rows take the box), so that lane j's
+ * channel is the first lane's and RL_RUN_CHAN(j). */
 #if defined(RL_VCAST) && RL_EXTENT_K == RL_BLOCK_K && RL_BLOCK_K < 16 &&      \
     16 % RL_BLOCK_K == 0 && RL_BLOCK_Q > 1 && RL_DSTRIDE_Q == RL_BLOCK_K
 #if RL_EXTENT_Q == RL_BLOCK_Q && RL_DSTRIDE_P == RL_BLOCK_Q * RL_BLOCK_K &&   \
