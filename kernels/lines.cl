@@ -54,7 +54,8 @@ __kernel void rl_lines(__global const RL_TS *restrict src, long src_off,
 #ifdef RL_CAST_RUN
   if (n[0] >= mp && dq == mq &&
       n[2] - (mp - 1) * RL_KDATA_DROP_P - (mq - 1) * RL_KDATA_DROP_Q >= mk) {
-    rl_cast_run(src + s, dst, mp, mq, d RL_QC_PASS);
+    rl_cast_run(src + s, dst, RL_RUN_A ? mp : mq, RL_RUN_A ? mq : mp,
+                d RL_QC_PASS);
     return;
   }
 #endif

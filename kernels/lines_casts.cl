@@ -1,7 +1,7 @@
 /* lines_casts.cl - CPU boxes that cast (RL_CAST_ROWS; docs/CASTS.md), 16
  * elements at a time, each 16 converted as a vector by kernels/cast.cl's
  * functions and written as one: a box that transposes, all data, as squares
- * of 16 x 16 transposed in registers; short rows that the next axis
+ * of 16 x 16 transposed in registers; short rows that another axis
  * continues, as runs (rl_cast_run); else each destination row's data
  * gathered into vectors of the source's type (loaded as such where K runs
  * contiguous in the source), the rest of the row, and the pairs without a
@@ -182,68 +182,113 @@ static inline void rl_cast_pixels(__global const RL_TS *restrict in,
   RL_PIX_PUT(12) RL_PIX_PUT(13) RL_PIX_PUT(14) RL_PIX_PUT(15)
 }
 #endif
-/* Runs of short rows: K's rows of 2, 4 or 8 elements, whole, that Q's
- * steps continue in the destination (RL_DSTRIDE_Q == RL_BLOCK_K: into or
- * out of 2N, 4N, NCHW4, CHWN4, nChw8c), so that each P step's rows are
- * one run of mq * K elements (RL_RUN_BOX: P's steps continuing it too,
- * the box's), converted and written 16 at a time: where P runs along the
- * source and K does not (nChw16c -> 4N), 16 of P's runs at a time as
- * squares, 16 source vectors of 16 along P (16 / K of Q's steps of K
- * rows) transposed in registers; else each 16 elements gathered into a
- * vector. The box all data. Per channel, where no axis of the run moves
- * the channel, a run's quantization is read once; else each axis that
- * does steps it by its weight (RL_K_STEP, RL_Q_STEP, RL_P_STEP: the
- * generator's, where the axis moves the channel dim alone; where one
- * moves it with other dims, the rows take the box), so that lane j's
- * channel is the first lane's and RL_RUN_CHAN(j). */
+/* Runs of short rows: K's rows of 2, 4 or 8 elements, whole, that the
+ * steps of an axis A continue in the destination (A's destination stride
+ * K: Q's, or else P's; into or out of 2N, 4N, NCHW4, CHWN4, nChw8c), so
+ * that each step of the other box axis, O, has its rows in one run of A x
+ * K elements (RL_RUN_BOX: O's steps continuing it too, the box's),
+ * converted and written 16 at a time: where O runs along the source and K
+ * does not (nChw16c -> 4N), 16 of O's runs at a time as squares, 16
+ * source vectors of 16 along O (16 / K of A's steps of K rows) transposed
+ * in registers; else each 16 elements gathered into a vector. The box all
+ * data. Per channel, where no axis of the run moves the channel, a run's
+ * quantization is read once; else each axis that does steps it by its
+ * weight (RL_K_STEP, RL_Q_STEP, RL_P_STEP: the generator's, where the
+ * axis moves the channel dim alone; where one moves it with other dims,
+ * the rows take the box), so that lane j's channel is the first lane's
+ * and RL_RUN_CHAN(j). */
 #if defined(RL_VCAST) && RL_EXTENT_K == RL_BLOCK_K && RL_BLOCK_K < 16 &&      \
-    16 % RL_BLOCK_K == 0 && RL_BLOCK_Q > 1 && RL_DSTRIDE_Q == RL_BLOCK_K
-#if RL_EXTENT_Q == RL_BLOCK_Q && RL_DSTRIDE_P == RL_BLOCK_Q * RL_BLOCK_K &&   \
-    16 % (RL_BLOCK_Q * RL_BLOCK_K) == 0
-/* (2N -> 4N, NCHW4 -> nChw8c: Q's whole extent of K's rows a pixel) the
- * box one run of units of Q x K */
+    16 % RL_BLOCK_K == 0
+#if RL_BLOCK_Q > 1 && RL_DSTRIDE_Q == RL_BLOCK_K
+#define RL_RUN_A 1 /* A, the axis continuing K's rows, is Q; O is P */
+#elif RL_BLOCK_P > 1 && RL_DSTRIDE_P == RL_BLOCK_K && !defined(RL_CAST_PLANES)
+#define RL_RUN_A 0 /* A is P, O is Q (4N -> CHWN4; not where P mixes) */
+#endif
+#endif
+#ifdef RL_RUN_A
+#if RL_RUN_A
+#define RL_A_EXTENT RL_EXTENT_Q
+#define RL_A_BLOCK RL_BLOCK_Q
+#define RL_A_SSTRIDE RL_SSTRIDE_Q
+#define RL_O_SSTRIDE RL_SSTRIDE_P
+#define RL_O_DSTRIDE RL_DSTRIDE_P
+#ifdef RL_Q_CHAN
+#define RL_A_CHAN 1
+#endif
+#ifdef RL_Q_STEP
+#define RL_A_STEP RL_Q_STEP
+#endif
+#ifdef RL_P_CHAN
+#define RL_O_CHAN 1
+#endif
+#ifdef RL_P_STEP
+#define RL_O_STEP RL_P_STEP
+#endif
+#else
+#define RL_A_EXTENT RL_EXTENT_P
+#define RL_A_BLOCK RL_BLOCK_P
+#define RL_A_SSTRIDE RL_SSTRIDE_P
+#define RL_O_SSTRIDE RL_SSTRIDE_Q
+#define RL_O_DSTRIDE RL_DSTRIDE_Q
+#ifdef RL_P_CHAN
+#define RL_A_CHAN 1
+#endif
+#ifdef RL_P_STEP
+#define RL_A_STEP RL_P_STEP
+#endif
+#ifdef RL_Q_CHAN
+#define RL_O_CHAN 1
+#endif
+#ifdef RL_Q_STEP
+#define RL_O_STEP RL_Q_STEP
+#endif
+#endif
+#if RL_A_EXTENT == RL_A_BLOCK && RL_O_DSTRIDE == RL_A_BLOCK * RL_BLOCK_K &&   \
+    16 % (RL_A_BLOCK * RL_BLOCK_K) == 0
+/* (2N -> 4N, NCHW4 -> nChw8c: A's whole extent of K's rows a pixel) the
+ * box one run of units of A x K */
 #define RL_RUN_BOX 1
-#define RL_RUN_UNIT (RL_BLOCK_Q * RL_BLOCK_K)
-#define RL_RUN_STEP RL_SSTRIDE_P
+#define RL_RUN_UNIT (RL_A_BLOCK * RL_BLOCK_K)
+#define RL_RUN_STEP RL_O_SSTRIDE
 #else
 #define RL_RUN_BOX 0
 #define RL_RUN_UNIT RL_BLOCK_K
-#define RL_RUN_STEP RL_SSTRIDE_Q
+#define RL_RUN_STEP RL_A_SSTRIDE
 #endif
 #if !defined(RL_QC) ||                                                        \
     ((defined(RL_K_STEP) || !defined(RL_K_CHAN)) &&                            \
-     (defined(RL_Q_STEP) || !defined(RL_Q_CHAN)) &&                            \
-     (!RL_RUN_BOX || defined(RL_P_STEP) || !defined(RL_P_CHAN)))
+     (defined(RL_A_STEP) || !defined(RL_A_CHAN)) &&                            \
+     (!RL_RUN_BOX || defined(RL_O_STEP) || !defined(RL_O_CHAN)))
 #define RL_CAST_RUN 1
 /* run element j's source, from `in`, the source of the unit it is in */
 #define RL_RUN_IN(j)                                                           \
   in[(j) / RL_RUN_UNIT * RL_RUN_STEP +                                         \
-     (j) % RL_RUN_UNIT / RL_BLOCK_K * RL_SSTRIDE_Q +                           \
+     (j) % RL_RUN_UNIT / RL_BLOCK_K * RL_A_SSTRIDE +                           \
      (j) % RL_BLOCK_K * RL_SSTRIDE_K]
-#if defined(RL_QC) && (defined(RL_K_CHAN) || defined(RL_Q_CHAN) ||            \
-                       (RL_RUN_BOX && defined(RL_P_CHAN)))
+#if defined(RL_QC) && (defined(RL_K_CHAN) || defined(RL_A_CHAN) ||            \
+                       (RL_RUN_BOX && defined(RL_O_CHAN)))
 #define RL_RUN_LANES 1
 #ifdef RL_K_STEP
 #define RL_RUN_KW RL_K_STEP
 #else
 #define RL_RUN_KW 0L
 #endif
-#ifdef RL_Q_STEP
-#define RL_RUN_QW RL_Q_STEP
+#ifdef RL_A_STEP
+#define RL_RUN_AW RL_A_STEP
 #else
-#define RL_RUN_QW 0L
+#define RL_RUN_AW 0L
 #endif
-#if defined(RL_P_STEP) && RL_RUN_BOX
-#define RL_RUN_PW RL_P_STEP
+#if defined(RL_O_STEP) && RL_RUN_BOX
+#define RL_RUN_OW RL_O_STEP
 #else
-#define RL_RUN_PW 0L
+#define RL_RUN_OW 0L
 #endif
 #define RL_RUN_CHAN(j)                                                         \
   ((j) % RL_BLOCK_K * RL_RUN_KW +                                              \
-   (j) % RL_RUN_UNIT / RL_BLOCK_K * RL_RUN_QW +                                \
-   (j) / RL_RUN_UNIT * (RL_RUN_BOX ? RL_RUN_PW : RL_RUN_QW))
-#if RL_RUN_QW == RL_BLOCK_K * RL_RUN_KW &&                                     \
-    (!RL_RUN_BOX || RL_RUN_PW == RL_RUN_UNIT * RL_RUN_KW)
+   (j) % RL_RUN_UNIT / RL_BLOCK_K * RL_RUN_AW +                                \
+   (j) / RL_RUN_UNIT * (RL_RUN_BOX ? RL_RUN_OW : RL_RUN_AW))
+#if RL_RUN_AW == RL_BLOCK_K * RL_RUN_KW &&                                     \
+    (!RL_RUN_BOX || RL_RUN_OW == RL_RUN_UNIT * RL_RUN_KW)
 #define RL_RUN_EVEN 1 /* lane j's channel the first lane's and j * K's step */
 #endif
 /* The lanes' quantization of 16 elements from destination offset o on,
@@ -274,7 +319,7 @@ static inline rl_lanes rl_run_lanes(RL_I o RL_QC_ARG) {
  * start o, and RL_RUN_VCAST converting 16 elements at o with it: where
  * the unit's steps leave the channel, the run's first 16 lanes' serve
  * every 16 of it; else each 16 read their own. */
-#if (RL_RUN_BOX ? RL_RUN_PW : RL_RUN_QW) == 0
+#if (RL_RUN_BOX ? RL_RUN_OW : RL_RUN_AW) == 0
 typedef rl_lanes rl_run_q;
 #define RL_RUN_ROW_Q(z0, o) rl_run_lanes(o RL_QC_PASS)
 #define RL_RUN_VCAST(v, o, q)                                                  \
@@ -290,26 +335,27 @@ static inline RL_DV rl_run_vcast(RL_SV v, RL_I o RL_QC_ARG) {
 #endif
 #else
 typedef rl_row_quant rl_run_q;
-#define RL_RUN_ROW_Q(z0, o) rl_quant_row(z0, o RL_QC_PASS)
+#define RL_RUN_ROW_Q(z0, o) rl_quant_at(o RL_QC_PASS)
 #define RL_RUN_VCAST(v, o, q) rl_vcast(v, (q).ss, (q).sz, (q).ds, (q).dz)
 #endif
-/* a run's quantization at its start o, qb the box's where P's steps leave
+/* a run's quantization at its start o, qb the box's where O's steps leave
  * the channel */
-#ifdef RL_P_CHAN
-#define RL_RUN_AT_P(qb, z0, o) RL_RUN_ROW_Q(z0, o)
+#ifdef RL_O_CHAN
+#define RL_RUN_AT_O(qb, z0, o) RL_RUN_ROW_Q(z0, o)
 #else
-#define RL_RUN_AT_P(qb, z0, o) (qb)
+#define RL_RUN_AT_O(qb, z0, o) (qb)
 #endif
+/* The box's runs: mo steps of O (p counts them), ma of A */
 static inline void rl_cast_run(__global const RL_TS *restrict src,
-                               __global RL_T *restrict dst, RL_I mp,
-                               RL_I mq, RL_I d RL_QC_ARG) {
-  const RL_I len = (RL_RUN_BOX ? mp : 1) * mq * RL_BLOCK_K;
+                               __global RL_T *restrict dst, RL_I mo,
+                               RL_I ma, RL_I d RL_QC_ARG) {
+  const RL_I len = (RL_RUN_BOX ? mo : 1) * ma * RL_BLOCK_K;
   rl_row_quant z0 = rl_quant_at(d RL_QC_PASS);
   rl_run_q qb = RL_RUN_ROW_Q(z0, d);
   RL_I p0 = 0;
-#if RL_SSTRIDE_P == 1 && RL_SSTRIDE_K != 1 && !RL_RUN_BOX
+#if RL_O_SSTRIDE == 1 && RL_SSTRIDE_K != 1 && !RL_RUN_BOX
   if (len % 16 == 0)
-    for (; p0 + 16 <= mp; p0 += 16)
+    for (; p0 + 16 <= mo; p0 += 16)
       for (RL_I i = 0; i < len; i += 16) {
         __global const RL_TS *in = src + p0 + i / RL_RUN_UNIT * RL_RUN_STEP;
         RL_SV r[16];
@@ -319,19 +365,19 @@ static inline void rl_cast_run(__global const RL_TS *restrict src,
         RL_TRANSPOSE(RL_SV, 16, 4, s08192a3b4c5d6e7f, r)
 #pragma unroll
         for (int j = 0; j < 16; j++) {
-          RL_I e = (p0 + j) * RL_DSTRIDE_P + i;
+          RL_I e = (p0 + j) * RL_O_DSTRIDE + i;
           RL_CAST_PUT(dst + e,
-                      RL_RUN_VCAST(r[j], d + e, RL_RUN_AT_P(qb, z0, d + e)));
+                      RL_RUN_VCAST(r[j], d + e, RL_RUN_AT_O(qb, z0, d + e)));
         }
       }
 #endif
-  for (RL_I p = p0; p < (RL_RUN_BOX ? 1 : mp); p++) {
-    __global RL_T *out = dst + p * RL_DSTRIDE_P;
-    RL_I o = d + p * RL_DSTRIDE_P, i = 0;
-    rl_run_q q = RL_RUN_AT_P(qb, z0, o);
+  for (RL_I p = p0; p < (RL_RUN_BOX ? 1 : mo); p++) {
+    __global RL_T *out = dst + p * RL_O_DSTRIDE;
+    RL_I o = d + p * RL_O_DSTRIDE, i = 0;
+    rl_run_q q = RL_RUN_AT_O(qb, z0, o);
     for (; i + 16 <= len; i += 16) {
       __global const RL_TS *in =
-          src + p * RL_SSTRIDE_P + i / RL_RUN_UNIT * RL_RUN_STEP;
+          src + p * RL_O_SSTRIDE + i / RL_RUN_UNIT * RL_RUN_STEP;
       RL_SV v = (RL_SV)(RL_RUN_IN(0), RL_RUN_IN(1), RL_RUN_IN(2), RL_RUN_IN(3),
                         RL_RUN_IN(4), RL_RUN_IN(5), RL_RUN_IN(6), RL_RUN_IN(7),
                         RL_RUN_IN(8), RL_RUN_IN(9), RL_RUN_IN(10),
@@ -339,7 +385,7 @@ static inline void rl_cast_run(__global const RL_TS *restrict src,
                         RL_RUN_IN(14), RL_RUN_IN(15));
       RL_CAST_PUT(out + i, RL_RUN_VCAST(v, o + i, q));
     }
-    __global const RL_TS *in = src + p * RL_SSTRIDE_P;
+    __global const RL_TS *in = src + p * RL_O_SSTRIDE;
     for (; i < len; i++)
 #ifdef RL_RUN_LANES
       out[i] = RL_TRANSFORM_AT(RL_RUN_IN(i), o + i);

@@ -751,10 +751,14 @@ static void short_runs(void) {
                                     {"NCHW4", "2N", {6, 8, 3, 5}, 1},
                                     {"2N", "4N", {8, 6, 5, 7}, 2},
                                     {"2N", "4N", {4, 3, 2, 9}, 0},
-                                    {"NCHW4", "nChw8c", {2, 16, 3, 5}, 1}};
+                                    {"NCHW4", "nChw8c", {2, 16, 3, 5}, 1},
+                                    {"4N", "CHWN4", {8, 8, 3, 5}, 0},
+                                    {"4N", "CHWN4", {8, 8, 3, 5}, 1},
+                                    {"4N", "CHWN4", {8, 8, 3, 5}, 2},
+                                    {"2N", "CHWN4", {4, 8, 3, 5}, PER_TENSOR}};
   static const cast_pair kinds[] = {{F32, F16}, {F16, F32},  {F32, I8},
                                     {U8, F16},  {F32, BF16}, {I8, F32}};
-  boxes_then_tiles("short runs", cases, 11, kinds, 6);
+  boxes_then_tiles("short runs", cases, 15, kinds, 6);
 }
 
 /* A CPU device's cast boxes of short rows: rows of 2, 4 and 8 elements
