@@ -590,8 +590,10 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       long i = 0, j = 0, c = ch < 0 ? 0 : x[ch];
       for (long e = 0; e < nk * np; e += RL_GSIDE) {
         RL_CSV v;
+#ifdef RL_GQC
         uint16 s;
         int16 z;
+#endif
         for (int l = 0; l < RL_GSIDE; l++) {
           v[l] = from[i * sk + j * sp];
 #ifdef RL_GQC
@@ -603,7 +605,6 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
 #ifdef RL_GQC
         RL_PACKED_AT(rl_g_to, out + e) = rl_vcast_qc(v, s, z, ss, sz, ds, dz);
 #else
-        (void)s, (void)z;
         RL_PACKED_AT(rl_g_to, out + e) = RL_GVCAST(v, c, 0);
 #endif
       }

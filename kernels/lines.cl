@@ -51,17 +51,20 @@ __kernel void rl_lines(__global const RL_TS *restrict src, long src_off,
   mq = clamp(n[4], (RL_I)0, mq);
 #endif
   RL_I dq = clamp(n[1], (RL_I)0, mq);
+  /* the box all data (K's data count is least at its last P and Q) */
+  const int all = n[0] >= mp && dq == mq &&
+                  n[2] - (mp - 1) * RL_KDATA_DROP_P -
+                          (mq - 1) * RL_KDATA_DROP_Q >= mk;
+  (void)all;
 #ifdef RL_CAST_RUN
-  if (n[0] >= mp && dq == mq &&
-      n[2] - (mp - 1) * RL_KDATA_DROP_P - (mq - 1) * RL_KDATA_DROP_Q >= mk) {
+  if (all) {
     rl_cast_run(src + s, dst, RL_RUN_A ? mp : mq, RL_RUN_A ? mq : mp,
                 d RL_QC_PASS);
     return;
   }
 #endif
 #ifdef RL_CAST_SQUARES
-  if (n[0] >= mp && dq == mq &&
-      n[2] - (mp - 1) * RL_KDATA_DROP_P - (mq - 1) * RL_KDATA_DROP_Q >= mk) {
+  if (all) {
     rl_cast_squares(src + s, dst, mp, mq, mk, d RL_QC_PASS);
     return;
   }
@@ -88,9 +91,7 @@ __kernel void rl_lines(__global const RL_TS *restrict src, long src_off,
   return;
 #endif
 #if RL_VEC > 1
-  /* K's data count is least at the box's last P and Q */
-  if (n[0] >= mp && dq == mq &&
-      n[2] - (mp - 1) * RL_KDATA_DROP_P - (mq - 1) * RL_KDATA_DROP_Q >= mk) {
+  if (all) {
 #ifdef RL_NIBBLES
 #ifdef RL_STAGED
     /* the box's destination rows (lib/plan/plan_nibbles.c nibble_staged)
