@@ -729,17 +729,18 @@ static void run_rows(void) {
   boxes_then_tiles("run rows", cases, 7, kinds, 6);
 }
 
-/* A CPU device's cast boxes of short rows that Q continues in the
- * destination, each P step's rows one run: K's rows of 2 or 4 elements
- * (2N's and 4N's images, CHWN4's channels) contiguous in the source (4N ->
- * 2N, CHWN4 -> NHWC, NCHW32 -> CHWN4: each 16 gathered) or strided, P
- * running along the source (nChw16c -> 4N: squares of 16 of P's runs;
- * NHWC -> 2N with C = 40: two squares, then 8 runs gathered; NCHW4 -> 2N,
- * P of 4: gathered), runs of 28 (a Q step of 7 past whole vectors) and N
- * = 6 (4N's last rows padding, which go row by row); per tensor, and per
- * channel along N (K's and Q's: each element's), C (P's: each run's, or
- * each element's where K and Q move C) and H (Q's); then on the generic
- * kernels. */
+/* A CPU device's cast boxes of short rows that Q (or else P) continues in
+ * the destination, each step of the other axis one run: K's rows of 2 or 4
+ * elements (2N's and 4N's images, CHWN4's channels) contiguous in the
+ * source (4N -> 2N, CHWN4 -> NHWC, NCHW32 -> CHWN4: each 16 gathered) or
+ * strided, P running along the source (nChw16c -> 4N: squares of 16 of
+ * P's runs; NHWC -> 2N with C = 40: two squares, then 8 runs gathered;
+ * NCHW4 -> 2N, P of 4: gathered); the box one run (2N -> 4N, NCHW4 ->
+ * nChw8c); P continuing the rows (4N and 2N -> CHWN4); runs of 28 (a Q
+ * step of 7 past whole vectors) and N = 6 (4N's last rows padding, which
+ * go row by row); per tensor, and per channel along N (K's and Q's, or
+ * P's), C (P's, or K's and Q's) and H (Q's, merged with W); then on the
+ * generic kernels. */
 static void short_runs(void) {
   static const cast_case cases[] = {{"4N", "2N", {8, 6, 5, 7}, 0},
                                     {"CHWN4", "NHWC", {8, 32, 3, 5}, 1},
