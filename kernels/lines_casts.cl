@@ -255,6 +255,34 @@ static inline void rl_cast_pixels(__global const RL_TS *restrict in,
 #define RL_RUN_UNIT RL_BLOCK_K
 #define RL_RUN_STEP RL_A_SSTRIDE
 #endif
+/* Where O's steps lie one after another in the source, squares of RL_SQ
+ * steps of O by as many pieces of RL_SQ_EL elements of the runs: a vector
+ * of the O steps' pieces at each piece of the run, the pieces transposed
+ * (RL_SQ_ROUNDS rounds, each interleaving two half vectors' pieces). The
+ * piece is an element where O runs along the source and K strided (nChw16c
+ * -> 4N), a row of K where O's rows lie one after another (FRACTAL_Z ->
+ * NCHW4, HWCN -> 2N). */
+#if !RL_RUN_BOX && RL_O_SSTRIDE == 1 && RL_SSTRIDE_K != 1
+#define RL_SQ_EL 1
+#elif !RL_RUN_BOX && RL_O_SSTRIDE == RL_BLOCK_K && RL_SSTRIDE_K == 1
+#define RL_SQ_EL RL_BLOCK_K
+#endif
+#ifdef RL_SQ_EL
+#define RL_SQ (16 / RL_SQ_EL)
+#if RL_SQ_EL == 1
+#define RL_SQ_ROUNDS 4
+#define RL_SQ_ZIP    s08192a3b4c5d6e7f
+#elif RL_SQ_EL == 2
+#define RL_SQ_ROUNDS 3
+#define RL_SQ_ZIP    s018923ab45cd67ef
+#elif RL_SQ_EL == 4
+#define RL_SQ_ROUNDS 2
+#define RL_SQ_ZIP    s012389ab4567cdef
+#else
+#define RL_SQ_ROUNDS 1
+#define RL_SQ_ZIP    s0123456789abcdef
+#endif
+#endif
 #if !defined(RL_QC) ||                                                        \
     ((defined(RL_K_STEP) || !defined(RL_K_CHAN)) &&                            \
      (defined(RL_A_STEP) || !defined(RL_A_CHAN)) &&                            \
@@ -353,23 +381,28 @@ static inline void rl_cast_run(__global const RL_TS *restrict src,
   rl_row_quant z0 = rl_quant_at(d RL_QC_PASS);
   rl_run_q qb = RL_RUN_ROW_Q(z0, d);
   RL_I p0 = 0;
-#if RL_O_SSTRIDE == 1 && RL_SSTRIDE_K != 1 && !RL_RUN_BOX
+#ifdef RL_SQ
   if (len % 16 == 0)
-    for (; p0 + 16 <= mo; p0 += 16)
+    for (; p0 + RL_SQ <= mo; p0 += RL_SQ) {
+      rl_run_q q[RL_SQ];
+#pragma unroll
+      for (int j = 0; j < RL_SQ; j++)
+        q[j] = RL_RUN_AT_O(qb, z0, d + (p0 + j) * RL_O_DSTRIDE);
       for (RL_I i = 0; i < len; i += 16) {
-        __global const RL_TS *in = src + p0 + i / RL_RUN_UNIT * RL_RUN_STEP;
-        RL_SV r[16];
+        __global const RL_TS *in =
+            src + p0 * RL_O_SSTRIDE + i / RL_RUN_UNIT * RL_RUN_STEP;
+        RL_SV r[RL_SQ];
 #pragma unroll
-        for (int j = 0; j < 16; j++)
-          r[j] = ((__global const rl_svec_at *)&RL_RUN_IN(j))->v;
-        RL_TRANSPOSE(RL_SV, 16, 4, s08192a3b4c5d6e7f, r)
+        for (int j = 0; j < RL_SQ; j++)
+          r[j] = ((__global const rl_svec_at *)&RL_RUN_IN(j * RL_SQ_EL))->v;
+        RL_TRANSPOSE(RL_SV, RL_SQ, RL_SQ_ROUNDS, RL_SQ_ZIP, r)
 #pragma unroll
-        for (int j = 0; j < 16; j++) {
+        for (int j = 0; j < RL_SQ; j++) {
           RL_I e = (p0 + j) * RL_O_DSTRIDE + i;
-          RL_CAST_PUT(dst + e,
-                      RL_RUN_VCAST(r[j], d + e, RL_RUN_AT_O(qb, z0, d + e)));
+          RL_CAST_PUT(dst + e, RL_RUN_VCAST(r[j], d + e, q[j]));
         }
       }
+    }
 #endif
   for (RL_I p = p0; p < (RL_RUN_BOX ? 1 : mo); p++) {
     __global RL_T *out = dst + p * RL_O_DSTRIDE;
