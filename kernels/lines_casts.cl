@@ -15,6 +15,18 @@
 #define RL_DV RL_CAT(RL_T, 16)
 RL_PACKED(rl_svec_at, RL_SV);
 RL_PACKED(rl_dvec_at, RL_DV);
+/* A shuffle's cost by lane size: on x86, 16-bit lanes take three
+ * instructions a shuffle, 32- and 64-bit ones one (bench/README.md, "Conv
+ * weights out of FRACTAL_Z"). A square converts its vectors before its
+ * transpose where only the source's lanes are 16-bit (f16 -> f32, bf16 ->
+ * i8) and one quantization serves every lane (per tensor); else after (a
+ * vector of 16 bytes transposes faster than one of 16 f32: i8 -> f32). */
+#define RL_LANES_COST(t) (sizeof(t) >= 4 ? 0 : sizeof(t) == 1 ? 1 : 2)
+#ifdef RL_QC
+#define RL_CONVERT_FIRST 0
+#else
+#define RL_CONVERT_FIRST (sizeof(RL_TS) == 2 && sizeof(RL_T) != 2)
+#endif
 
 /* A row's quantization (each side's scale bits and zero point): the
  * plan's, or per channel that of the channel of destination offset o (the
@@ -392,15 +404,23 @@ static inline void rl_cast_run(__global const RL_TS *restrict src,
         __global const RL_TS *in =
             src + p0 * RL_O_SSTRIDE + i / RL_RUN_UNIT * RL_RUN_STEP;
         RL_SV r[RL_SQ];
+        RL_DV w[RL_SQ];
 #pragma unroll
         for (int j = 0; j < RL_SQ; j++)
           r[j] = ((__global const rl_svec_at *)&RL_RUN_IN(j * RL_SQ_EL))->v;
-        RL_TRANSPOSE(RL_SV, RL_SQ, RL_SQ_ROUNDS, RL_SQ_ZIP, r)
+        if (RL_CONVERT_FIRST) {
 #pragma unroll
-        for (int j = 0; j < RL_SQ; j++) {
-          RL_I e = (p0 + j) * RL_O_DSTRIDE + i;
-          RL_CAST_PUT(dst + e, RL_RUN_VCAST(r[j], d + e, q[j]));
+          for (int j = 0; j < RL_SQ; j++) w[j] = RL_RUN_VCAST(r[j], d, qb);
+          RL_TRANSPOSE(RL_DV, RL_SQ, RL_SQ_ROUNDS, RL_SQ_ZIP, w)
+        } else {
+          RL_TRANSPOSE(RL_SV, RL_SQ, RL_SQ_ROUNDS, RL_SQ_ZIP, r)
+#pragma unroll
+          for (int j = 0; j < RL_SQ; j++)
+            w[j] = RL_RUN_VCAST(r[j], d + (p0 + j) * RL_O_DSTRIDE + i, q[j]);
         }
+#pragma unroll
+        for (int j = 0; j < RL_SQ; j++)
+          RL_CAST_PUT(dst + (p0 + j) * RL_O_DSTRIDE + i, w[j]);
       }
     }
 #endif
@@ -506,15 +526,25 @@ static inline void rl_cast_square(__global const RL_TS *restrict in,
                                    13, 14, 15) +
                                (RL_TS)sh);
   }
-  RL_TRANSPOSE(RL_SV, 16, 4, s08192a3b4c5d6e7f, r)
+  RL_DV w[16];
+  if (RL_CONVERT_FIRST) {
+#pragma unroll
+    for (int j = 0; j < 16; j++) w[j] = RL_ROW_VCAST(r[j], z, 0, 0);
+    RL_TRANSPOSE(RL_DV, 16, 4, s08192a3b4c5d6e7f, w)
+  } else {
+    RL_TRANSPOSE(RL_SV, 16, 4, s08192a3b4c5d6e7f, r)
+#pragma unroll
+    for (int i = 0; i < 16; i++)
+      if (i >= first && i < last) {
+        RL_I e = at + (p + i) * RL_DSTRIDE_P + k;
+        rl_row_quant y = rl_quant_row(z, d + e RL_QC_PASS);
+        w[i] = RL_ROW_VCAST(r[i], y, RL_ROW_CHAN(d + e), 0);
+      }
+  }
 #pragma unroll
   for (int i = 0; i < 16; i++)
-    if (i >= first && i < last) {
-      RL_I e = at + (p + i) * RL_DSTRIDE_P + k;
-      rl_row_quant y = rl_quant_row(z, d + e RL_QC_PASS);
-      RL_DV v = RL_ROW_VCAST(r[i], y, RL_ROW_CHAN(d + e), 0);
-      RL_CAST_PUT(dst + e, v);
-    }
+    if (i >= first && i < last)
+      RL_CAST_PUT(dst + at + (p + i) * RL_DSTRIDE_P + k, w[i]);
 }
 
 #if defined(RL_CAST_PLANES) && !defined(RL_P_CHAN) &&                         \
@@ -523,14 +553,11 @@ static inline void rl_cast_square(__global const RL_TS *restrict in,
  * elements along P from p on, shuffled into the one run of K vectors that
  * P's 16 rows make in the destination (RL_CAST_MIX, the generator's;
  * lib/plan/plan.c cast_planes) and converted, shuffled in the type whose
- * lanes shuffle faster (RL_LANES_COST: on x86, 16-bit lanes take three
- * instructions a shuffle, 32- and 64-bit ones one; measured in
- * bench/README.md, "Conv weights out of FRACTAL_Z"). Not where P's rows,
+ * lanes shuffle faster (RL_LANES_COST). Not where P's rows,
  * or K's elements, lie in channels of their own: each vector's lanes then
  * share one quantization. */
 #define RL_CAST_ROW_AT(i)                                                      \
   (((__global const rl_svec_at *)(in + p + (i) * RL_SSTRIDE_K))->v)
-#define RL_LANES_COST(t) (sizeof(t) >= 4 ? 0 : sizeof(t) == 1 ? 1 : 2)
 static inline void rl_cast_mix(__global const RL_TS *restrict in,
                                __global RL_T *restrict out, RL_I p,
                                rl_row_quant z) {
