@@ -2,7 +2,8 @@
  * elements at a time, each 16 converted as a vector by kernels/cast.cl's
  * functions and written as one: a box that transposes, all data, as squares
  * of 16 x 16 transposed in registers; short rows that another axis
- * continues, as runs (rl_cast_run); else each destination row's data
+ * continues, as runs (rl_cast_run; runs of 4 or 8 several to a vector,
+ * written a run at a time); else each destination row's data
  * gathered into vectors of the source's type (loaded as such where K runs
  * contiguous in the source), the rest of the row, and the pairs without a
  * vector form, element by element through rl_cast. Per channel, a row's
@@ -378,6 +379,18 @@ typedef rl_row_quant rl_run_q;
 #define RL_RUN_ROW_Q(z0, o) rl_quant_at(o RL_QC_PASS)
 #define RL_RUN_VCAST(v, o, q) rl_vcast(v, (q).ss, (q).sz, (q).ds, (q).dz)
 #endif
+/* Runs of RL_RUN_SHORT elements, 4 or 8, whole in the box, under one
+ * quantization (per tensor, or a channel outside the box's axes) */
+#if !RL_RUN_BOX && !defined(RL_RUN_LANES) && !defined(RL_O_CHAN)
+#if RL_A_BLOCK * RL_BLOCK_K == 8
+#define RL_RUN_SHORT 8
+#elif RL_A_BLOCK * RL_BLOCK_K == 4
+#define RL_RUN_SHORT 4
+#endif
+#endif
+#ifdef RL_RUN_SHORT
+RL_PACKED(rl_run_short_at, RL_CAT(RL_T, RL_RUN_SHORT));
+#endif
 /* a run's quantization at its start o, qb the box's where O's steps leave
  * the channel */
 #ifdef RL_O_CHAN
@@ -422,6 +435,26 @@ static inline void rl_cast_run(__global const RL_TS *restrict src,
         for (int j = 0; j < RL_SQ; j++)
           RL_CAST_PUT(dst + (p0 + j) * RL_O_DSTRIDE + i, w[j]);
       }
+    }
+#endif
+#ifdef RL_RUN_SHORT
+  /* (2N -> CHWN4, CHWN4 -> nChw8c: runs of 8) 16 / RL_RUN_SHORT runs a vector,
+   * under the box's one quantization */
+  if (len == RL_RUN_SHORT)
+    for (; p0 + 16 / RL_RUN_SHORT <= mo; p0 += 16 / RL_RUN_SHORT) {
+      RL_SV v;
+#pragma unroll
+      for (int j = 0; j < 16; j++) {
+        __global const RL_TS *in = src + (p0 + j / RL_RUN_SHORT) * RL_O_SSTRIDE;
+        v[j] = RL_RUN_IN(j % RL_RUN_SHORT);
+      }
+      union {
+        RL_DV v;
+        RL_CAT(RL_T, RL_RUN_SHORT) r[16 / RL_RUN_SHORT];
+      } w = {RL_RUN_VCAST(v, d, qb)};
+#pragma unroll
+      for (int r = 0; r < 16 / RL_RUN_SHORT; r++)
+        RL_PACKED_AT(rl_run_short_at, dst + (p0 + r) * RL_O_DSTRIDE) = w.r[r];
     }
 #endif
   for (RL_I p = p0; p < (RL_RUN_BOX ? 1 : mo); p++) {
@@ -543,8 +576,9 @@ static inline void rl_cast_square(__global const RL_TS *restrict in,
   }
 #pragma unroll
   for (int i = 0; i < 16; i++)
-    if (i >= first && i < last)
+    if (i >= first && i < last) {
       RL_CAST_PUT(dst + at + (p + i) * RL_DSTRIDE_P + k, w[i]);
+    }
 }
 
 #if defined(RL_CAST_PLANES) && !defined(RL_P_CHAN) &&                         \
