@@ -361,22 +361,31 @@ static RL_CDV rl_vcast_qc(RL_CSV x, uint16 s, int16 z, long ss, long sz,
   return rl_vcast_lanes(x, s, z, (uint16)(uint)ds, (int16)(int)dz);
 #endif
 }
-/* 16 elements of channels c, c + w, ..., c + 15w (w 0: one channel), each
- * lane with its channel's quantization */
-static RL_CDV rl_vcast_at(RL_CSV x, __global const int *restrict qc, long c,
-                          long w, long ss, long sz, long ds, long dz) {
-  uint16 s = (uint16)(uint)RL_QC_S(c);
-  int16 z = (int16)(int)RL_QC_Z(c);
+/* 16 lanes' scale bits and zero points: those of channels c, c + w, ...,
+ * c + 15w (w 0: one channel) */
+typedef struct rl_lanes {
+  uint16 s;
+  int16 z;
+} rl_lanes;
+static rl_lanes rl_lanes_at(__global const int *restrict qc, long c, long w) {
+  rl_lanes q = {(uint16)(uint)RL_QC_S(c), (int16)(int)RL_QC_Z(c)};
   if (w == 1 && !(c & 15)) { /* a block from its first, as two vectors */
-    s = as_uint16(vload16(0, qc + 2 * c));
-    z = vload16(1, qc + 2 * c);
+    q.s = as_uint16(vload16(0, qc + 2 * c));
+    q.z = vload16(1, qc + 2 * c);
   } else if (w) {
     for (int l = 1; l < 16; l++) {
-      s[l] = (uint)RL_QC_S(c + l * w);
-      z[l] = (int)RL_QC_Z(c + l * w);
+      q.s[l] = (uint)RL_QC_S(c + l * w);
+      q.z[l] = (int)RL_QC_Z(c + l * w);
     }
   }
-  return rl_vcast_qc(x, s, z, ss, sz, ds, dz);
+  return q;
+}
+/* 16 elements of channels c, c + w, ..., c + 15w, each lane with its
+ * channel's quantization */
+static RL_CDV rl_vcast_at(RL_CSV x, __global const int *restrict qc, long c,
+                          long w, long ss, long sz, long ds, long dz) {
+  rl_lanes q = rl_lanes_at(qc, c, w);
+  return rl_vcast_qc(x, q.s, q.z, ss, sz, ds, dz);
 }
 #endif
 #endif

@@ -200,11 +200,10 @@ static inline void rl_cast_pixels(__global const RL_TS *restrict in,
  * K: Q's, or else P's; into or out of 2N, 4N, NCHW4, CHWN4, nChw8c), so
  * that each step of the other box axis, O, has its rows in one run of A x
  * K elements (RL_RUN_BOX: O's steps continuing it too, the box's),
- * converted and written 16 at a time: where O runs along the source and K
- * does not (nChw16c -> 4N), 16 of O's runs at a time as squares, 16
- * source vectors of 16 along O (16 / K of A's steps of K rows) transposed
- * in registers; else each 16 elements gathered into a vector. The box all
- * data. Per channel, where no axis of the run moves the channel, a run's
+ * converted and written 16 at a time: where O's steps lie one after
+ * another in the source, as squares (RL_SQ, below); runs of 4 or 8 under
+ * one quantization, 16 / len of them a vector (RL_RUN_SHORT); else each
+ * 16 elements gathered into a vector. The box all data. Per channel, where no axis of the run moves the channel, a run's
  * quantization is read once; else each axis that does steps it by its
  * weight (RL_K_STEP, RL_Q_STEP, RL_P_STEP: the generator's, where the
  * axis moves the channel dim alone; where one moves it with other dims,
@@ -333,28 +332,21 @@ static inline void rl_cast_pixels(__global const RL_TS *restrict in,
 #define RL_RUN_EVEN 1 /* lane j's channel the first lane's and j * K's step */
 #endif
 /* The lanes' quantization of 16 elements from destination offset o on,
- * each lane's channel's scale bits and zero point: read as a block of 16
- * where they are 16 channels in a row */
-typedef struct rl_lanes {
-  uint16 s;
-  int16 z;
-} rl_lanes;
+ * each lane's channel's scale bits and zero point (cast.cl rl_lanes_at
+ * where they step evenly, a block of 16 where 16 channels in a row) */
 static inline rl_lanes rl_run_lanes(RL_I o RL_QC_ARG) {
   long c = (long)rl_chan(o);
-  rl_lanes q;
 #ifdef RL_RUN_EVEN
-  if (RL_RUN_KW == 1 && !(c & 15)) {
-    q.s = as_uint16(vload16(0, qc + 2 * c));
-    q.z = vload16(1, qc + 2 * c);
-    return q;
-  }
-#endif
+  return rl_lanes_at(qc, c, RL_RUN_KW);
+#else
+  rl_lanes q;
 #pragma unroll
   for (int l = 0; l < 16; l++) {
     q.s[l] = (uint)RL_QC_S(c + RL_RUN_CHAN(l));
     q.z[l] = (int)RL_QC_Z(c + RL_RUN_CHAN(l));
   }
   return q;
+#endif
 }
 /* A run's quantization (rl_run_q) as RL_RUN_ROW_Q finds it at a run's
  * start o, and RL_RUN_VCAST converting 16 elements at o with it: where
