@@ -737,7 +737,9 @@ static void run_rows(void) {
  * P's runs; NHWC -> 2N with C = 40: two squares, then 8 runs gathered;
  * NCHW4 -> 2N, P of 4: gathered; FRACTAL_Z and NCHW32 -> NCHW4, HWCN ->
  * 2N, nChw16c -> nChw8c, P's rows one after another in the source:
- * squares of units, 4 x 4, 8 x 8, 2 x 2); the box one run (2N -> 4N,
+ * squares of units, 4 x 4, 8 x 8, 2 x 2; HWCN -> 2N of 81 pixels, its
+ * box taking P's 8 steps of a square and Q's last box 17 pixels, which go
+ * step by step); the box one run (2N -> 4N,
  * NCHW4 -> nChw8c); P continuing the rows (4N and 2N -> CHWN4); runs of
  * 8, two a vector (2N -> CHWN4, CHWN4 -> nChw8c, per tensor or along H, a
  * channel outside the box); runs of 28 (a Q step of 7 past whole vectors)
@@ -765,12 +767,14 @@ static void short_runs(void) {
       {"FRACTAL_Z", "NCHW4", {8, 64, 2, 4}, PER_TENSOR},
       {"NCHW32", "NCHW4", {8, 64, 2, 4}, 1},
       {"HWCN", "2N", {2, 4, 16, 32}, PER_TENSOR},
+      {"HWCN", "2N", {9, 9, 3, 32}, PER_TENSOR},
+      {"HWCN", "2N", {9, 9, 3, 32}, 3},
       {"nChw16c", "nChw8c", {8, 64, 2, 4}, 1},
       {"CHWN4", "nChw8c", {8, 16, 3, 5}, PER_TENSOR},
       {"CHWN4", "nChw8c", {8, 16, 3, 5}, 2}};
   static const cast_pair kinds[] = {{F32, F16}, {F16, F32},  {F32, I8},
                                     {U8, F16},  {F32, BF16}, {I8, F32}};
-  boxes_then_tiles("short runs", cases, 22, kinds, 6);
+  boxes_then_tiles("short runs", cases, 24, kinds, 6);
 }
 
 /* A CPU device's cast boxes of short rows: rows of 2, 4 and 8 elements

@@ -217,12 +217,40 @@ static void cast_runs(void) {
     }
 }
 
+/* A cast's box of short rows that Q continues in the destination, P's rows
+ * one after another in the source (HWCN -> 2N: N's pairs), holds a whole
+ * square of them, 16 / K steps of P, with Q giving back what P takes; the
+ * box as rl_plan_box made it where P is shorter (8 images, 4 pairs),
+ * where P already holds a square (HWCN -> 4N: 4 steps of rows of 4), and
+ * where K is strided (NHWC -> 2N: P is C, along the source). */
+static void cast_square_rows(void) {
+  static const struct {
+    const char *src, *dst;
+    int64_t ext[4], p, q;
+  } cases[] = {{"HWCN", "2N", {28, 28, 256, 32}, 8, 32},
+               {"HWCN", "2N", {28, 28, 256, 8}, 4, 64},
+               {"HWCN", "4N", {28, 28, 256, 32}, 4, 32},
+               {"NHWC", "2N", {32, 28, 28, 256}, 256, 8}};
+  for (int c = 0; c < 4; c++) {
+    relayout_desc s, d;
+    rl_layout_plan p;
+    plan_f16_cast(&p, &s, &d, cases[c].src, cases[c].dst, cases[c].ext, 1);
+    CHECK(p.family == RL_FAMILY_LINES && p.box[0].block == cases[c].p &&
+              p.box[1].block == cases[c].q,
+          "%s -> %s f32 -> f16: P x Q %lld x %lld, want %lld x %lld",
+          cases[c].src, cases[c].dst, (long long)p.box[0].block,
+          (long long)p.box[1].block, (long long)cases[c].p,
+          (long long)cases[c].q);
+  }
+}
+
 int main(void) {
   plan_cases(plan_case);
   per_channel_tiles();
   cast_streams();
   cast_planes();
   cast_runs();
+  cast_square_rows();
   printf("%d plans\n", planned);
   CHECK(planned > 300, "the cases planned (%d)", planned);
   return check_summary();

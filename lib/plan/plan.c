@@ -247,6 +247,27 @@ static int cast_planes(const rl_layout_plan *p) {
              : 0;
 }
 
+/* A cast's box whose runs of K's short rows (Q continuing them in the
+ * destination) go as squares of rows (kernels/lines_casts.cl RL_SQ): where
+ * P's rows follow one another in the source (HWCN -> 2N: N's pairs), a
+ * square takes 16 / K steps of P, so the box takes at least that many, Q
+ * giving back the steps P takes more. Measured: bench/README.md, "Squares
+ * of rows, and 16-bit lanes converted first". */
+static void cast_square_rows(rl_layout_plan *p) {
+  const rl_box_axis *P = &p->box[0], *Q = &p->box[1], *K = &p->box[2];
+  if (P->axis < 0 || Q->axis < 0 || K->block < 1 || K->block >= 16 ||
+      16 % K->block)
+    return;
+  const rl_iter_axis *a = &p->axes[P->axis], *k = &p->axes[K->axis];
+  int64_t sq = 16 / K->block, q = Q->block * P->block / sq / sq * sq;
+  if (K->block == k->extent && k->sstride == 1 &&
+      p->axes[Q->axis].dstride == K->block && a->sstride == K->block &&
+      P->block < sq && a->extent >= sq) {
+    rl_box_block(p, 0, sq);
+    rl_box_block(p, 1, q < sq ? sq : q);
+  }
+}
+
 void rl_plan_affine(rl_layout_plan *out, const rl_desc *dst, const rl_desc *src,
                     int keep) {
   memset(out, 0, sizeof *out);
@@ -284,6 +305,7 @@ void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
        * streamed where every row is whole vectors of 16 (K's block, where
        * rl_plan_box cuts it, whole lines: 16 elements or more) */
       p.vec = p.lead = 0;
+      cast_square_rows(&p);
       p.planes = cast_planes(&p);
       p.cast_stream = !p.skip && p.axes[p.naxes - 1].extent % 16 == 0 &&
                       rl_too_big(dst, stream_from);
