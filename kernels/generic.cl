@@ -581,32 +581,45 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       continue;
     }
     RL_GRUN_OF_ROWS(RL_CSV, rl_g_from, RL_CDV, rl_g_to, RL_GAS_CAST)
-    /* rows of np elements, fewer than a side, one run in the destination
-     * (dk == np: 4N -> 2N's images) of whole vectors, all data, the
-     * source's rows strided: the run 16 elements at a time, each gathered
-     * into a vector (row i, element j counted along), each lane's channel
-     * its row's and element's where the channel moves */
-    if (full && dk == np && np < RL_GSIDE && nk * np % RL_GSIDE == 0) {
-      long i = 0, j = 0, c = ch < 0 ? 0 : x[ch];
+    /* rows of np elements, fewer than a side, whole vectors of them, all
+     * data: 16 elements at a time gathered into a vector (row i, element
+     * j counted along), each lane's channel its row's and element's where
+     * the channel moves, and written as one where the rows are one run in
+     * the destination (dk == np: 4N -> 2N's images), else lane by lane
+     * (NCHW4 -> NC1HWC0: rows of 4 along C0) */
+    if (full && np < RL_GSIDE && nk * np % RL_GSIDE == 0) {
+      /* f and o: element (i, j)'s source and destination offsets, stepped */
+      long i = 0, j = 0, f = 0, o = 0, c = ch < 0 ? 0 : x[ch];
       for (long e = 0; e < nk * np; e += RL_GSIDE) {
+        long j0 = j;
         RL_CSV v;
 #ifdef RL_GQC
         uint16 s;
         int16 z;
 #endif
         for (int l = 0; l < RL_GSIDE; l++) {
-          v[l] = from[i * sk + j * sp];
+          v[l] = from[f];
 #ifdef RL_GQC
           s[l] = (uint)RL_QC_S(c + i * cwk + j * cwp);
           z[l] = (int)RL_QC_Z(c + i * cwk + j * cwp);
 #endif
-          if (++j == np) j = 0, i++;
+          f += ++j == np ? sk - (np - 1) * sp : sp;
+          if (j == np) j = 0, i++;
         }
 #ifdef RL_GQC
-        RL_PACKED_AT(rl_g_to, out + e) = rl_vcast_qc(v, s, z, ss, sz, ds, dz);
+        RL_CDV y = rl_vcast_qc(v, s, z, ss, sz, ds, dz);
 #else
-        RL_PACKED_AT(rl_g_to, out + e) = RL_GVCAST(v, c, 0);
+        RL_CDV y = RL_GVCAST(v, c, 0);
 #endif
+        if (dk == np) {
+          RL_PACKED_AT(rl_g_to, out + e) = y;
+          continue;
+        }
+        for (int l = 0; l < RL_GSIDE; l++) {
+          out[o] = y[l];
+          o += ++j0 == np ? dk - np + 1 : 1;
+          if (j0 == np) j0 = 0;
+        }
       }
       continue;
     }
