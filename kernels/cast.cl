@@ -238,17 +238,22 @@ static uint16 rl_f32_odd_16(double16 d) {
 }
 #endif
 
-/* Each lane with its own scale bits and zero point on each side */
+/* Each lane with its own scale bits and zero point on each side; unit:
+ * the source's scale 1 and zero point 0 in every lane */
 static RL_CDV rl_vcast_lanes(RL_CSV x, uint16 ss, int16 sz, uint16 ds,
-                             int16 dz) {
-  (void)ss, (void)sz, (void)ds, (void)dz;
+                             int16 dz, int unit) {
+  (void)ss, (void)sz, (void)ds, (void)dz, (void)unit;
 #if RL_CS_M
   uint16 f = RL_F32_OF(_16, convert_uint16(x));
 #else
   int16 q = RL_CS_SIGNED ? convert_int16(as_char16(x)) : convert_int16(x);
 #if RL_CD_M == 10 || RL_CD_M == 7
-  uint16 f = rl_f32_odd_16(convert_double16(q - sz) *
-                           convert_double16(as_float16(ss)));
+  uint16 f;
+  if (unit) /* (the generic kernels' scales come at run time) exact in f32 */
+    f = as_uint16(convert_float16(q));
+  else
+    f = rl_f32_odd_16(convert_double16(q - sz) *
+                      convert_double16(as_float16(ss)));
 #else /* dequantize to f32: exact operands, rounded once */
   uint16 f = as_uint16(convert_float16(q - sz) * as_float16(ss));
 #endif
@@ -268,7 +273,7 @@ static RL_CDV rl_vcast_lanes(RL_CSV x, uint16 ss, int16 sz, uint16 ds,
 }
 static RL_CDV rl_vcast(RL_CSV x, long ss, long sz, long ds, long dz) {
   return rl_vcast_lanes(x, (uint16)(uint)ss, (int16)(int)sz, (uint16)(uint)ds,
-                        (int16)(int)dz);
+                        (int16)(int)dz, ss == 0x3f800000L && !sz);
 }
 
 /* A row's last data, n under 16: its n source elements `stride` apart from
@@ -356,9 +361,9 @@ static ulong rl_cast_at(ulong x, __global const int *restrict qc, long c,
 static RL_CDV rl_vcast_qc(RL_CSV x, uint16 s, int16 z, long ss, long sz,
                           long ds, long dz) {
 #if RL_QC == 1 || RL_GQC == 1
-  return rl_vcast_lanes(x, (uint16)(uint)ss, (int16)(int)sz, s, z);
+  return rl_vcast_lanes(x, (uint16)(uint)ss, (int16)(int)sz, s, z, 0);
 #else
-  return rl_vcast_lanes(x, s, z, (uint16)(uint)ds, (int16)(int)dz);
+  return rl_vcast_lanes(x, s, z, (uint16)(uint)ds, (int16)(int)dz, 0);
 #endif
 }
 /* 16 lanes' scale bits and zero points: those of channels c, c + w, ...,

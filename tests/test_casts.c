@@ -59,8 +59,11 @@ static int is_int(relayout_dtype t) {
 static int is_nibble(relayout_dtype t) { return t == I4 || t == U4; }
 
 /* A random quantization for an integer dtype. */
+static int unit_quant; /* random_quant gives scale 1 and zero point 0 */
+
 static relayout_quant random_quant(relayout_dtype t) {
   static const float scales[] = {0.5f, 0.0371f, 3.0f, 1e-3f, 1.0f};
+  if (unit_quant) return (relayout_quant){1.0f, 0};
   int64_t lo = t == I8   ? -128
                : t == I4 ? -8
                          : 0,
@@ -1059,6 +1062,24 @@ static void symmetric_scales(void) {
   relayout_layout_free(b);
 }
 
+/* Integers to f16 and bf16 at scale 1 and zero point 0, which the vector
+ * casts take in f32 where the scale comes at run time (the generic
+ * kernels): squares, rows read along P, rows gathered, short rows
+ * written lane by lane (NCHW4 -> NC1HWC0), on the generic kernels and
+ * the boxes. */
+static void unit_scales(void) {
+  static const cast_case cases[] = {
+      {"NHWC", "NCHW", {2, 5, 18, 33}, PER_TENSOR},
+      {"ND", "FRACTAL_NZ", {1, 1, 40, 50}, PER_TENSOR},
+      {"NCHW", "FRACTAL_Z", {32, 40, 3, 3}, PER_TENSOR},
+      {"NCHW4", "NC1HWC0", {2, 32, 5, 7}, PER_TENSOR}};
+  static const cast_pair kinds[] = {
+      {U8, BF16}, {I8, F16}, {U8, F16}, {I8, BF16}};
+  unit_quant = 1;
+  boxes_then_tiles("unit scales", cases, 4, kinds, 4);
+  unit_quant = 0;
+}
+
 int main(void) {
   const char *dev = getenv("RELAYOUT_TEST_DEVICE");
   relayout_engine_options o = {.size = sizeof o,
@@ -1087,6 +1108,7 @@ int main(void) {
   pixel_rows();
   double_rounding();
   generic_tiles();
+  unit_scales();
   refusals();
   symmetric_scales();
   for (int i = 0; i < ENGINES; i++) relayout_engine_free(engines[i]);
