@@ -273,7 +273,7 @@ static RL_CDV rl_vcast_lanes(RL_CSV x, uint16 ss, int16 sz, uint16 ds,
 }
 static RL_CDV rl_vcast(RL_CSV x, long ss, long sz, long ds, long dz) {
   return rl_vcast_lanes(x, (uint16)(uint)ss, (int16)(int)sz, (uint16)(uint)ds,
-                        (int16)(int)dz, ss == 0x3f800000L && !sz);
+                        (int16)(int)dz, ss == 0x3f800000L /* 1.0f */ && !sz);
 }
 
 /* A row's last data, n under 16: its n source elements `stride` apart from
