@@ -203,12 +203,12 @@ static inline void rl_cast_pixels(__global const RL_TS *restrict in,
  * converted and written 16 at a time: where O's steps lie one after
  * another in the source, as squares (RL_SQ, below); runs of 4 or 8 under
  * one quantization, 16 / len of them a vector (RL_RUN_SHORT); else each
- * 16 elements gathered into a vector. The box all data. Per channel, where no axis of the run moves the channel, a run's
- * quantization is read once; else each axis that does steps it by its
- * weight (RL_K_STEP, RL_Q_STEP, RL_P_STEP: the generator's, where the
- * axis moves the channel dim alone; where one moves it with other dims,
- * the rows take the box), so that lane j's channel is the first lane's
- * and RL_RUN_CHAN(j). */
+ * 16 elements gathered into a vector. The box all data. Per channel,
+ * where no axis of the run moves the channel, a run's quantization is
+ * read once; else each axis that does steps it by its weight (RL_K_STEP,
+ * RL_Q_STEP, RL_P_STEP: the generator's, where the axis moves the channel
+ * dim alone; where one moves it with other dims, the rows take the box),
+ * so that lane j's channel is the first lane's and RL_RUN_CHAN(j). */
 #if defined(RL_VCAST) && RL_EXTENT_K == RL_BLOCK_K && RL_BLOCK_K < 16 &&      \
     16 % RL_BLOCK_K == 0
 #if RL_BLOCK_Q > 1 && RL_DSTRIDE_Q == RL_BLOCK_K

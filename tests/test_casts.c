@@ -58,9 +58,9 @@ static int is_int(relayout_dtype t) {
 
 static int is_nibble(relayout_dtype t) { return t == I4 || t == U4; }
 
-/* A random quantization for an integer dtype. */
 static int unit_quant; /* random_quant gives scale 1 and zero point 0 */
 
+/* A random quantization for an integer dtype. */
 static relayout_quant random_quant(relayout_dtype t) {
   static const float scales[] = {0.5f, 0.0371f, 3.0f, 1e-3f, 1.0f};
   if (unit_quant) return (relayout_quant){1.0f, 0};
@@ -742,8 +742,8 @@ static void run_rows(void) {
  * 2N, nChw16c -> nChw8c, P's rows one after another in the source:
  * squares of units, 4 x 4, 8 x 8, 2 x 2; HWCN -> 2N of 81 pixels, its
  * box taking P's 8 steps of a square and Q's last box 17 pixels, which go
- * step by step); the box one run (2N -> 4N,
- * NCHW4 -> nChw8c); P continuing the rows (4N and 2N -> CHWN4); runs of
+ * step by step); the box one run (2N -> 4N, NCHW4 -> nChw8c); P
+ * continuing the rows (4N and 2N -> CHWN4); runs of
  * 8, two a vector (2N -> CHWN4, CHWN4 -> nChw8c, per tensor or along H, a
  * channel outside the box); runs of 28 (a Q step of 7 past whole vectors)
  * and N = 6 (4N's last rows padding, which go row by row); per tensor, and
