@@ -898,7 +898,7 @@ static void double_rounding(void) {
  * time where a tile is all data: squares transposed (NHWC -> NCHW,
  * NCHW -> NC1HWC0, K along C), rows read along P (ND -> FRACTAL_NZ), or
  * where K is short, rows gathered (a 3 x 3 conv weight into FRACTAL_Z, and
- * the tiles cut by edges), for every kind of vector cast (float to float,
+ * the tiles cut by edges) or P is (2N -> NCHW4: 4 x 16, 16 pixels of C4), for every kind of vector cast (float to float,
  * quantizing, dequantizing to f32, integer to integer) and one without
  * (f16 -> f64); then per channel along each dim, there and on the GPU's
  * tiles. */
@@ -910,16 +910,17 @@ static void generic_tiles(void) {
                 {"NCHW", "NC1HWC0", {2, 48, 5, 7}},
                 {"ND", "FRACTAL_NZ", {1, 1, 40, 50}},
                 {"NHWC", "NCHW", {2, 32, 3, 20}},
-                {"NCHW", "FRACTAL_Z", {32, 40, 3, 3}}};
+                {"NCHW", "FRACTAL_Z", {32, 40, 3, 3}},
+                {"2N", "NCHW4", {6, 8, 3, 7}}};
   static const cast_pair kinds[] = {{F32, F16}, {F32, BF16}, {F16, F32},
                                     {F32, I8},  {I8, F32},   {U8, I8},
                                     {F16, F64}};
   int run = 0;
-  for (int i = 0; i < 5; i++)
+  for (int i = 0; i < 6; i++)
     for (int k = 0; k < 7; k++)
       run += one_cast(shapes[i].from, shapes[i].to, kinds[k], shapes[i].ext,
                       engines[GENERIC], 1, PER_TENSOR);
-  CHECK(run == 35, "generic tiles: %d of 35 casts ran", run);
+  CHECK(run == 42, "generic tiles: %d of 42 casts ran", run);
   /* per channel along each dim: a tile's channel constant, one per row
    * (along K: whole squares cast as vectors, per row), or per element
    * (along P), on a CPU device's tiles and on the GPU's */
@@ -933,14 +934,14 @@ static void generic_tiles(void) {
   relayout_engine *gpu_tiles = NULL;
   CHECK_OK(relayout_engine_create(&gpu_tiles, &o, &e_));
   run = 0;
-  for (int i = 0; i < 5; i++)
+  for (int i = 0; i < 6; i++)
     for (int dim = 0; dim < 4; dim++)
       for (int k = 0; k < 3; k++)
         for (int on = 0; on < 2 && gpu_tiles; on++)
           run += one_cast(shapes[i].from, shapes[i].to, quantized[k],
                           shapes[i].ext, on ? gpu_tiles : engines[GENERIC], 1,
                           dim);
-  CHECK(run == 120, "generic tiles per channel: %d of 120 casts ran", run);
+  CHECK(run == 144, "generic tiles per channel: %d of 144 casts ran", run);
   relayout_engine_free(gpu_tiles);
 }
 

@@ -242,6 +242,33 @@ static void cast_square_rows(void) {
   }
 }
 
+/* A cast's generic tiles on a CPU device, where P is shorter than a side
+ * and strided in the source (2N's and 4N's images, NCHW4's C4), take 16
+ * rows along an axis of 16 or more (the 16 pixels here), not the
+ * source's closest axis (2N's 2 images), whose tiles of 4 x 2 go element by
+ * element: each tile P's extent by 16. */
+static void cast_tile_rows(void) {
+  static const struct {
+    const char *src, *dst;
+    int64_t ext[4], along_p;
+  } cases[] = {{"2N", "NCHW4", {4, 8, 4, 4}, 4},
+               {"NCHW4", "2N", {4, 8, 4, 4}, 2},
+               {"4N", "NCHW4", {8, 8, 2, 8}, 4}};
+  for (int c = 0; c < 3; c++) {
+    relayout_desc s, d;
+    rl_layout_plan p;
+    plan_f16_cast(&p, &s, &d, cases[c].src, cases[c].dst, cases[c].ext, 1);
+    int64_t units, count = cases[c].ext[0] * cases[c].ext[1] *
+                           cases[c].ext[2] * cases[c].ext[3];
+    const char *k = rl_generic_kernel(rl_cd(&d), rl_cd(&s), 1, &units);
+    CHECK(!strcmp(k, "rl_generic_tile") &&
+              units * cases[c].along_p * 16 == count,
+          "%s -> %s f32 -> f16 generic: %s in %lld tiles, want %lld",
+          cases[c].src, cases[c].dst, k, (long long)units,
+          (long long)(count / (cases[c].along_p * 16)));
+  }
+}
+
 int main(void) {
   plan_cases(plan_case);
   per_channel_tiles();
@@ -249,6 +276,7 @@ int main(void) {
   cast_planes();
   cast_runs();
   cast_square_rows();
+  cast_tile_rows();
   printf("%d plans\n", planned);
   CHECK(planned > 300, "the cases planned (%d)", planned);
   return check_summary();

@@ -173,13 +173,15 @@ static void tiles_in_order(const rl_layout_plan *p, tiling *t, int64_t sp,
  * a GPU an axis K of 16 or more, else 2 or more: the one the source steps
  * along most closely, where it is closer than P, else the one the
  * destination does (rows along P). On a CPU device, either P strided in the
- * source and another axis closer (K: the closest; squares side by side to
+ * source and another axis closer (K: the closest, or for a cast whose P is
+ * under a side the closest of 16 or more, so that its rows are gathered 16
+ * elements at a time, not 2N's 2 images one by one; squares side by side to
  * fill 64 bytes of each destination row, or where P is half, a quarter or
  * an eighth of a square, that many pieces of K in one) or P contiguous
  * there and at most 64 bytes, whole sides or half one (K: the axis of 16
  * or more, else 2 or more, that the destination steps along most
  * closely). */
-static int tile_plan(const rl_layout_plan *p, int bits, int for_cpu,
+static int tile_plan(const rl_layout_plan *p, int bits, int for_cpu, int cast,
                      tiling *t) {
   int in = p->naxes - 1;
   t->k = -1;
@@ -204,7 +206,7 @@ static int tile_plan(const rl_layout_plan *p, int bits, int for_cpu,
     if (ep % t->side || ep / t->side > 4 || ep * bits > 512) return 0;
     t->squares = (int)(ep / t->side);
   }
-  int64_t least[2] = {sp == 1 ? t->side : 2, 2};
+  int64_t least[2] = {sp == 1 || (cast && ep < t->side) ? t->side : 2, 2};
   for (int pass = 0; pass < 2 && t->k < 0; pass++)
     t->k = closest(p, least[pass], sp != 1, sp == 1 ? INT64_MAX : sp);
   if (t->k < 0) return 0;
@@ -226,7 +228,7 @@ static int tile_plan(const rl_layout_plan *p, int bits, int for_cpu,
  * rl_generic_tile's axis K, tiles, elements along P and K, the bytes from
  * which it streams a destination and the tiles' order. */
 static int affine_args(int64_t *g, const rl_layout_plan *p, const rl_desc *dst,
-                       int for_cpu, int64_t stream_from) {
+                       int for_cpu, int cast, int64_t stream_from) {
   int n = p->naxes, at = GA_AXES;
   g[0] = n;
   g[1] = runs(p);
@@ -247,7 +249,7 @@ static int affine_args(int64_t *g, const rl_layout_plan *p, const rl_desc *dst,
   int bits = relayout_dtype_bits(dst->dtype);
   tiling t;
   int64_t *tile = bound + 2 * GDIMS;
-  tile[0] = tile_plan(p, bits, for_cpu, &t) ? t.k : -1;
+  tile[0] = tile_plan(p, bits, for_cpu, cast, &t) ? t.k : -1;
   tile[1] = t.k < 0 ? 0 : t.tiles;
   tile[2] = t.along_p;
   tile[3] = t.along_k;
@@ -317,7 +319,8 @@ const char *rl_generic_kernel(const rl_desc *dst, const rl_desc *src,
   generic_plan(&p, dst, src);
   if (!p.affine) return "rl_generic_map";
   tiling t;
-  if (!tile_plan(&p, bits, for_cpu, &t)) return "rl_generic_affine";
+  if (!tile_plan(&p, bits, for_cpu, rl_is_cast(dst, src), &t))
+    return "rl_generic_affine";
   *units = t.tiles;
   return "rl_generic_tile";
 }
@@ -343,7 +346,7 @@ int rl_generic_args(int64_t *out, const rl_desc *dst, const rl_desc *src,
     int channels = rl_generic_channels(dst, src);
     memset(out, 0, sizeof *out * RL_GENERIC_LONGS);
     if (p.affine)
-      affine_args(out, &p, dst, for_cpu, stream_from);
+      affine_args(out, &p, dst, for_cpu, 1, stream_from);
     else
       general_args(out, dst, src);
     quant(out + GC, dst, src);
@@ -352,9 +355,9 @@ int rl_generic_args(int64_t *out, const rl_desc *dst, const rl_desc *src,
     return RL_GENERIC_LONGS;
   }
   if (relayout_dtype_bits(dst->dtype) != 4)
-    return p.affine ? affine_args(out, &p, dst, for_cpu, stream_from)
+    return p.affine ? affine_args(out, &p, dst, for_cpu, 0, stream_from)
                     : general_args(out, dst, src);
   out[0] = p.affine;
-  return 1 + (p.affine ? affine_args(out + 1, &p, dst, for_cpu, stream_from)
+  return 1 + (p.affine ? affine_args(out + 1, &p, dst, for_cpu, 0, stream_from)
                        : general_args(out + 1, dst, src));
 }
