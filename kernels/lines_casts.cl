@@ -383,6 +383,48 @@ typedef rl_row_quant rl_run_q;
 #ifdef RL_RUN_SHORT
 RL_PACKED(rl_run_short_at, RL_CAT(RL_T, RL_RUN_SHORT));
 #endif
+/* (2N and 4N <-> NCHW4, 2N <-> nChw8c: O's RL_CAST_WEAVE elements of each
+ * pixel one after another in the source, A's pixels continuing them, K's
+ * rows strided) 16 of A's steps at a time: K rows of RL_CAST_WEAVE source
+ * vectors each, shuffled into O's runs of K vectors (RL_CAST_MIX, the
+ * generator's; lib/plan/plan.c cast_weave) and converted, in the type
+ * whose lanes shuffle faster, under the box's one quantization */
+#if defined(RL_CAST_WEAVE) && RL_RUN_A && !RL_RUN_BOX &&                      \
+    !defined(RL_RUN_LANES) && !defined(RL_O_CHAN)
+#define RL_WEAVE_N (RL_CAST_WEAVE * RL_BLOCK_K)
+#define RL_WEAVE_IN(x)                                                         \
+  ((__global const rl_svec_at *)(in + (x) / RL_CAST_WEAVE * RL_SSTRIDE_K +     \
+                                 (x) % RL_CAST_WEAVE * 16))                    \
+      ->v
+#define RL_WEAVE_OUT(r)                                                        \
+  (dst + (r) / RL_BLOCK_K * RL_O_DSTRIDE + a * RL_BLOCK_K +                    \
+   (r) % RL_BLOCK_K * 16)
+static inline RL_I rl_cast_weave(__global const RL_TS *restrict src,
+                                 __global RL_T *restrict dst, RL_I ma,
+                                 rl_run_q qb) {
+  RL_I a = 0;
+  for (; a + 16 <= ma; a += 16) {
+    __global const RL_TS *in = src + a * RL_A_SSTRIDE;
+    if (RL_LANES_COST(RL_TS) < RL_LANES_COST(RL_T)) {
+      RL_SV x[RL_WEAVE_N];
+#pragma unroll
+      for (int i = 0; i < RL_WEAVE_N; i++) x[i] = RL_WEAVE_IN(i);
+#pragma unroll
+      for (int r = 0; r < RL_WEAVE_N; r++)
+        RL_CAST_PUT(RL_WEAVE_OUT(r), RL_RUN_VCAST(RL_CAST_MIX(x, r), 0, qb));
+    } else {
+      RL_DV x[RL_WEAVE_N];
+#pragma unroll
+      for (int i = 0; i < RL_WEAVE_N; i++)
+        x[i] = RL_RUN_VCAST(RL_WEAVE_IN(i), 0, qb);
+#pragma unroll
+      for (int r = 0; r < RL_WEAVE_N; r++)
+        RL_CAST_PUT(RL_WEAVE_OUT(r), RL_CAST_MIX(x, r));
+    }
+  }
+  return a * RL_BLOCK_K;
+}
+#endif
 /* a run's quantization at its start o, qb the box's where O's steps leave
  * the channel */
 #ifdef RL_O_CHAN
@@ -397,7 +439,10 @@ static inline void rl_cast_run(__global const RL_TS *restrict src,
   const RL_I len = (RL_RUN_BOX ? mo : 1) * ma * RL_BLOCK_K;
   rl_row_quant z0 = rl_quant_at(d RL_QC_PASS);
   rl_run_q qb = RL_RUN_ROW_Q(z0, d);
-  RL_I p0 = 0;
+  RL_I p0 = 0, from = 0; /* the O steps done, each O step's run elements */
+#ifdef RL_WEAVE_N
+  if (mo == RL_CAST_WEAVE) from = rl_cast_weave(src, dst, ma, qb);
+#endif
 #ifdef RL_SQ
   if (len % 16 == 0)
     for (; p0 + RL_SQ <= mo; p0 += RL_SQ) {
@@ -451,7 +496,7 @@ static inline void rl_cast_run(__global const RL_TS *restrict src,
 #endif
   for (RL_I p = p0; p < (RL_RUN_BOX ? 1 : mo); p++) {
     __global RL_T *out = dst + p * RL_O_DSTRIDE;
-    RL_I o = d + p * RL_O_DSTRIDE, i = 0;
+    RL_I o = d + p * RL_O_DSTRIDE, i = from;
     rl_run_q q = RL_RUN_AT_O(qb, z0, o);
     for (; i + 16 <= len; i += 16) {
       __global const RL_TS *in =

@@ -748,7 +748,11 @@ static void run_rows(void) {
  * channel outside the box); runs of 28 (a Q step of 7 past whole vectors)
  * and N = 6 (4N's last rows padding, which go row by row); per tensor, and
  * per channel along N (K's and Q's, or P's), C (P's, or K's and Q's) and H
- * (Q's, merged with W); then on the generic kernels. */
+ * (Q's, merged with W); 2N and 4N <-> NCHW4 and nChw8c -> 2N of 35
+ * pixels, each pixel's few elements in the source: two steps of 16 pixels
+ * woven both ways, then 3 gathered (per tensor, or 4N -> NCHW4 along N,
+ * which the woven steps leave to the gather); then on the generic
+ * kernels. */
 static void short_runs(void) {
   static const cast_case cases[] = {
       {"4N", "2N", {8, 6, 5, 7}, 0},
@@ -774,10 +778,14 @@ static void short_runs(void) {
       {"HWCN", "2N", {9, 9, 3, 32}, 3},
       {"nChw16c", "nChw8c", {8, 64, 2, 4}, 1},
       {"CHWN4", "nChw8c", {8, 16, 3, 5}, PER_TENSOR},
-      {"CHWN4", "nChw8c", {8, 16, 3, 5}, 2}};
+      {"CHWN4", "nChw8c", {8, 16, 3, 5}, 2},
+      {"2N", "NCHW4", {6, 8, 5, 7}, PER_TENSOR},
+      {"NCHW4", "4N", {8, 8, 5, 7}, PER_TENSOR},
+      {"nChw8c", "2N", {4, 16, 5, 7}, PER_TENSOR},
+      {"4N", "NCHW4", {8, 8, 5, 7}, 0}};
   static const cast_pair kinds[] = {{F32, F16}, {F16, F32},  {F32, I8},
                                     {U8, F16},  {F32, BF16}, {I8, F32}};
-  boxes_then_tiles("short runs", cases, 24, kinds, 6);
+  boxes_then_tiles("short runs", cases, 28, kinds, 6);
 }
 
 /* A CPU device's cast boxes of short rows: rows of 2, 4 and 8 elements
@@ -898,20 +906,19 @@ static void double_rounding(void) {
  * time where a tile is all data: squares transposed (NHWC -> NCHW,
  * NCHW -> NC1HWC0, K along C), rows read along P (ND -> FRACTAL_NZ), or
  * where K is short, rows gathered (a 3 x 3 conv weight into FRACTAL_Z, and
- * the tiles cut by edges) or P is (2N -> NCHW4: 4 x 16, 16 pixels of C4), for every kind of vector cast (float to float,
- * quantizing, dequantizing to f32, integer to integer) and one without
- * (f16 -> f64); then per channel along each dim, there and on the GPU's
- * tiles. */
+ * the tiles cut by edges) or P is (2N -> NCHW4: 4 x 16, 16 pixels of C4), for
+ * every kind of vector cast (float to float, quantizing, dequantizing to f32,
+ * integer to integer) and one without (f16 -> f64); then per channel along each
+ * dim, there and on the GPU's tiles. */
 static void generic_tiles(void) {
   static const struct {
     const char *from, *to;
     int64_t ext[4];
-  } shapes[] = {{"NHWC", "NCHW", {2, 5, 18, 33}},
-                {"NCHW", "NC1HWC0", {2, 48, 5, 7}},
-                {"ND", "FRACTAL_NZ", {1, 1, 40, 50}},
-                {"NHWC", "NCHW", {2, 32, 3, 20}},
-                {"NCHW", "FRACTAL_Z", {32, 40, 3, 3}},
-                {"2N", "NCHW4", {6, 8, 3, 7}}};
+  } shapes[] = {
+      {"NHWC", "NCHW", {2, 5, 18, 33}},      {"NCHW", "NC1HWC0", {2, 48, 5, 7}},
+      {"ND", "FRACTAL_NZ", {1, 1, 40, 50}},  {"NHWC", "NCHW", {2, 32, 3, 20}},
+      {"NCHW", "FRACTAL_Z", {32, 40, 3, 3}}, {"2N", "NCHW4", {6, 8, 3, 7}},
+  };
   static const cast_pair kinds[] = {{F32, F16}, {F32, BF16}, {F16, F32},
                                     {F32, I8},  {I8, F32},   {U8, I8},
                                     {F16, F64}};

@@ -162,34 +162,48 @@ static void plan_f16_cast(rl_layout_plan *p, relayout_desc *s, relayout_desc *d,
  * one after another in the destination mixes K vectors into K (planes K's
  * extent, RL_CAST_MIX generated): conv weights out of FRACTAL_Z (N padded
  * too) and NHWC -> NCHW with few pixels; not where K is 16 or more, nor
- * where P's rows lie apart (NCHW -> CHWN4: K the 4 images of a pixel). */
+ * where P's rows lie apart (NCHW -> CHWN4: K the 4 images of a pixel).
+ * Where P's few elements of a pixel lie one after another in the source
+ * and K's few rows are strided there (2N -> NCHW4), it weaves both ways
+ * (planes P's extent, weave K's, RL_CAST_WEAVE); not where P x K passes
+ * 16 (4N -> nChw8c), a block is padded (NCHW4's C of 6) or the pixels are
+ * under 16. */
 static void cast_planes(void) {
   static const struct {
     const char *src, *dst;
     int64_t ext[4];
-    int planes;
+    int planes, weave;
   } cases[] = {
-      {"FRACTAL_Z", "NCHW", {64, 64, 3, 3}, 9},
-      {"FRACTAL_Z", "NCHW", {17, 32, 3, 3}, 9},
-      {"FRACTAL_Z", "NCHW", {32, 16, 1, 2}, 2},
-      {"NHWC", "NCHW", {2, 3, 5, 40}, 15},
-      {"FRACTAL_Z", "NCHW", {32, 32, 4, 4}, 0},
-      {"NHWC", "NCHW", {2, 3, 7, 40}, 0},
-      {"NCHW", "CHWN4", {5, 33, 33, 1}, 0},
+      {"FRACTAL_Z", "NCHW", {64, 64, 3, 3}, 9, 0},
+      {"FRACTAL_Z", "NCHW", {17, 32, 3, 3}, 9, 0},
+      {"FRACTAL_Z", "NCHW", {32, 16, 1, 2}, 2, 0},
+      {"NHWC", "NCHW", {2, 3, 5, 40}, 15, 0},
+      {"FRACTAL_Z", "NCHW", {32, 32, 4, 4}, 0, 0},
+      {"NHWC", "NCHW", {2, 3, 7, 40}, 0, 0},
+      {"NCHW", "CHWN4", {5, 33, 33, 1}, 0, 0},
+      {"2N", "NCHW4", {4, 8, 5, 7}, 2, 4},
+      {"NCHW4", "4N", {8, 8, 5, 7}, 4, 4},
+      {"4N", "NCHW4", {8, 8, 5, 7}, 4, 4},
+      {"4N", "nChw8c", {8, 16, 5, 7}, 0, 0},
+      {"2N", "NCHW4", {4, 6, 5, 7}, 0, 0},
+      {"2N", "NCHW4", {4, 8, 3, 5}, 0, 0},
   };
-  for (int c = 0; c < 7; c++) {
+  for (int c = 0; c < 13; c++) {
     relayout_desc s, d;
     rl_layout_plan p;
     plan_f16_cast(&p, &s, &d, cases[c].src, cases[c].dst, cases[c].ext, 1);
     char *source = rl_codegen(&p, rl_cd(&d), rl_cd(&s));
-    int want = cases[c].planes;
-    CHECK(p.family == RL_FAMILY_LINES && p.planes == want && source &&
-              (define_value(source, "RL_CAST_PLANES") == (want ? want : -1)) &&
+    int want = cases[c].planes, weave = cases[c].weave;
+    CHECK(p.family == RL_FAMILY_LINES && p.planes == want && p.weave == weave &&
+              source &&
+              define_value(source, "RL_CAST_PLANES") ==
+                  (want && !weave ? want : -1) &&
+              define_value(source, "RL_CAST_WEAVE") == (weave ? want : -1) &&
               (strstr(source, "#define RL_CAST_MIX(x, r)") != NULL) == !!want,
-          "%s -> %s %lldx%lldx%lldx%lld cast: planes %d, want %d", cases[c].src,
-          cases[c].dst, (long long)cases[c].ext[0], (long long)cases[c].ext[1],
-          (long long)cases[c].ext[2], (long long)cases[c].ext[3], p.planes,
-          want);
+          "%s -> %s %lldx%lldx%lldx%lld cast: planes %d, weave %d, want %d, %d",
+          cases[c].src, cases[c].dst, (long long)cases[c].ext[0],
+          (long long)cases[c].ext[1], (long long)cases[c].ext[2],
+          (long long)cases[c].ext[3], p.planes, p.weave, want, weave);
     free(source);
   }
 }
@@ -258,8 +272,8 @@ static void cast_tile_rows(void) {
     relayout_desc s, d;
     rl_layout_plan p;
     plan_f16_cast(&p, &s, &d, cases[c].src, cases[c].dst, cases[c].ext, 1);
-    int64_t units, count = cases[c].ext[0] * cases[c].ext[1] *
-                           cases[c].ext[2] * cases[c].ext[3];
+    int64_t units, count = cases[c].ext[0] * cases[c].ext[1] * cases[c].ext[2] *
+                           cases[c].ext[3];
     const char *k = rl_generic_kernel(rl_cd(&d), rl_cd(&s), 1, &units);
     CHECK(!strcmp(k, "rl_generic_tile") &&
               units * cases[c].along_p * 16 == count,

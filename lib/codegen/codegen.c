@@ -623,7 +623,11 @@ char *rl_codegen(const rl_layout_plan *p, const rl_desc *dst,
     for (int j = 1; j < p->stream; j++) put(&t, ", %d", j);
     put(&t, "))\n");
   }
-  if (p->planes && rl_is_cast(dst, src)) {
+  if (p->planes && p->weave && rl_is_cast(dst, src)) {
+    /* a cast's steps of 16 pixels, P's elements each (RL_CAST_MIX) */
+    put(&t, "#define RL_CAST_WEAVE %d\n", p->planes);
+    mix_planes(&t, "RL_CAST_MIX", p->planes, p->weave, 16);
+  } else if (p->planes && rl_is_cast(dst, src)) {
     /* a cast's squares of K's few rows, 16 elements of each (RL_CAST_MIX) */
     put(&t, "#define RL_CAST_PLANES %d\n", p->planes);
     mix_planes(&t, "RL_CAST_MIX", 1, p->planes, 16);

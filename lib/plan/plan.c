@@ -268,6 +268,30 @@ static void cast_square_rows(rl_layout_plan *p) {
   }
 }
 
+/* A cast's box where P's few elements of each pixel lie one after another
+ * in the source, Q's pixels continuing them, and K's few rows are strided
+ * there and continued by Q's steps in the destination (2N and 4N <-> NCHW4, 2N
+ * <-> nChw8c): P and K whole, Q 2 KiB of the source in steps of 16 pixels,
+ * whose K rows of P vectors each are shuffled into P runs of K vectors
+ * (planes P's extent, weave K's: kernels/lines_casts.cl RL_CAST_WEAVE). */
+static void cast_weave(rl_layout_plan *p, int ssize) {
+  const rl_box_axis *P = &p->box[0], *Q = &p->box[1], *K = &p->box[2];
+  if (P->axis < 0 || Q->axis < 0 || p->skip || p->planes) return;
+  const rl_iter_axis *a = &p->axes[P->axis], *q = &p->axes[Q->axis],
+                     *b = &p->axes[K->axis];
+  if (a->sstride != 1 || a->extent < 2 || b->extent < 2 || b->sstride == 1 ||
+      a->extent * b->extent > 16 || 16 % b->extent || a->check >= 0 ||
+      b->check >= 0 || q->check >= 0 || q->sstride != a->extent ||
+      q->dstride != b->extent || q->extent < 16)
+    return;
+  int64_t steps = 2048 / (a->extent * b->extent * ssize) / 16 * 16;
+  rl_box_block(p, 0, a->extent);
+  rl_box_block(p, 2, b->extent);
+  rl_box_block(p, 1, steps < 16 ? 16 : steps);
+  p->planes = (int)a->extent;
+  p->weave = (int)b->extent;
+}
+
 void rl_plan_affine(rl_layout_plan *out, const rl_desc *dst, const rl_desc *src,
                     int keep) {
   memset(out, 0, sizeof *out);
@@ -307,6 +331,7 @@ void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
       p.vec = p.lead = 0;
       cast_square_rows(&p);
       p.planes = cast_planes(&p);
+      cast_weave(&p, sbits / 8);
       p.cast_stream = !p.skip && p.axes[p.naxes - 1].extent % 16 == 0 &&
                       rl_too_big(dst, stream_from);
     } else if (p.affine && bits >= 8 && sbits >= 8 && !runs) {

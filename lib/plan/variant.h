@@ -71,7 +71,7 @@ enum { RL_AS_VALUE, RL_AS_FLAG, RL_AS_MANY, RL_AS_PLANES };
     "another in the destination); with split or weave, P's extent, the "       \
     "elements of a pixel one after another in the source; in a cast, K's "     \
     "extent (2 to 15), where 16 of P's rows make one run of K vectors in "     \
-    "the destination (RL_CAST_PLANES)")                                        \
+    "the destination (RL_CAST_PLANES), or with weave P's (RL_CAST_WEAVE)")     \
   X(split, RL_SPLIT, RL_AS_FLAG,                                               \
     "with planes: the other way, P's few elements of each pixel, one after "   \
     "another in the source, into as many planes, K's rows in the "             \
@@ -79,7 +79,8 @@ enum { RL_AS_VALUE, RL_AS_FLAG, RL_AS_MANY, RL_AS_PLANES };
   X(weave, RL_WEAVE, RL_AS_FLAG,                                               \
     "with planes (P's extent): 0, or K's extent; both ways at once, the "      \
     "pixels along Q (NCHW4 -> 2N: each pixel's 4 channels one after another "  \
-    "in the source, its 2 images in the destination)")                         \
+    "in the source, its 2 images in the destination); a cast's the same, "     \
+    "16 pixels at a time")                                                     \
   X(odd, RL_ODD_ROWS, RL_AS_FLAG,                                              \
     "4-bit squares: a source row may start mid-byte (a source stride other "   \
     "than P's, or P's extent, is odd)")                                        \
