@@ -59,7 +59,7 @@ __kernel void rl_lines(__global const RL_TS *restrict src, long src_off,
 #ifdef RL_CAST_RUN
   if (all) {
     rl_cast_run(src + s, dst, RL_RUN_A ? mp : mq, RL_RUN_A ? mq : mp,
-                d RL_QC_PASS);
+                RL_RUN_A ? RL_EXTENT_P - p0 : RL_EXTENT_Q - q0, d RL_QC_PASS);
     return;
   }
 #endif

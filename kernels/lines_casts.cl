@@ -432,10 +432,11 @@ static inline RL_I rl_cast_weave(__global const RL_TS *restrict src,
 #else
 #define RL_RUN_AT_O(qb, z0, o) (qb)
 #endif
-/* The box's runs: mo steps of O (p counts them), ma of A */
+/* The box's runs: mo steps of O (p counts them), ma of A; left, O's steps
+ * from the box's first to O's end */
 static inline void rl_cast_run(__global const RL_TS *restrict src,
                                __global RL_T *restrict dst, RL_I mo,
-                               RL_I ma, RL_I d RL_QC_ARG) {
+                               RL_I ma, RL_I left, RL_I d RL_QC_ARG) {
   const RL_I len = (RL_RUN_BOX ? mo : 1) * ma * RL_BLOCK_K;
   rl_row_quant z0 = rl_quant_at(d RL_QC_PASS);
   rl_run_q qb = RL_RUN_ROW_Q(z0, d);
@@ -456,8 +457,13 @@ static inline void rl_cast_run(__global const RL_TS *restrict src,
         RL_SV r[RL_SQ];
         RL_DV w[RL_SQ];
 #pragma unroll
-        for (int j = 0; j < RL_SQ; j++)
+        for (int j = 0; j < RL_SQ; j++) {
           r[j] = ((__global const rl_svec_at *)&RL_RUN_IN(j * RL_SQ_EL))->v;
+          /* (pieces of rows of K: rows far apart, a box few squares long)
+           * the row two squares on along O, the next box's if need be */
+          if (RL_SQ_EL > 1 && p0 + 2 * RL_SQ < left)
+            RL_PREFETCH(&RL_RUN_IN(j * RL_SQ_EL) + 2 * RL_SQ * RL_O_SSTRIDE);
+        }
         if (RL_CONVERT_FIRST) {
 #pragma unroll
           for (int j = 0; j < RL_SQ; j++) w[j] = RL_RUN_VCAST(r[j], d, qb);
