@@ -392,10 +392,30 @@ RL_PACKED(rl_run_short_at, RL_CAT(RL_T, RL_RUN_SHORT));
 #if defined(RL_CAST_WEAVE) && RL_RUN_A && !RL_RUN_BOX &&                      \
     !defined(RL_RUN_LANES) && !defined(RL_O_CHAN)
 #define RL_WEAVE_N (RL_CAST_WEAVE * RL_BLOCK_K)
+#if RL_A_SSTRIDE == RL_CAST_WEAVE
 #define RL_WEAVE_IN(x)                                                         \
   ((__global const rl_svec_at *)(in + (x) / RL_CAST_WEAVE * RL_SSTRIDE_K +     \
                                  (x) % RL_CAST_WEAVE * 16))                    \
       ->v
+#else
+/* (CHWN4 -> 2N: the pixels apart, each K row's P elements of a pixel
+ * together) a vector of K row x / P put together from its pixels' pieces */
+RL_PACKED(rl_weave_piece_at, RL_CAT(RL_TS, RL_CAST_WEAVE));
+static inline RL_SV rl_weave_in(__global const RL_TS *restrict in, int x) {
+  union {
+    RL_SV v;
+    RL_CAT(RL_TS, RL_CAST_WEAVE) p[16 / RL_CAST_WEAVE];
+  } u;
+#pragma unroll
+  for (int g = 0; g < 16 / RL_CAST_WEAVE; g++)
+    u.p[g] = RL_PACKED_AT(rl_weave_piece_at,
+                          in + x / RL_CAST_WEAVE * RL_SSTRIDE_K +
+                              (x % RL_CAST_WEAVE * (16 / RL_CAST_WEAVE) + g) *
+                                  RL_A_SSTRIDE);
+  return u.v;
+}
+#define RL_WEAVE_IN(x) rl_weave_in(in, x)
+#endif
 #define RL_WEAVE_OUT(r)                                                        \
   (dst + (r) / RL_BLOCK_K * RL_O_DSTRIDE + a * RL_BLOCK_K +                    \
    (r) % RL_BLOCK_K * 16)

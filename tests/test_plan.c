@@ -164,7 +164,8 @@ static void plan_f16_cast(rl_layout_plan *p, relayout_desc *s, relayout_desc *d,
  * too) and NHWC -> NCHW with few pixels; not where K is 16 or more, nor
  * where P's rows lie apart (NCHW -> CHWN4: K the 4 images of a pixel).
  * Where P's few elements of a pixel lie one after another in the source
- * and K's few rows are strided there (2N -> NCHW4), it weaves both ways
+ * and K's few rows are strided there (2N -> NCHW4; CHWN4 -> 2N, the
+ * pixels apart), it weaves both ways
  * (planes P's extent, weave K's, RL_CAST_WEAVE); not where P x K passes
  * 16 (4N -> nChw8c), a block is padded (NCHW4's C of 6) or the pixels are
  * under 16. */
@@ -184,11 +185,12 @@ static void cast_planes(void) {
       {"2N", "NCHW4", {4, 8, 5, 7}, 2, 4},
       {"NCHW4", "4N", {8, 8, 5, 7}, 4, 4},
       {"4N", "NCHW4", {8, 8, 5, 7}, 4, 4},
+      {"CHWN4", "2N", {8, 8, 5, 7}, 4, 2},
       {"4N", "nChw8c", {8, 16, 5, 7}, 0, 0},
       {"2N", "NCHW4", {4, 6, 5, 7}, 0, 0},
       {"2N", "NCHW4", {4, 8, 3, 5}, 0, 0},
   };
-  for (int c = 0; c < 13; c++) {
+  for (int c = 0; c < 14; c++) {
     relayout_desc s, d;
     rl_layout_plan p;
     plan_f16_cast(&p, &s, &d, cases[c].src, cases[c].dst, cases[c].ext, 1);

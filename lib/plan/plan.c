@@ -281,8 +281,9 @@ static void cast_weave(rl_layout_plan *p, int ssize) {
                      *b = &p->axes[K->axis];
   if (a->sstride != 1 || a->extent < 2 || b->extent < 2 || b->sstride == 1 ||
       a->extent * b->extent > 16 || 16 % b->extent || a->check >= 0 ||
-      b->check >= 0 || q->check >= 0 || q->sstride != a->extent ||
-      q->dstride != b->extent || q->extent < 16)
+      b->check >= 0 || q->check >= 0 ||
+      (q->sstride != a->extent && 16 % a->extent) || q->dstride != b->extent ||
+      q->extent < 16)
     return;
   int64_t steps = 2048 / (a->extent * b->extent * ssize) / 16 * 16;
   rl_box_block(p, 0, a->extent);
