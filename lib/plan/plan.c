@@ -269,9 +269,10 @@ static void cast_square_rows(rl_layout_plan *p) {
 }
 
 /* A cast's box where P's few elements of each pixel lie one after another
- * in the source, Q's pixels continuing them, and K's few rows are strided
- * there and continued by Q's steps in the destination (2N and 4N <-> NCHW4, 2N
- * <-> nChw8c): P and K whole, Q 2 KiB of the source in steps of 16 pixels,
+ * in the source, Q's pixels continuing them (or, where P's extent divides
+ * 16, apart: CHWN4 -> 2N, read in pieces), and K's few rows are strided
+ * there and continued by Q's steps in the destination (2N and 4N <-> NCHW4,
+ * 2N <-> nChw8c): P and K whole, Q 2 KiB of data in steps of 16 pixels,
  * whose K rows of P vectors each are shuffled into P runs of K vectors
  * (planes P's extent, weave K's: kernels/lines_casts.cl RL_CAST_WEAVE). */
 static void cast_weave(rl_layout_plan *p, int ssize) {
