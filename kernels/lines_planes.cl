@@ -17,8 +17,29 @@
  * RL_PLANE_W, one element at a time. RL_PLANE_IN(i, c, p) and
  * RL_PLANE_OUT(i, c, p) are where pixel p's element c of source row i lies
  * on each side. With RL_LEAD, each load first asks for the line RL_LEAD
- * elements on along its row. */
-#define RL_PLANE_IN(i, c, p)  ((i)*RL_SSTRIDE_K + (p)*RL_PLANE_A + (c))
+ * elements on along its row. Woven pixels may lie apart in the source
+ * (CHWN4 -> 2N: RL_PLANE_PS, Q's stride), a vector then put together from
+ * its pixels' pieces. */
+#if defined(RL_WEAVE) && RL_SSTRIDE_Q != RL_PLANE_A
+#define RL_PLANE_PS RL_SSTRIDE_Q
+RL_PACKED(rl_plane_piece_at, RL_CAT(RL_T, RL_PLANE_A));
+static inline RL_VT rl_plane_pieces(__global const RL_T *restrict at) {
+  union {
+    RL_VT v;
+    RL_CAT(RL_T, RL_PLANE_A) p[RL_PLANE_W / RL_PLANE_A];
+  } u;
+#pragma unroll
+  for (int g = 0; g < RL_PLANE_W / RL_PLANE_A; g++)
+    u.p[g] = RL_PACKED_AT(rl_plane_piece_at, at + g * RL_PLANE_PS);
+  return u.v;
+}
+#define RL_PLANE_LOAD(i, v, p)                                                 \
+  rl_plane_pieces(in + RL_PLANE_IN(i, 0, (p) + (v) * RL_PLANE_W / RL_PLANE_A))
+#else
+#define RL_PLANE_PS RL_PLANE_A
+#define RL_PLANE_LOAD(i, v, p) RL_AT(in + RL_PLANE_IN(i, (v) * RL_PLANE_W, p))
+#endif
+#define RL_PLANE_IN(i, c, p)  ((i)*RL_SSTRIDE_K + (p)*RL_PLANE_PS + (c))
 #define RL_PLANE_OUT(i, c, p) ((c)*RL_DSTRIDE_P + (p)*RL_PLANE_B + (i))
 #ifdef RL_SPLIT
 #define RL_PLANE_RUN 4
@@ -33,11 +54,10 @@ static inline void rl_plane_mix(__global const RL_T *restrict in, RL_I p,
   for (int i = 0; i < RL_PLANE_B; i++)
 #pragma unroll
     for (int v = 0; v < RL_PLANE_A; v++) {
-      __global const RL_T *at = in + RL_PLANE_IN(i, v * RL_PLANE_W, p);
 #ifdef RL_LEAD
-      RL_PREFETCH(at + RL_LEAD);
+      RL_PREFETCH(in + RL_PLANE_IN(i, v * RL_PLANE_W, p) + RL_LEAD);
 #endif
-      x[i * RL_PLANE_A + v] = RL_AT(at);
+      x[i * RL_PLANE_A + v] = RL_PLANE_LOAD(i, v, p);
     }
 #pragma unroll
   for (int r = 0; r < RL_PLANES; r++) y[r] = RL_MIX(x, r);

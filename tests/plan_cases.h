@@ -442,6 +442,8 @@ static void boxes(plan_case_fn *run) {
       {"cpu", 0, "NCHW4", "2N", box_weaves, {6, 8, 9, 11}, 1},
       {"cpu", 0, "2N", "NCHW4", box_weaves, {4, 8, 30, 40}, 1},
       {"cpu", 0, "2N", "nChw8c", box_weaves_bytes, {6, 16, 9, 11}, 1},
+      /* CHWN4's pixels 4N apart: each vector from its pixels' pieces */
+      {"cpu", 0, "CHWN4", "2N", box_weaves, {8, 8, 9, 11}, 1},
       {"cpu", 0, "NC1HWC0", "NCHW", box_skips, {2, 40, 5, 7}, 1},
       {"cpu", 0, "nChw8c", "NHWC", box_skips, {2, 17, 5, 7}, 1},
       {"cpu", 0, "FRACTAL_Z", "NCHW", box_skips, {70, 17, 3, 3}, 1},

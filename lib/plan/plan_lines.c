@@ -583,7 +583,8 @@ static void plan_planes(rl_layout_plan *p, const rl_desc *dst, int size,
 /* CPU devices, each pixel's elements a few to a pixel on both sides: A of them
  * one after another in each source row (P, source stride 1), B in each
  * destination row (K), the pixels along Q (NCHW4 -> 2N: 4 channels a pixel in
- * the source, 2 images in the destination; 2N <-> nChw8c), each pixel's A x B
+ * the source, 2 images in the destination; 2N <-> nChw8c; CHWN4 -> 2N, its
+ * pixels apart, where A divides a vector: read in pieces), each pixel's A x B
  * block at most 16 bytes. Instead the planes' shuffles both ways at once
  * (kernels/lines_planes.cl rl_planes, RL_WEAVE): 16 bytes of each of a step's B
  * source rows' A vectors into B vectors of each of its A destination rows, in
@@ -598,8 +599,8 @@ static void plan_weave(rl_layout_plan *p, const rl_desc *dst, int size,
   int64_t width = 16 / size;
   if (a->sstride != 1 || a->extent < 2 || b->extent < 2 ||
       a->extent * b->extent * size > 16 || a->check >= 0 || b->check >= 0 ||
-      q->check >= 0 || q->sstride != a->extent || q->dstride != b->extent ||
-      q->extent < width)
+      q->check >= 0 || (q->sstride != a->extent && width % a->extent) ||
+      q->dstride != b->extent || q->extent < width)
     return;
   rl_layout_plan t = *p;
   rl_box_block(&t, 0, a->extent);
