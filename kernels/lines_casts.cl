@@ -76,6 +76,23 @@ static inline rl_row_quant rl_quant_row(rl_row_quant z, RL_I o RL_QC_ARG) {
 #define RL_CAST_PUT(at, v) RL_PACKED_AT(rl_dvec_at, at) = (v)
 #endif
 
+/* n source vectors IN(i) shuffled by the generator's RL_CAST_MIX into n
+ * destination vectors, each converted (CAST) and written at OUT(r), the
+ * shuffles in whichever type's lanes shuffle faster (RL_LANES_COST): a
+ * conversion lane by lane commutes with them (rl_cast_mix, rl_cast_weave) */
+#define RL_CAST_SHUFFLED(n, IN, OUT, CAST)                                     \
+  if (RL_LANES_COST(RL_TS) < RL_LANES_COST(RL_T)) {                            \
+    RL_SV x_[n];                                                               \
+    _Pragma("unroll") for (int i_ = 0; i_ < (n); i_++) x_[i_] = IN(i_);        \
+    _Pragma("unroll") for (int r_ = 0; r_ < (n); r_++)                         \
+        RL_CAST_PUT(OUT(r_), CAST(RL_CAST_MIX(x_, r_)));                       \
+  } else {                                                                     \
+    RL_DV x_[n];                                                               \
+    _Pragma("unroll") for (int i_ = 0; i_ < (n); i_++) x_[i_] = CAST(IN(i_));  \
+    _Pragma("unroll") for (int r_ = 0; r_ < (n); r_++)                         \
+        RL_CAST_PUT(OUT(r_), RL_CAST_MIX(x_, r_));                             \
+  }
+
 /* Source element j of the 16 from k on */
 #define RL_CAST_IN(j) in[(k + (j)) * RL_SSTRIDE_K]
 
@@ -419,28 +436,14 @@ static inline RL_SV rl_weave_in(__global const RL_TS *restrict in, int x) {
 #define RL_WEAVE_OUT(r)                                                        \
   (dst + (r) / RL_BLOCK_K * RL_O_DSTRIDE + a * RL_BLOCK_K +                    \
    (r) % RL_BLOCK_K * 16)
+#define RL_WEAVE_CAST(v) RL_RUN_VCAST(v, 0, qb)
 static inline RL_I rl_cast_weave(__global const RL_TS *restrict src,
                                  __global RL_T *restrict dst, RL_I ma,
                                  rl_run_q qb) {
   RL_I a = 0;
   for (; a + 16 <= ma; a += 16) {
     __global const RL_TS *in = src + a * RL_A_SSTRIDE;
-    if (RL_LANES_COST(RL_TS) < RL_LANES_COST(RL_T)) {
-      RL_SV x[RL_WEAVE_N];
-#pragma unroll
-      for (int i = 0; i < RL_WEAVE_N; i++) x[i] = RL_WEAVE_IN(i);
-#pragma unroll
-      for (int r = 0; r < RL_WEAVE_N; r++)
-        RL_CAST_PUT(RL_WEAVE_OUT(r), RL_RUN_VCAST(RL_CAST_MIX(x, r), 0, qb));
-    } else {
-      RL_DV x[RL_WEAVE_N];
-#pragma unroll
-      for (int i = 0; i < RL_WEAVE_N; i++)
-        x[i] = RL_RUN_VCAST(RL_WEAVE_IN(i), 0, qb);
-#pragma unroll
-      for (int r = 0; r < RL_WEAVE_N; r++)
-        RL_CAST_PUT(RL_WEAVE_OUT(r), RL_CAST_MIX(x, r));
-    }
+    RL_CAST_SHUFFLED(RL_WEAVE_N, RL_WEAVE_IN, RL_WEAVE_OUT, RL_WEAVE_CAST)
   }
   return a * RL_BLOCK_K;
 }
@@ -655,26 +658,13 @@ static inline void rl_cast_square(__global const RL_TS *restrict in,
  * share one quantization. */
 #define RL_CAST_ROW_AT(i)                                                      \
   (((__global const rl_svec_at *)(in + p + (i) * RL_SSTRIDE_K))->v)
+#define RL_MIX_OUT(r) (out + 16 * (r))
+#define RL_MIX_CAST(v) RL_ROW_VCAST(v, z, 0, 0)
 static inline void rl_cast_mix(__global const RL_TS *restrict in,
                                __global RL_T *restrict out, RL_I p,
                                rl_row_quant z) {
   out += p * RL_DSTRIDE_P;
-  if (RL_LANES_COST(RL_TS) < RL_LANES_COST(RL_T)) {
-    RL_SV x[RL_CAST_PLANES];
-#pragma unroll
-    for (int i = 0; i < RL_CAST_PLANES; i++) x[i] = RL_CAST_ROW_AT(i);
-#pragma unroll
-    for (int r = 0; r < RL_CAST_PLANES; r++)
-      RL_CAST_PUT(out + 16 * r, RL_ROW_VCAST(RL_CAST_MIX(x, r), z, 0, 0));
-  } else {
-    RL_DV x[RL_CAST_PLANES];
-#pragma unroll
-    for (int i = 0; i < RL_CAST_PLANES; i++)
-      x[i] = RL_ROW_VCAST(RL_CAST_ROW_AT(i), z, 0, 0);
-#pragma unroll
-    for (int r = 0; r < RL_CAST_PLANES; r++)
-      RL_CAST_PUT(out + 16 * r, RL_CAST_MIX(x, r));
-  }
+  RL_CAST_SHUFFLED(RL_CAST_PLANES, RL_CAST_ROW_AT, RL_MIX_OUT, RL_MIX_CAST)
 }
 #define RL_MIXED 1 /* the rows the mix wrote are done */
 #else
