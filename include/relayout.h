@@ -538,6 +538,10 @@ typedef struct relayout_engine_options {
    *  kernel; 0 (default): it is dropped, and the engine waits only for the
    *  builds under way (a matrix of one-off conversions exits at once). */
   int finish_builds;
+  /** Host arrays reach a device that does not work in host memory through
+   *  four pinned chunks of this many bytes (0: 8 MiB): how tests reach
+   *  arrays of many chunks. */
+  int64_t staging_bytes;
 } relayout_engine_options;
 
 /**

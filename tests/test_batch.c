@@ -152,6 +152,34 @@ static void converts(void) {
     }
 }
 
+/* The arrays copied as on a discrete GPU, through pinned chunks of 97 bytes
+ * (chunks end inside elements, and the four go round the ring many times
+ * in one array) and of 4 KiB: two batches in a row on one engine, sources
+ * aligned and not. */
+static void staged(void) {
+  for (int64_t chunk = 97; chunk <= 4096; chunk += 3999) {
+    relayout_engine_options o = {
+        .size = sizeof o, .copies = 1, .staging_bytes = chunk};
+    relayout_engine *e = engine(device, &o);
+    for (size_t shift = 0; shift <= 2; shift += 2) {
+      batch b;
+      batch_open(&b, e, 20, shift);
+      for (int twice = 0; twice < 2; twice++) {
+        for (int i = 0; i < b.n; i++)
+          memset(b.t[i].got.data, 0x5A, (size_t)b.t[i].db);
+        CHECK_OK(relayout_plans_run(b.jobs, b.n, &e_));
+        CHECK(count(&b, 1) == b.n && !*first_note(&b),
+              "chunks of %lld, shift %zu, run %d: %d of %d equal the "
+              "reference; note '%s'",
+              (long long)chunk, shift, twice, count(&b, 1), b.n,
+              first_note(&b));
+      }
+      batch_close(&b);
+    }
+    relayout_engine_free(e);
+  }
+}
+
 /* With the largest allocation lowered to 8 KiB and the arrays copied, the
  * jobs form many groups; a job beyond it runs in slabs along N where N is
  * outermost in both layouts and a slab fits (job 2, 9x17x9x7 f32 NCHW ->
@@ -294,6 +322,7 @@ int main(void) {
   device = getenv("RELAYOUT_TEST_DEVICE");
   if (!device) device = "cpu";
   converts();
+  staged();
   groups();
   refusals();
   reference();

@@ -339,6 +339,10 @@ static void choosing(void) {
   o.size = offsetof(relayout_engine_options, families);
   CHECK_OK(relayout_engine_create(&e, &o, &e_));
   relayout_engine_free(e);
+  o = (relayout_engine_options){
+      .size = sizeof o, .device = "ref", .staging_bytes = -1};
+  CHECK_FAILS(RELAYOUT_ERR_ARGUMENT, "staging_bytes -1",
+              relayout_engine_create(&e, &o, &e_));
   int count, pick;
   relayout_device_info info[8];
   CHECK_OK(relayout_device_list(info, 8, &count, &pick, &e_));

@@ -6,7 +6,8 @@
  * the plan's output, written over a poisoned buffer, equals the
  * reference's byte for byte, and its kernel ran (no note), both the
  * device's kind's kernel and the other kind's (RELAYOUT_FAMILIES_*: a
- * pixel per step, or rows of pixels). Then the same
+ * pixel per step, or rows of pixels), the latter with the arrays copied
+ * through chunks of 257 bytes as on a discrete GPU. Then the same
  * on the caller's OpenCL buffers at offsets, nothing outside the output
  * touched; the outputs the device has no kernel for (per-channel, 4-bit),
  * which run on the reference and say so; and the refusals. The device is
@@ -19,7 +20,8 @@
 #include <math.h>
 
 /* The device's own kernels, and the other kind's (a GPU's pixel by pixel
- * on a CPU device, rows of pixels on a GPU): both must be exact. */
+ * on a CPU device, rows of pixels on a GPU; the arrays copied through small
+ * pinned chunks): both must be exact. */
 static relayout_engine *engine, *other;
 
 /* A configuration of format f, w x h frames, with its steps switched on. */
@@ -286,6 +288,8 @@ int main(void) {
   clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL);
   o.families =
       type & CL_DEVICE_TYPE_GPU ? RELAYOUT_FAMILIES_CPU : RELAYOUT_FAMILIES_GPU;
+  o.copies = 1;
+  o.staging_bytes = 257;
   CHECK_OK(relayout_engine_create(&other, &o, &e_));
   every_format();
   buffers();

@@ -23,6 +23,9 @@ static relayout_status check_options(const relayout_engine_options *o,
   if ((unsigned)o->families > RELAYOUT_FAMILIES_CPU)
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "families %d is none of them",
                    (int)o->families);
+  if (o->staging_bytes < 0)
+    return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "staging_bytes %lld",
+                   (long long)o->staging_bytes);
   if ((unsigned)o->kernels > RELAYOUT_KERNELS_CACHED)
     return rl_fail(err, RELAYOUT_ERR_ARGUMENT, "kernels %d is none of them",
                    (int)o->kernels);
@@ -37,6 +40,7 @@ static void set_up(relayout_engine *e, const relayout_engine_options *o) {
   clGetDeviceInfo(e->device, CL_DEVICE_HOST_UNIFIED_MEMORY, sizeof unified,
                   &unified, NULL);
   e->host_memory = unified == CL_TRUE && !o->copies;
+  e->stage_bytes = (size_t)o->staging_bytes;
   clGetDeviceInfo(e->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof alloc, &alloc,
                   NULL);
   clGetDeviceInfo(e->device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE, sizeof cache,
@@ -178,6 +182,7 @@ relayout_status relayout_engine_wrap(relayout_engine **out, cl_context context,
 void relayout_engine_free(relayout_engine *e) {
   if (!e) return;
   rl_builds_stop(e);
+  rl_staging_free(e);
   rl_programs_free(e);
   pthread_cond_destroy(&e->changed);
   pthread_mutex_destroy(&e->lock);

@@ -11,6 +11,7 @@
 
 #define RL_MAX_BUILDERS 16
 typedef struct rl_build rl_build;
+typedef struct rl_staging rl_staging;
 /* A plan's launch, for a build to make its kernel's machine code: the
  * kernel, its grid and work-group, the buffers' sizes and a per-channel
  * cast's table of channels (its fifth argument; NULL: none), which the
@@ -44,6 +45,10 @@ struct relayout_engine {
   int is_gpu;
   int host_memory;      /* the device works in host memory: relayout_plan_run
                            wraps the caller's arrays instead of copying them */
+  rl_staging *staging;  /* else the pinned chunks host arrays go through
+                           (staging.c; NULL until first needed) */
+  int staging_refused;  /* ... which the driver would not give */
+  size_t stage_bytes;   /* a chunk's bytes (the options'; 0: the default) */
   char cache_dir[4096]; /* the disk cache ("": none), from the options */
   uint64_t cache_bytes; /* its bound */
   relayout_families families;
@@ -177,6 +182,20 @@ relayout_status rl_choose_device(int *index, const rl_found *f,
  * slabs of one run keep theirs). */
 relayout_status rl_run_jobs(const relayout_job *jobs, int njobs,
                             relayout_error *err);
+
+/* staging.c: an upload of n bytes of src into buf, enqueued, with *done
+ * the event its kernel waits for (NULL: none needed, the engine's queue
+ * orders it); a download of buf's n bytes into dst once `after` (NULL:
+ * none) has ended, over when it returns where the engine has staging (else
+ * enqueued on its queue); both through the pinned chunks on a device that
+ * does not work in host memory, else the driver's own copies. Drain: every
+ * transfer ended; free: the chunks and their queues released. */
+cl_int rl_stage_up(relayout_engine *e, cl_mem buf, const void *src, size_t n,
+                   cl_event *done);
+cl_int rl_stage_down(relayout_engine *e, void *dst, cl_mem buf, size_t n,
+                     cl_event after);
+void rl_staging_drain(relayout_engine *e);
+void rl_staging_free(relayout_engine *e);
 
 /* plans.c: relayout_plan_create on descriptors checked to be a pair. */
 relayout_status rl_plan_create(relayout_plan **out, relayout_engine *engine,

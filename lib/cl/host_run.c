@@ -3,8 +3,10 @@
  * A batch's jobs are checked first, all of them, so that a bad one fails the
  * call before anything is written. Then consecutive jobs the device can run
  * form groups: each group's uploads, kernels and downloads are enqueued back
- * to back and waited on once. A job the device cannot take (a reference
- * plan, a buffer beyond the largest allocation) runs alone.
+ * to back and waited on once (on a device that does not work in host memory,
+ * through the engine's pinned chunks: staging.c). A job the device cannot
+ * take (a reference plan, a buffer beyond the largest allocation) runs
+ * alone.
  */
 #include "engine.h"
 
@@ -120,8 +122,8 @@ static int64_t device_bytes(const relayout_job *j) {
 }
 
 /* Enqueues one job: its buffers (mem[0] source, mem[1] destination), the
- * upload of a source not used in place, and the kernel. */
-static cl_int enqueue_job(const relayout_job *j, cl_mem *mem) {
+ * upload of a source not used in place, and the kernel (*ran: its event). */
+static cl_int enqueue_job(const relayout_job *j, cl_mem *mem, cl_event *ran) {
   relayout_plan *p = j->plan;
   const relayout_engine *e = p->engine;
   size_t sb = (size_t)bytes_of(&p->src), db = (size_t)bytes_of(&p->dst);
@@ -134,23 +136,25 @@ static cl_int enqueue_job(const relayout_job *j, cl_mem *mem) {
   mem[1] = clCreateBuffer(
       e->context, CL_MEM_WRITE_ONLY | (dst_here ? CL_MEM_USE_HOST_PTR : 0), db,
       dst_here ? j->dst : NULL, &rc);
+  cl_event up = NULL;
   if (rc == CL_SUCCESS && !src_here)
-    rc = clEnqueueWriteBuffer(e->queue, mem[0], CL_FALSE, 0, sb, j->src, 0,
-                              NULL, NULL);
-  return rc == CL_SUCCESS ? rl_enqueue(p, mem[1], 0, mem[0], 0, 0, NULL, NULL)
-                          : rc;
+    rc = rl_stage_up(p->engine, mem[0], j->src, sb, &up);
+  if (rc == CL_SUCCESS)
+    rc = rl_enqueue(p, mem[1], 0, mem[0], 0, up ? 1 : 0, up ? &up : NULL, ran);
+  if (up) clReleaseEvent(up);
+  return rc;
 }
 
 /* Enqueues the way a job's result reaches its array: a download, or, for a
  * destination used in place, a map and unmap, which make the kernel's
  * writes visible in it. */
-static cl_int enqueue_result(const relayout_job *j, cl_mem dst) {
-  const relayout_plan *p = j->plan;
+static cl_int enqueue_result(const relayout_job *j, cl_mem dst, cl_event ran) {
+  relayout_plan *p = j->plan;
   cl_command_queue q = p->engine->queue;
   size_t db = (size_t)bytes_of(&p->dst);
   cl_int rc;
   if (!in_place(p, j->dst, 1))
-    return clEnqueueReadBuffer(q, dst, CL_FALSE, 0, db, j->dst, 0, NULL, NULL);
+    return rl_stage_down(p->engine, j->dst, dst, db, ran);
   void *m = clEnqueueMapBuffer(q, dst, CL_FALSE, CL_MAP_READ, 0, db, 0, NULL,
                                NULL, &rc);
   return rc == CL_SUCCESS ? clEnqueueUnmapMemObject(q, dst, m, 0, NULL, NULL)
@@ -159,14 +163,20 @@ static cl_int enqueue_result(const relayout_job *j, cl_mem dst) {
 
 /* Runs n jobs on the device with one wait. */
 static cl_int run_group(const relayout_job *jobs, int n) {
-  cl_command_queue q = jobs[0].plan->engine->queue;
+  relayout_engine *e = jobs[0].plan->engine;
+  cl_command_queue q = e->queue;
   cl_mem *mem = calloc(2 * (size_t)n, sizeof *mem);
-  if (!mem) return CL_OUT_OF_HOST_MEMORY;
+  cl_event *ran = calloc((size_t)n, sizeof *ran);
+  if (!mem || !ran) {
+    free(mem);
+    free(ran);
+    return CL_OUT_OF_HOST_MEMORY;
+  }
   cl_int rc = CL_SUCCESS;
   for (int i = 0; i < n && rc == CL_SUCCESS; i++)
-    rc = enqueue_job(&jobs[i], &mem[2 * i]);
+    rc = enqueue_job(&jobs[i], &mem[2 * i], &ran[i]);
   for (int i = 0; i < n && rc == CL_SUCCESS; i++)
-    rc = enqueue_result(&jobs[i], mem[2 * i + 1]);
+    rc = enqueue_result(&jobs[i], mem[2 * i + 1], ran[i]);
   /* The caller's arrays are handed back (and the reference may write them)
    * only once no command uses them: where clFinish fails, the commands may
    * still run, so wait for a marker behind them too. */
@@ -176,9 +186,13 @@ static cl_int run_group(const relayout_job *jobs, int n) {
   cl_int waited = clFinish(q);
   if (waited != CL_SUCCESS && behind) clWaitForEvents(1, &behind);
   if (behind) clReleaseEvent(behind);
+  rl_staging_drain(e);
+  for (int i = 0; i < n; i++)
+    if (ran[i]) clReleaseEvent(ran[i]);
   for (int i = 0; i < 2 * n; i++)
     if (mem[i]) clReleaseMemObject(mem[i]);
   free(mem);
+  free(ran);
   return rc == CL_SUCCESS ? waited : rc;
 }
 

@@ -130,30 +130,38 @@ static relayout_status preprocess_run(relayout_preprocess_plan *p,
   rl_desc_size_bytes(&db, &p->dst, NULL);
   relayout_engine *e = p->engine;
   /* a device in host memory works on the caller's arrays in place (the
-   * output aligned to its element), as relayout_plan_run does */
+   * output aligned to its element), as relayout_plan_run does; others
+   * take them through the engine's transfers (staging.c) */
   int here = e->host_memory && (uintptr_t)dst_buf % rl_unit(p->dst.dtype) == 0;
+  size_t fb = (size_t)(n * p->frame);
   cl_int rc = CL_SUCCESS;
+  cl_event up = NULL, ran = NULL;
   cl_mem in = clCreateBuffer(
-      e->context,
-      CL_MEM_READ_ONLY | (here ? CL_MEM_USE_HOST_PTR : CL_MEM_COPY_HOST_PTR),
-      (size_t)(n * p->frame), (void *)frames, &rc);
+      e->context, CL_MEM_READ_ONLY | (here ? CL_MEM_USE_HOST_PTR : 0), fb,
+      here ? (void *)frames : NULL, &rc);
   cl_mem out =
       rc == CL_SUCCESS
           ? clCreateBuffer(e->context,
                            CL_MEM_WRITE_ONLY | (here ? CL_MEM_USE_HOST_PTR : 0),
                            (size_t)db, here ? dst_buf : NULL, &rc)
           : NULL;
-  if (rc == CL_SUCCESS) rc = enqueue(p, out, 0, in, 0, 0, NULL, NULL);
+  if (rc == CL_SUCCESS && !here) rc = rl_stage_up(e, in, frames, fb, &up);
+  if (rc == CL_SUCCESS)
+    rc = enqueue(p, out, 0, in, 0, up ? 1 : 0, up ? &up : NULL, &ran);
   if (rc == CL_SUCCESS && !here)
-    rc = clEnqueueReadBuffer(e->queue, out, CL_TRUE, 0, (size_t)db, dst_buf, 0,
-                             NULL, NULL);
+    rc = rl_stage_down(e, dst_buf, out, (size_t)db, ran);
   if (rc == CL_SUCCESS && here) { /* the kernel's writes, seen in dst_buf */
     void *m = clEnqueueMapBuffer(e->queue, out, CL_TRUE, CL_MAP_READ, 0,
                                  (size_t)db, 0, NULL, NULL, &rc);
     if (rc == CL_SUCCESS)
       rc = clEnqueueUnmapMemObject(e->queue, out, m, 0, NULL, NULL);
-    if (rc == CL_SUCCESS) rc = clFinish(e->queue);
   }
+  /* nothing may use the caller's arrays once this returns */
+  cl_int waited = clFinish(e->queue);
+  if (rc == CL_SUCCESS) rc = waited;
+  rl_staging_drain(e);
+  if (up) clReleaseEvent(up);
+  if (ran) clReleaseEvent(ran);
   if (out) clReleaseMemObject(out);
   if (in) clReleaseMemObject(in);
   if (rc == CL_SUCCESS) return RELAYOUT_OK;
