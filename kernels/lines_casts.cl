@@ -273,9 +273,12 @@ static inline void rl_cast_pixels(__global const RL_TS *restrict in,
 #endif
 #endif
 #if RL_A_EXTENT == RL_A_BLOCK && RL_O_DSTRIDE == RL_A_BLOCK * RL_BLOCK_K &&   \
-    16 % (RL_A_BLOCK * RL_BLOCK_K) == 0
+    16 % (RL_A_BLOCK * RL_BLOCK_K) == 0 &&                                     \
+    !(RL_A_BLOCK == 4 && RL_BLOCK_K == 4 && RL_O_SSTRIDE == RL_BLOCK_K &&      \
+      RL_SSTRIDE_K == 1)
 /* (2N -> 4N, NCHW4 -> nChw8c: A's whole extent of K's rows a pixel) the
- * box one run of units of A x K */
+ * box one run of units of A x K; where those are 4 x 4 and O's rows of K
+ * lie one after another (NCHW4 -> NC1HWC0), squares instead (below) */
 #define RL_RUN_BOX 1
 #define RL_RUN_UNIT (RL_A_BLOCK * RL_BLOCK_K)
 #define RL_RUN_STEP RL_O_SSTRIDE
@@ -290,11 +293,30 @@ static inline void rl_cast_pixels(__global const RL_TS *restrict in,
  * (RL_SQ_ROUNDS rounds, each interleaving two half vectors' pieces). The
  * piece is an element where O runs along the source and K strided (nChw16c
  * -> 4N), a row of K where O's rows lie one after another (FRACTAL_Z ->
- * NCHW4, HWCN -> 2N). */
+ * NCHW4, HWCN -> 2N), A's elements where O's steps continue them in each of
+ * K's strided rows, A x K 16 (4N -> CHWN4: vector j K's row j, each square
+ * run then K's rows one after another, put A-major by RL_SQ_SWAP). */
 #if !RL_RUN_BOX && RL_O_SSTRIDE == 1 && RL_SSTRIDE_K != 1
 #define RL_SQ_EL 1
 #elif !RL_RUN_BOX && RL_O_SSTRIDE == RL_BLOCK_K && RL_SSTRIDE_K == 1
 #define RL_SQ_EL RL_BLOCK_K
+#elif !RL_RUN_BOX && RL_A_SSTRIDE == 1 && RL_O_SSTRIDE == RL_A_BLOCK &&        \
+    RL_SSTRIDE_K != 1 && RL_A_BLOCK * RL_BLOCK_K == 16
+#define RL_SQ_EL RL_A_BLOCK
+#define RL_SQ_IN(j) RL_RUN_IN(j)
+#if RL_A_BLOCK == 2
+#define RL_SQ_SWAP(v) (v).s02468ace13579bdf
+#elif RL_A_BLOCK == 4
+#define RL_SQ_SWAP(v) (v).s048c159d26ae37bf
+#elif RL_A_BLOCK == 8
+#define RL_SQ_SWAP(v) (v).s08192a3b4c5d6e7f
+#endif
+#endif
+#ifndef RL_SQ_IN
+#define RL_SQ_IN(j) RL_RUN_IN((j)*RL_SQ_EL)
+#endif
+#ifndef RL_SQ_SWAP
+#define RL_SQ_SWAP(v) (v)
 #endif
 #ifdef RL_SQ_EL
 #define RL_SQ (16 / RL_SQ_EL)
@@ -481,21 +503,24 @@ static inline void rl_cast_run(__global const RL_TS *restrict src,
         RL_DV w[RL_SQ];
 #pragma unroll
         for (int j = 0; j < RL_SQ; j++) {
-          r[j] = ((__global const rl_svec_at *)&RL_RUN_IN(j * RL_SQ_EL))->v;
+          r[j] = ((__global const rl_svec_at *)&RL_SQ_IN(j))->v;
           /* (pieces of rows of K: rows far apart, a box few squares long)
            * the row two squares on along O, the next box's if need be */
           if (RL_SQ_EL > 1 && p0 + 2 * RL_SQ < left)
-            RL_PREFETCH(&RL_RUN_IN(j * RL_SQ_EL) + 2 * RL_SQ * RL_O_SSTRIDE);
+            RL_PREFETCH(&RL_SQ_IN(j) + 2 * RL_SQ * RL_O_SSTRIDE);
         }
         if (RL_CONVERT_FIRST) {
 #pragma unroll
           for (int j = 0; j < RL_SQ; j++) w[j] = RL_RUN_VCAST(r[j], d, qb);
           RL_TRANSPOSE(RL_DV, RL_SQ, RL_SQ_ROUNDS, RL_SQ_ZIP, w)
+#pragma unroll
+          for (int j = 0; j < RL_SQ; j++) w[j] = RL_SQ_SWAP(w[j]);
         } else {
           RL_TRANSPOSE(RL_SV, RL_SQ, RL_SQ_ROUNDS, RL_SQ_ZIP, r)
 #pragma unroll
           for (int j = 0; j < RL_SQ; j++)
-            w[j] = RL_RUN_VCAST(r[j], d + (p0 + j) * RL_O_DSTRIDE + i, q[j]);
+            w[j] = RL_RUN_VCAST(RL_SQ_SWAP(r[j]),
+                                d + (p0 + j) * RL_O_DSTRIDE + i, q[j]);
         }
 #pragma unroll
         for (int j = 0; j < RL_SQ; j++)

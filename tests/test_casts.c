@@ -740,9 +740,13 @@ static void run_rows(void) {
  * P's runs; NHWC -> 2N with C = 40: two squares, then 8 runs gathered;
  * NCHW4 -> 2N, P of 4: gathered; FRACTAL_Z and NCHW32 -> NCHW4, HWCN ->
  * 2N, nChw16c -> nChw8c, P's rows one after another in the source:
- * squares of units, 4 x 4, 8 x 8, 2 x 2; HWCN -> 2N of 81 pixels, its
- * box taking P's 8 steps of a square and Q's last box 17 pixels, which go
- * step by step); the box one run (2N -> 4N, NCHW4 -> nChw8c); P
+ * squares of units, 4 x 4, 8 x 8, 2 x 2; NCHW4 -> NC1HWC0 and nChw16c,
+ * a pixel's 16 elements from 4 planes: squares of 4 x 4 units; 4N ->
+ * CHWN4, A's 4 elements each K row's and O's steps continuing them:
+ * squares of 4 x 4 units, each vector's lanes then put A-major (per
+ * tensor of 35 pixels: 8 squares and 3 pixels gathered); HWCN -> 2N of 81
+ * pixels, its box taking P's 8 steps of a square and Q's last box 17 pixels,
+ * which go step by step); the box one run (2N -> 4N, NCHW4 -> nChw8c); P
  * continuing the rows (4N and 2N -> CHWN4); runs of
  * 8, two a vector (2N -> CHWN4, CHWN4 -> nChw8c, per tensor or along H, a
  * channel outside the box); runs of 28 (a Q step of 7 past whole vectors)
@@ -785,10 +789,13 @@ static void short_runs(void) {
       {"nChw8c", "2N", {4, 16, 5, 7}, PER_TENSOR},
       {"4N", "NCHW4", {8, 8, 5, 7}, 0},
       {"CHWN4", "2N", {8, 8, 5, 7}, PER_TENSOR},
-      {"CHWN4", "4N", {8, 8, 5, 7}, PER_TENSOR}};
+      {"CHWN4", "4N", {8, 8, 5, 7}, PER_TENSOR},
+      {"4N", "CHWN4", {8, 8, 5, 7}, PER_TENSOR},
+      {"NCHW4", "NC1HWC0", {2, 32, 5, 7}, PER_TENSOR},
+      {"NCHW4", "nChw16c", {2, 32, 5, 7}, 1}};
   static const cast_pair kinds[] = {{F32, F16}, {F16, F32},  {F32, I8},
                                     {U8, F16},  {F32, BF16}, {I8, F32}};
-  boxes_then_tiles("short runs", cases, 30, kinds, 6);
+  boxes_then_tiles("short runs", cases, 33, kinds, 6);
 }
 
 /* A CPU device's cast boxes of short rows: rows of 2, 4 and 8 elements
