@@ -422,7 +422,7 @@ typedef rl_row_quant rl_run_q;
 #ifdef RL_RUN_SHORT
 RL_PACKED(rl_run_short_at, RL_CAT(RL_T, RL_RUN_SHORT));
 #endif
-/* (2N and 4N <-> NCHW4, 2N <-> nChw8c: O's RL_CAST_WEAVE elements of each
+/* (2N and 4N <-> NCHW4 and nChw8c: O's RL_CAST_WEAVE elements of each
  * pixel one after another in the source, A's pixels continuing them, K's
  * rows strided) 16 of A's steps at a time: K rows of RL_CAST_WEAVE source
  * vectors each, shuffled into O's runs of K vectors (RL_CAST_MIX, the

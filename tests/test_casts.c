@@ -752,12 +752,12 @@ static void run_rows(void) {
  * channel outside the box); runs of 28 (a Q step of 7 past whole vectors)
  * and N = 6 (4N's last rows padding, which go row by row); per tensor, and
  * per channel along N (K's and Q's, or P's), C (P's, or K's and Q's) and H
- * (Q's, merged with W); 2N and 4N <-> NCHW4, nChw8c -> 2N and CHWN4 -> 2N
- * and 4N of 35 pixels, each pixel's few elements together in the source
- * (CHWN4's pixels apart, so put together by pieces): two steps of 16 pixels
- * woven both ways, then 3 gathered (per tensor, or 4N -> NCHW4 along N,
- * which the woven steps leave to the gather); then on the generic
- * kernels. */
+ * (Q's, merged with W); 2N and 4N <-> NCHW4, nChw8c -> 2N, 4N <-> nChw8c
+ * (P x K of 32) and CHWN4 -> 2N and 4N of 35 pixels, each pixel's few elements
+ * together in the source (CHWN4's pixels apart, so put together by pieces): two
+ * steps of 16 pixels woven both ways, then 3 gathered (per tensor, or 4N ->
+ * NCHW4 along N, which the woven steps leave to the gather); then on the
+ * generic kernels. */
 static void short_runs(void) {
   static const cast_case cases[] = {
       {"4N", "2N", {8, 6, 5, 7}, 0},
@@ -792,10 +792,12 @@ static void short_runs(void) {
       {"CHWN4", "4N", {8, 8, 5, 7}, PER_TENSOR},
       {"4N", "CHWN4", {8, 8, 5, 7}, PER_TENSOR},
       {"NCHW4", "NC1HWC0", {2, 32, 5, 7}, PER_TENSOR},
-      {"NCHW4", "nChw16c", {2, 32, 5, 7}, 1}};
+      {"NCHW4", "nChw16c", {2, 32, 5, 7}, 1},
+      {"4N", "nChw8c", {8, 16, 5, 7}, PER_TENSOR},
+      {"nChw8c", "4N", {8, 16, 5, 7}, PER_TENSOR}};
   static const cast_pair kinds[] = {{F32, F16}, {F16, F32},  {F32, I8},
                                     {U8, F16},  {F32, BF16}, {I8, F32}};
-  boxes_then_tiles("short runs", cases, 33, kinds, 6);
+  boxes_then_tiles("short runs", cases, 35, kinds, 6);
 }
 
 /* A CPU device's cast boxes of short rows: rows of 2, 4 and 8 elements

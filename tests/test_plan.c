@@ -166,9 +166,9 @@ static void plan_f16_cast(rl_layout_plan *p, relayout_desc *s, relayout_desc *d,
  * Where P's few elements of a pixel lie one after another in the source
  * and K's few rows are strided there (2N -> NCHW4; CHWN4 -> 2N, the
  * pixels apart), it weaves both ways
- * (planes P's extent, weave K's, RL_CAST_WEAVE); not where P x K passes
- * 16 (4N -> nChw8c), a block is padded (NCHW4's C of 6) or the pixels are
- * under 16. */
+ * (planes P's extent, weave K's, RL_CAST_WEAVE; 4N <-> nChw8c, P x K of
+ * 32, too); not where P x K passes 32 (nChw16c -> 4N), a block is padded
+ * (NCHW4's C of 6) or the pixels are under 16. */
 static void cast_planes(void) {
   static const struct {
     const char *src, *dst;
@@ -186,11 +186,13 @@ static void cast_planes(void) {
       {"NCHW4", "4N", {8, 8, 5, 7}, 4, 4},
       {"4N", "NCHW4", {8, 8, 5, 7}, 4, 4},
       {"CHWN4", "2N", {8, 8, 5, 7}, 4, 2},
-      {"4N", "nChw8c", {8, 16, 5, 7}, 0, 0},
+      {"4N", "nChw8c", {8, 16, 5, 7}, 4, 8},
+      {"nChw8c", "4N", {8, 16, 5, 7}, 8, 4},
+      {"nChw16c", "4N", {8, 32, 5, 7}, 0, 0},
       {"2N", "NCHW4", {4, 6, 5, 7}, 0, 0},
       {"2N", "NCHW4", {4, 8, 3, 5}, 0, 0},
   };
-  for (int c = 0; c < 14; c++) {
+  for (int c = 0; c < 16; c++) {
     relayout_desc s, d;
     rl_layout_plan p;
     plan_f16_cast(&p, &s, &d, cases[c].src, cases[c].dst, cases[c].ext, 1);

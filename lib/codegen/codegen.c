@@ -547,7 +547,7 @@ const char *rl_kernel_name(const rl_layout_plan *p, const rl_desc *dst) {
  * each, with undefined lanes (-1) where the element comes from a vector not
  * yet taken in. */
 static void mix_planes(text *t, const char *name, int a, int b, int w) {
-  if (a * b > 16 || w > 64) { /* past the arrays below: no plan makes it */
+  if (a * b > 32 || w > 64) { /* past the arrays below: no plan makes it */
     t->failed = 1;
     return;
   }
@@ -560,6 +560,10 @@ static void mix_planes(text *t, const char *name, int a, int b, int w) {
       at[j] = e % w;
       int seen = 0;
       for (int k = 0; k < n; k++) seen |= in[k] == from[j];
+      if (!seen && n == 16) {
+        t->failed = 1;
+        return;
+      }
       if (!seen) in[n++] = from[j];
     }
     for (int k = 1; k < n; k++) /* the inputs in order */

@@ -272,7 +272,8 @@ static void cast_square_rows(rl_layout_plan *p) {
  * in the source, Q's pixels continuing them (or, where P's extent divides
  * 16, apart: CHWN4 -> 2N, read in pieces), and K's few rows are strided
  * there and continued by Q's steps in the destination (2N and 4N <-> NCHW4,
- * 2N <-> nChw8c): P and K whole, Q 2 KiB of data in steps of 16 pixels,
+ * 2N and 4N <-> nChw8c; P x K at most 32): P and K whole, Q 2 KiB of data
+ * in steps of 16 pixels,
  * whose K rows of P vectors each are shuffled into P runs of K vectors
  * (planes P's extent, weave K's: kernels/lines_casts.cl RL_CAST_WEAVE). */
 static void cast_weave(rl_layout_plan *p, int ssize) {
@@ -281,7 +282,7 @@ static void cast_weave(rl_layout_plan *p, int ssize) {
   const rl_iter_axis *a = &p->axes[P->axis], *q = &p->axes[Q->axis],
                      *b = &p->axes[K->axis];
   if (a->sstride != 1 || a->extent < 2 || b->extent < 2 || b->sstride == 1 ||
-      a->extent * b->extent > 16 || 16 % b->extent || a->check >= 0 ||
+      a->extent * b->extent > 32 || 16 % b->extent || a->check >= 0 ||
       b->check >= 0 || q->check >= 0 ||
       (q->sstride != a->extent && 16 % a->extent) || q->dstride != b->extent ||
       q->extent < 16)
