@@ -178,6 +178,23 @@ __kernel void rl_lines(__global const RL_TS *restrict src, long src_off,
   rl_cast_rows(src + s, dst, n, mp, mq, dq, mk, d RL_QC_PASS);
   return;
 #endif
+#if defined(RL_STREAM) && !defined(RL_NIBBLES) && !defined(RL_SHIFT) &&        \
+    RL_VEC == 1 && RL_SSTRIDE_K == 1 && RL_BLOCK_K == RL_STREAM
+  if (all && mk == RL_BLOCK_K) { /* rows of one vector each: no row's
+                                   * checks of how much of it is data */
+#define RL_ONE_ROW(p, q)                                                       \
+  rl_put_row(dst + (p)*RL_DSTRIDE_P + (q)*RL_DSTRIDE_Q,                        \
+             RL_TRANSFORM(RL_AT(src + s + (p)*RL_SSTRIDE_P +                   \
+                                (q)*RL_SSTRIDE_Q)),                            \
+             stream)
+    for (RL_I p = 0; p < mp; p++)
+      if (mq == RL_BLOCK_Q) /* a fixed count, which the compiler unrolls */
+        for (RL_I q = 0; q < RL_BLOCK_Q; q++) RL_ONE_ROW(p, q);
+      else
+        for (RL_I q = 0; q < mq; q++) RL_ONE_ROW(p, q);
+    return;
+  }
+#endif
   for (RL_I p = 0; p < mp; p++) {
     RL_I head = 0;
 #ifdef RL_SHIFT
