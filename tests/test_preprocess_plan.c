@@ -15,6 +15,7 @@
  * themselves against AIPP's steps written in numpy.
  */
 #include "check.h"
+#include "engine.h" /* the other engine's chunks */
 #include "relayout_cl.h"
 
 #include <math.h>
@@ -292,6 +293,9 @@ int main(void) {
   o.staging_bytes = 257;
   CHECK_OK(relayout_engine_create(&other, &o, &e_));
   every_format();
+  /* the driver's copies would give the same bytes: checked inside */
+  CHECK(other->staging && !other->staging_refused,
+        "the other engine's runs went through its chunks");
   buffers();
   fallbacks_and_refusals();
   relayout_engine_free(engine);
