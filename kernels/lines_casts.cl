@@ -21,12 +21,19 @@ RL_PACKED(rl_dvec_at, RL_DV);
  * weights out of FRACTAL_Z"). A square converts its vectors before its
  * transpose where only the source's lanes are 16-bit (f16 -> f32, bf16 ->
  * i8) and one quantization serves every lane (per tensor); else after (a
- * vector of 16 bytes transposes faster than one of 16 f32: i8 -> f32). */
+ * vector of 16 bytes transposes faster than one of 16 f32: i8 -> f32).
+ * Without AVX-512's 32 registers of 16 f32, 16 such vectors do not fit: f32
+ * -> 8 bits converts first there too (bench/README.md, "Quantizing without
+ * AVX-512"). */
 #define RL_LANES_COST(t) (sizeof(t) >= 4 ? 0 : sizeof(t) == 1 ? 1 : 2)
 #ifdef RL_QC
 #define RL_CONVERT_FIRST 0
-#else
+#elif defined(__AVX512F__)
 #define RL_CONVERT_FIRST (sizeof(RL_TS) == 2 && sizeof(RL_T) != 2)
+#else
+#define RL_CONVERT_FIRST                                                       \
+  ((sizeof(RL_TS) == 2 && sizeof(RL_T) != 2) ||                                \
+   (sizeof(RL_TS) == 4 && sizeof(RL_T) == 1))
 #endif
 
 /* A row's quantization (each side's scale bits and zero point): the
@@ -639,6 +646,14 @@ static inline void rl_cast_square(__global const RL_TS *restrict in,
                                   RL_I p, RL_I k, RL_I first, RL_I last,
                                   RL_I d, rl_row_quant z RL_QC_ARG) {
   RL_SV r[16];
+#ifndef RL_SHORT_P
+  /* each row's line 64 bytes on, which a square along P (the next box's
+   * where this is the box's last) reads: a box's 16 or 32 rows are more
+   * streams than the hardware's prefetcher follows */
+#pragma unroll
+  for (int j = 0; j < 16; j++)
+    RL_PREFETCH(in + p + (k + j) * RL_SSTRIDE_K + 64 / sizeof(RL_TS));
+#endif
 #pragma unroll
   for (int j = 0; j < 16; j++) {
     const int sh = RL_BACK(j); /* p is 0 where it is not */
