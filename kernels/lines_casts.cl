@@ -593,10 +593,16 @@ static inline void rl_cast_rows(__global const RL_TS *restrict src,
            o = p * RL_DSTRIDE_P + q * RL_DSTRIDE_Q;
 #if RL_EXTENT_P > 1
       /* the row RL_ROWS_AHEAD steps on along P, asked for ahead of its
-       * read (the rows' source is one short piece per line, which the
-       * CPU's own prefetch does not follow) */
+       * read (the rows' source is one short piece per line, or a few
+       * lines a page, which the CPU's own prefetch does not follow), each
+       * of its lines where it runs contiguous */
       RL_PREFETCH(src + (p + RL_ROWS_AHEAD) * RL_SSTRIDE_P +
                   q * RL_SSTRIDE_Q);
+#if RL_SSTRIDE_K == 1
+      for (RL_I e = 64 / sizeof(RL_TS); e < mk; e += 64 / sizeof(RL_TS))
+        RL_PREFETCH(src + (p + RL_ROWS_AHEAD) * RL_SSTRIDE_P +
+                    q * RL_SSTRIDE_Q + e);
+#endif
 #endif
       if (data && !read) {
         z = rl_quant_at(d + o RL_QC_PASS);
