@@ -134,12 +134,18 @@ cl_program clCreateProgramWithSource(cl_context c, cl_uint n, const char **s,
     if (errcode_ret) *errcode_ret = CL_OUT_OF_RESOURCES;
     return NULL;
   }
-  if (!broken || n != 1) return next(c, n, s, l, errcode_ret);
+  if (!broken || n == 0 || n > 7) return next(c, n, s, l, errcode_ret);
   char tail[256];
   snprintf(tail, sizeof tail, "\n#error %s\n", broken);
-  const char *parts[2] = {s[0], tail};
-  size_t lens[2] = {l && l[0] ? l[0] : strlen(s[0]), strlen(tail)};
-  return next(c, 2, parts, lens, errcode_ret);
+  const char *parts[8];
+  size_t lens[8];
+  for (cl_uint i = 0; i < n; i++) {
+    parts[i] = s[i];
+    lens[i] = l && l[i] ? l[i] : strlen(s[i]);
+  }
+  parts[n] = tail;
+  lens[n] = strlen(tail);
+  return next(c, n + 1, parts, lens, errcode_ret);
 }
 OBJECT(cl_program, clCreateProgramWithBinary,
        (cl_context c, cl_uint n, const cl_device_id *d, const size_t *l,
