@@ -32,9 +32,11 @@
 /* Before every program: on a CPU without AVX-512, clang warns that 16-wide
  * vector arguments change the calling convention, which is nothing to the
  * kernels (their functions are all in the one program); the tests take any
- * build warning as a failure. */
+ * build warning as a failure. Its #line makes a build log's line numbers
+ * those of the kernel source. */
 static const char rl_prelude[] =
-    "#ifdef __clang__\n#pragma clang diagnostic ignored \"-Wpsabi\"\n#endif\n";
+    "#ifdef __clang__\n#pragma clang diagnostic ignored \"-Wpsabi\"\n#endif\n"
+    "#line 1\n";
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n) {
   const unsigned char *b = p;

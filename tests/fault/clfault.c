@@ -5,8 +5,10 @@
  * that in errcode_ret); every other call goes to the real OpenCL library.
  * RELAYOUT_FAULT_COUNTS=FILE appends, when the process exits, how many
  * times each entry point below was called: "NAME COUNT" lines.
- * RELAYOUT_FAULT_SOURCE=TEXT appends "#error TEXT" to every program built
- * from source, so that the real compiler fails with a real log.
+ * RELAYOUT_FAULT_SOURCE=TEXT puts "#error TEXT" on its own line just before
+ * the last string of every program built from source, so that the real
+ * compiler fails with a real log (at line 1 where the strings before end
+ * in "#line 1").
  * RELAYOUT_FAULT_CRASH=TEXT crashes (SIGSEGV) the first kernel enqueue of
  * a process one of whose arguments holds TEXT, as a broken driver would.
  */
@@ -136,15 +138,17 @@ cl_program clCreateProgramWithSource(cl_context c, cl_uint n, const char **s,
   }
   if (!broken || n == 0 || n > 7) return next(c, n, s, l, errcode_ret);
   char tail[256];
-  snprintf(tail, sizeof tail, "\n#error %s\n", broken);
+  snprintf(tail, sizeof tail, "#error %s\n", broken);
   const char *parts[8];
   size_t lens[8];
-  for (cl_uint i = 0; i < n; i++) {
-    parts[i] = s[i];
-    lens[i] = l && l[i] ? l[i] : strlen(s[i]);
+  for (cl_uint i = 0, j = 0; i < n; i++, j++) {
+    if (i == n - 1) {
+      parts[j] = tail;
+      lens[j++] = strlen(tail);
+    }
+    parts[j] = s[i];
+    lens[j] = l && l[i] ? l[i] : strlen(s[i]);
   }
-  parts[n] = tail;
-  lens[n] = strlen(tail);
   return next(c, n + 1, parts, lens, errcode_ret);
 }
 OBJECT(cl_program, clCreateProgramWithBinary,
