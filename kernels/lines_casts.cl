@@ -18,14 +18,20 @@ RL_PACKED(rl_svec_at, RL_SV);
 RL_PACKED(rl_dvec_at, RL_DV);
 /* A shuffle's cost by lane size: on x86, 16-bit lanes take three
  * instructions a shuffle, 32- and 64-bit ones one (bench/README.md, "Conv
- * weights out of FRACTAL_Z"). A square converts its vectors before its
- * transpose where only the source's lanes are 16-bit (f16 -> f32, bf16 ->
- * i8) and one quantization serves every lane (per tensor); else after (a
- * vector of 16 bytes transposes faster than one of 16 f32: i8 -> f32).
- * Without AVX-512's 32 registers of 16 f32, 16 such vectors do not fit: f32
- * -> 8 bits converts first there too (bench/README.md, "Quantizing without
- * AVX-512"). */
+ * weights out of FRACTAL_Z"); without AVX-512, 16 lanes of 32 bits are two
+ * registers, and the casts ran as fast shuffled in 16 bits as in 32, or
+ * faster (bench/README.md, "Taking a weight's pixels apart"). A square converts
+ * its vectors before its transpose where only the source's lanes are
+ * 16-bit (f16 -> f32, bf16 -> i8) and one quantization serves every lane
+ * (per tensor); else after (a vector of 16 bytes transposes faster than
+ * one of 16 f32: i8 -> f32). Without AVX-512's 32 registers of 16 f32, 16
+ * such vectors do not fit: f32 -> 8 bits converts first there too
+ * (bench/README.md, "Quantizing without AVX-512"). */
+#ifdef __AVX512F__
 #define RL_LANES_COST(t) (sizeof(t) >= 4 ? 0 : sizeof(t) == 1 ? 1 : 2)
+#else
+#define RL_LANES_COST(t) (sizeof(t) == 1 ? 1 : 2)
+#endif
 #ifdef RL_QC
 #define RL_CONVERT_FIRST 0
 #elif defined(__AVX512F__)
@@ -693,7 +699,30 @@ static inline void rl_cast_square(__global const RL_TS *restrict in,
     }
 }
 
-#if defined(RL_CAST_PLANES) && !defined(RL_P_CHAN) &&                         \
+#if defined(RL_CAST_PLANES) && defined(RL_SPLIT) && !defined(RL_P_CHAN) &&   \
+    !(defined(RL_QC) && defined(RL_K_CHAN))
+/* (P's few elements, RL_CAST_PLANES of them, of each of K's rows one after
+ * another in the source, K's rows too: a 3 x 3 weight's pixels, NCHW ->
+ * FRACTAL_Z or NHWC) 16 of K's rows from k on, RL_CAST_PLANES source
+ * vectors, shuffled into P's rows' 16 elements each (RL_CAST_MIX, the
+ * generator's) and converted, in the type whose lanes shuffle faster, under
+ * the Q step's one quantization: where a square would read 16 rows of 16 and
+ * transpose them for P's few rows. */
+#define RL_SPLIT_IN(i)                                                         \
+  (((__global const rl_svec_at *)(in + k * RL_SSTRIDE_K + 16 * (i)))->v)
+#define RL_SPLIT_OUT(r) (out + (r) * RL_DSTRIDE_P + k)
+#define RL_SPLIT_CAST(v) RL_ROW_VCAST(v, z, 0, 0)
+static inline void rl_cast_split(__global const RL_TS *restrict in,
+                                 __global RL_T *restrict out, RL_I k,
+                                 rl_row_quant z) {
+  RL_CAST_SHUFFLED(RL_CAST_PLANES, RL_SPLIT_IN, RL_SPLIT_OUT, RL_SPLIT_CAST)
+}
+#define RL_SPLITS 1
+#else
+#define RL_SPLITS 0
+#endif
+
+#if defined(RL_CAST_PLANES) && !defined(RL_SPLIT) && !defined(RL_P_CHAN) &&   \
     !(defined(RL_QC) && defined(RL_K_CHAN))
 /* K's few rows (RL_CAST_PLANES, under 16: a 3 x 3 weight's 9 pixels) of 16
  * elements along P from p on, shuffled into the one run of K vectors that
@@ -737,6 +766,12 @@ static inline void rl_cast_squares(__global const RL_TS *restrict src,
     for (RL_I p = 0; p < sp; p += 16) rl_cast_mix(in, dst + at, p, z);
 #endif
     for (RL_I k = 0; k < sk; k += 16) {
+#if RL_SPLITS
+      if (mp == RL_CAST_PLANES) {
+        rl_cast_split(in, dst + at, k, z);
+        continue;
+      }
+#endif
       for (RL_I p = 0; p < sp; p += 16)
         rl_cast_square(in, dst, at, p, k, 0, 16, d, z RL_QC_PASS);
       if (tail && sp < mp) /* the square ending at P's end, its new rows */

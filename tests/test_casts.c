@@ -637,25 +637,6 @@ static void all_in_boxes(const char *group, int run, int want, int before) {
         boxes[1] - before);
 }
 
-/* A CPU device's cast squares where P, the pixels of a conv weight going
- * into FRACTAL_Z, is shorter than a square (2 x 2, 1 x 5, 3 x 3: each row
- * read to end by the last row's data and shifted back in registers) or
- * leaves rows past its last square (4 x 5, 7 x 7: one more square ending at
- * P's end), boxes all data and not (C = 48 pads to 64 for int8), per
- * tensor and per channel along N. */
-static void short_squares(void) {
-  static const int64_t shapes[][4] = {{17, 32, 2, 2}, {9, 64, 1, 5},
-                                      {33, 64, 3, 3}, {5, 48, 3, 3},
-                                      {3, 32, 4, 5},  {2, 32, 7, 7}};
-  static const cast_pair kinds[] = {{F32, I8}, {F32, F16}, {F16, BF16}};
-  int before = boxes[1], run = 0;
-  for (int i = 0; i < 6; i++)
-    for (int k = 0; k < 3; k++)
-      run += one_cast("NCHW", "FRACTAL_Z", kinds[k], shapes[i], engines[BOXES],
-                      0, k ? PER_TENSOR : (i % 2 ? 0 : PER_TENSOR));
-  all_in_boxes("short squares", run, 18, before);
-}
-
 /* A conversion a group casts, and the dim its quantizing casts take per
  * channel (PER_TENSOR: none). */
 typedef struct cast_case {
@@ -663,6 +644,33 @@ typedef struct cast_case {
   int64_t ext[4];
   int channel;
 } cast_case;
+
+/* A CPU device's cast boxes where P, the pixels of a conv weight going
+ * into FRACTAL_Z (or NHWC), is shorter than a square (2 x 2, 1 x 5, 3 x 3,
+ * 3 x 5: 16 of K's rows, P's source vectors, shuffled into P's rows; per
+ * channel along C, each square read to end by the last row's data and
+ * shifted back in registers) or leaves rows past its last square (4 x 5,
+ * 7 x 7: one more square ending at P's end), boxes all data and not (C =
+ * 48 pads to 64 for int8; C = 40 leaves rows past the last 16), per tensor
+ * and per channel along N and C. */
+static void short_squares(void) {
+  static const cast_case cases[] = {
+      {"NCHW", "FRACTAL_Z", {17, 32, 2, 2}, PER_TENSOR},
+      {"NCHW", "FRACTAL_Z", {9, 64, 1, 5}, 0},
+      {"NCHW", "FRACTAL_Z", {33, 64, 3, 3}, 1},
+      {"NCHW", "FRACTAL_Z", {5, 48, 3, 3}, 0},
+      {"NCHW", "FRACTAL_Z", {3, 32, 4, 5}, PER_TENSOR},
+      {"NCHW", "FRACTAL_Z", {2, 32, 7, 7}, 0},
+      {"NCHW", "NHWC", {2, 40, 3, 5}, 1},
+      {"NCHW", "NHWC", {3, 40, 3, 5}, 0}};
+  static const cast_pair kinds[] = {{F32, I8}, {F32, F16}, {F16, BF16}};
+  int before = boxes[1], run = 0;
+  for (int i = 0; i < 8; i++)
+    for (int k = 0; k < 3; k++)
+      run += one_cast(cases[i].from, cases[i].to, kinds[k], cases[i].ext,
+                      engines[BOXES], 0, k ? PER_TENSOR : cases[i].channel);
+  all_in_boxes("short squares", run, 24, before);
+}
 
 /* Each of a group's n cases cast every way of kinds: through CPU boxes
  * (the streaming engine and the specialised one by turns), then on the
@@ -715,10 +723,10 @@ static void short_rows(void) {
  * 47, rows of 15 past whole vectors, then padding) and 16 (nChw16c ->
  * NC1HWC0), rows of 5001 into and out of 32-byte aligned rows (ND_ALIGN:
  * a box of 4096, then one of the rest and the padding), streamed and not, every
- * kind of vector cast and f64, per tensor and per channel along C (each
- * element's where the run crosses channels, a lane's along a row of C) or along
- * W; then the same on the generic kernels, whose runs cast 16 elements at a
- * time too. */
+ * kind of vector cast and f64, per tensor and per channel along C (NCHW ->
+ * NCHW: the channel dim planned apart, a row's H x W one channel; a lane's
+ * along a row of C) or along W; then the same on the generic kernels, whose
+ * runs cast 16 elements at a time too. */
 static void run_rows(void) {
   static const cast_case cases[] = {{"NCHW", "NCHW", {5, 7, 13, 17}, 1},
                                     {"NHWC", "NCHW64", {2, 3, 5, 64}, 3},

@@ -3,7 +3,8 @@
  * its kind would, and every variant field the planner sets shows in the
  * generated source as the macro variant.h gives it; the generic cases take
  * the tile kernel on a CPU device and on a GPU, and per-channel casts the
- * kernel the same cast per tensor takes */
+ * kernel the same cast per tensor takes, their channel dim on axes of its
+ * own and boxes of more rows where Q alone moves it */
 #include "plan.h"
 #include "plan_cases.h"
 
@@ -105,6 +106,102 @@ static void per_channel_tiles(void) {
       }
 }
 
+/* A per-channel cast whose channel dim would merge with its neighbours
+ * into one axis (NCHW -> NCHW along N or C, NHWC -> NHWC along C, a
+ * matrix along its rows) is planned with that dim's axes apart, so that a
+ * box's row keeps to one channel or steps through them by its stride: no
+ * axis moves the channel dim with another, on a CPU device or a GPU. The
+ * same cast per tensor merges them into one axis. */
+static void channel_apart(void) {
+  static const struct {
+    const char *layout;
+    char dim;
+    int at, ndims; /* the dim's place among the extents */
+    int64_t ext[4];
+  } cases[] = {{"NCHW", 'N', 0, 4, {8, 16, 3, 3}},
+               {"NCHW", 'C', 1, 4, {2, 24, 5, 7}},
+               {"NHWC", 'C', 3, 4, {2, 5, 5, 32}},
+               {"ND", '0', 0, 2, {64, 96}}};
+  static float scales[64];
+  for (int i = 0; i < 64; i++) scales[i] = 0.25f + (float)(i % 5);
+  for (int c = 0; c < 4; c++)
+    for (int cpu = 0; cpu < 2; cpu++) {
+      relayout_layout *l;
+      relayout_desc s, d;
+      int ndims = cases[c].ndims;
+      CHECK_OK(relayout_layout_parse(&l, cases[c].layout, &e_));
+      CHECK_OK(relayout_bind_extents(&s, &d, l, l, RELAYOUT_F32, ndims,
+                                     cases[c].ext, &e_));
+      relayout_quant one = {1, 0};
+      CHECK_OK(relayout_desc_retype(&d, l, RELAYOUT_I8, &one, &e_));
+      rl_layout_plan whole, apart;
+      rl_plan_layouts(&whole, rl_cd(&d), rl_cd(&s), cpu, 0);
+      int64_t count = 1;
+      for (int i = 0; i < ndims; i++) count *= cases[c].ext[i];
+      const char dims[] = {cases[c].dim, 0};
+      relayout_quant_channels qc = {cases[c].dim, cases[c].ext[cases[c].at],
+                                    scales, NULL};
+      CHECK_OK(relayout_desc_quantize_channels(&d, &qc, &e_));
+      rl_plan_layouts(&apart, rl_cd(&d), rl_cd(&s), cpu, 0);
+      int chan = rl_cd(&d)->per_channel - 1, mixed = 0, alone = 0;
+      for (int i = 0; i < apart.naxes; i++) {
+        unsigned m = apart.axes[i].dims;
+        mixed |= (m >> chan & 1) && m != 1u << chan;
+        alone |= m == 1u << chan;
+      }
+      CHECK(whole.affine && whole.naxes == 1 && whole.axes[0].extent == count &&
+                apart.affine && !mixed && alone && apart.naxes > 1,
+            "%s -> %s per channel along %s (%s): %d axes, the channel dim's "
+            "mixed %d, alone %d; per tensor %d axes",
+            cases[c].layout, cases[c].layout, dims, cpu ? "CPU" : "GPU",
+            apart.naxes, mixed, alone, whole.naxes);
+      relayout_layout_free(l);
+    }
+}
+
+/* A per-channel cast whose box has Q alone move the channel (a 1 x 1 conv
+ * weight's N into FRACTAL_Z) takes four times the P steps the same cast
+ * per tensor takes, up to P's extent, so that a Q step's quantization
+ * serves more rows; along C (K and P moving it) the box is the per-tensor
+ * one. */
+static void channel_rows_box(void) {
+  static const struct {
+    char dim;
+    int64_t count;
+    int more; /* P four times as long */
+  } cases[] = {{'N', 256, 1}, {'C', 512, 0}};
+  static float scales[512];
+  for (int i = 0; i < 512; i++) scales[i] = 0.5f + (float)(i % 3);
+  for (int c = 0; c < 2; c++) {
+    relayout_layout *ls, *ld;
+    relayout_desc s, d;
+    CHECK_OK(relayout_layout_parse(&ls, "NCHW", &e_));
+    CHECK_OK(relayout_layout_parse(&ld, "FRACTAL_Z", &e_));
+    CHECK_OK(relayout_bind_extents(&s, &d, ls, ld, RELAYOUT_F32, 4,
+                                   (const int64_t[]){256, 512, 1, 1}, &e_));
+    relayout_quant one = {1, 0};
+    CHECK_OK(relayout_desc_retype(&d, ld, RELAYOUT_I8, &one, &e_));
+    rl_layout_plan tensor, channel;
+    rl_plan_layouts(&tensor, rl_cd(&d), rl_cd(&s), 1, 0);
+    relayout_quant_channels qc = {cases[c].dim, cases[c].count, scales, NULL};
+    CHECK_OK(relayout_desc_quantize_channels(&d, &qc, &e_));
+    rl_plan_layouts(&channel, rl_cd(&d), rl_cd(&s), 1, 0);
+    int64_t want = tensor.box[0].block, extent = 0;
+    if (tensor.box[0].axis >= 0)
+      extent = tensor.axes[tensor.box[0].axis].extent;
+    if (cases[c].more) want = want * 4 < extent ? want * 4 : extent;
+    CHECK(tensor.family == RL_FAMILY_LINES && tensor.box[0].axis >= 0 &&
+              channel.box[0].axis == tensor.box[0].axis &&
+              channel.box[0].block == want && want > 1,
+          "NCHW -> FRACTAL_Z 256x512x1x1 f32 -> i8 per channel along %c: P's "
+          "block %lld, want %lld (per tensor %lld)",
+          cases[c].dim, (long long)channel.box[0].block, (long long)want,
+          (long long)tensor.box[0].block);
+    relayout_layout_free(ls);
+    relayout_layout_free(ld);
+  }
+}
+
 /* A cast's CPU box streams its stores where its destination is past the
  * threshold and every row is whole vectors of 16 (K's extent a multiple of
  * 16, no skip), and the source says so; never below the threshold. */
@@ -168,46 +265,56 @@ static void plan_f16_cast(rl_layout_plan *p, relayout_desc *s, relayout_desc *d,
  * pixels apart), it weaves both ways
  * (planes P's extent, weave K's, RL_CAST_WEAVE; 4N <-> nChw8c, P x K of
  * 32, too); not where P x K passes 32 (nChw16c -> 4N), a block is padded
- * (NCHW4's C of 6) or the pixels are under 16. */
+ * (NCHW4's C of 6) or the pixels are under 16. The other way, P's few
+ * elements of each of K's rows one after another in the source, K's rows
+ * too (NCHW -> FRACTAL_Z or NHWC with 2 to 15 pixels), it splits them
+ * (planes P's extent, split; RL_CAST_MIX taking pixels apart); not with 16
+ * pixels or more. */
 static void cast_planes(void) {
   static const struct {
     const char *src, *dst;
     int64_t ext[4];
-    int planes, weave;
+    int planes, weave, split;
   } cases[] = {
-      {"FRACTAL_Z", "NCHW", {64, 64, 3, 3}, 9, 0},
-      {"FRACTAL_Z", "NCHW", {17, 32, 3, 3}, 9, 0},
-      {"FRACTAL_Z", "NCHW", {32, 16, 1, 2}, 2, 0},
-      {"NHWC", "NCHW", {2, 3, 5, 40}, 15, 0},
-      {"FRACTAL_Z", "NCHW", {32, 32, 4, 4}, 0, 0},
-      {"NHWC", "NCHW", {2, 3, 7, 40}, 0, 0},
-      {"NCHW", "CHWN4", {5, 33, 33, 1}, 0, 0},
-      {"2N", "NCHW4", {4, 8, 5, 7}, 2, 4},
-      {"NCHW4", "4N", {8, 8, 5, 7}, 4, 4},
-      {"4N", "NCHW4", {8, 8, 5, 7}, 4, 4},
-      {"CHWN4", "2N", {8, 8, 5, 7}, 4, 2},
-      {"4N", "nChw8c", {8, 16, 5, 7}, 4, 8},
-      {"nChw8c", "4N", {8, 16, 5, 7}, 8, 4},
-      {"nChw16c", "4N", {8, 32, 5, 7}, 0, 0},
-      {"2N", "NCHW4", {4, 6, 5, 7}, 0, 0},
-      {"2N", "NCHW4", {4, 8, 3, 5}, 0, 0},
+      {"FRACTAL_Z", "NCHW", {64, 64, 3, 3}, 9, 0, 0},
+      {"FRACTAL_Z", "NCHW", {17, 32, 3, 3}, 9, 0, 0},
+      {"FRACTAL_Z", "NCHW", {32, 16, 1, 2}, 2, 0, 0},
+      {"NHWC", "NCHW", {2, 3, 5, 40}, 15, 0, 0},
+      {"FRACTAL_Z", "NCHW", {32, 32, 4, 4}, 0, 0, 0},
+      {"NHWC", "NCHW", {2, 3, 7, 40}, 0, 0, 0},
+      {"NCHW", "CHWN4", {5, 33, 33, 1}, 0, 0, 0},
+      {"2N", "NCHW4", {4, 8, 5, 7}, 2, 4, 0},
+      {"NCHW4", "4N", {8, 8, 5, 7}, 4, 4, 0},
+      {"4N", "NCHW4", {8, 8, 5, 7}, 4, 4, 0},
+      {"CHWN4", "2N", {8, 8, 5, 7}, 4, 2, 0},
+      {"4N", "nChw8c", {8, 16, 5, 7}, 4, 8, 0},
+      {"nChw8c", "4N", {8, 16, 5, 7}, 8, 4, 0},
+      {"nChw16c", "4N", {8, 32, 5, 7}, 0, 0, 0},
+      {"2N", "NCHW4", {4, 6, 5, 7}, 0, 0, 0},
+      {"2N", "NCHW4", {4, 8, 3, 5}, 0, 0, 0},
+      {"NCHW", "FRACTAL_Z", {64, 64, 3, 3}, 9, 0, 1},
+      {"NCHW", "FRACTAL_Z", {17, 48, 1, 2}, 2, 0, 1},
+      {"NCHW", "NHWC", {2, 40, 3, 5}, 15, 0, 1},
+      {"NCHW", "FRACTAL_Z", {64, 64, 4, 4}, 0, 0, 0},
   };
-  for (int c = 0; c < 16; c++) {
+  for (int c = 0; c < 20; c++) {
     relayout_desc s, d;
     rl_layout_plan p;
     plan_f16_cast(&p, &s, &d, cases[c].src, cases[c].dst, cases[c].ext, 1);
     char *source = rl_codegen(&p, rl_cd(&d), rl_cd(&s));
     int want = cases[c].planes, weave = cases[c].weave;
     CHECK(p.family == RL_FAMILY_LINES && p.planes == want && p.weave == weave &&
-              source &&
+              p.split == cases[c].split && source &&
               define_value(source, "RL_CAST_PLANES") ==
                   (want && !weave ? want : -1) &&
               define_value(source, "RL_CAST_WEAVE") == (weave ? want : -1) &&
               (strstr(source, "#define RL_CAST_MIX(x, r)") != NULL) == !!want,
-          "%s -> %s %lldx%lldx%lldx%lld cast: planes %d, weave %d, want %d, %d",
+          "%s -> %s %lldx%lldx%lldx%lld cast: planes %d, weave %d, split %d, "
+          "want %d, %d, %d",
           cases[c].src, cases[c].dst, (long long)cases[c].ext[0],
           (long long)cases[c].ext[1], (long long)cases[c].ext[2],
-          (long long)cases[c].ext[3], p.planes, p.weave, want, weave);
+          (long long)cases[c].ext[3], p.planes, p.weave, p.split, want, weave,
+          cases[c].split);
     free(source);
   }
 }
@@ -290,6 +397,8 @@ static void cast_tile_rows(void) {
 int main(void) {
   plan_cases(plan_case);
   per_channel_tiles();
+  channel_apart();
+  channel_rows_box();
   cast_streams();
   cast_planes();
   cast_runs();

@@ -632,9 +632,11 @@ char *rl_codegen(const rl_layout_plan *p, const rl_desc *dst,
     put(&t, "#define RL_CAST_WEAVE %d\n", p->planes);
     mix_planes(&t, "RL_CAST_MIX", p->planes, p->weave, 16);
   } else if (p->planes && rl_is_cast(dst, src)) {
-    /* a cast's squares of K's few rows, 16 elements of each (RL_CAST_MIX) */
+    /* a cast's squares of K's few rows, 16 elements of each, or with split
+     * 16 of K's rows of P's few elements (RL_CAST_MIX) */
     put(&t, "#define RL_CAST_PLANES %d\n", p->planes);
-    mix_planes(&t, "RL_CAST_MIX", 1, p->planes, 16);
+    mix_planes(&t, "RL_CAST_MIX", p->split ? p->planes : 1,
+               p->split ? 1 : p->planes, 16);
   } else if (p->planes) {
     int a = p->split || p->weave ? p->planes : 1;
     int b = p->split ? 1 : p->weave ? p->weave : p->planes;

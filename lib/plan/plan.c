@@ -247,6 +247,23 @@ static int cast_planes(const rl_layout_plan *p) {
              : 0;
 }
 
+/* The other way (NCHW -> FRACTAL_Z or NHWC, a 3 x 3 weight's 9 pixels): P's
+ * few elements (2 to 15) of each of K's rows one after another in the
+ * source, K's rows following one another, so that 16 of them are P source
+ * vectors, shuffled into 16 elements of each of P's rows
+ * (kernels/lines_casts.cl rl_cast_split). Sets planes to P's extent and
+ * split. */
+static void cast_split(rl_layout_plan *p) {
+  const rl_box_axis *P = &p->box[0], *K = &p->box[2];
+  if (P->axis < 0 || p->planes || p->skip) return;
+  const rl_iter_axis *a = &p->axes[P->axis], *k = &p->axes[K->axis];
+  if (P->block == a->extent && a->extent >= 2 && a->extent < 16 &&
+      a->sstride == 1 && k->sstride == a->extent && K->block >= 16) {
+    p->planes = (int)a->extent;
+    p->split = 1;
+  }
+}
+
 /* A cast's box whose runs of K's short rows (Q continuing them in the
  * destination) go as squares of rows (kernels/lines_casts.cl RL_SQ): where
  * P's rows follow one another in the source (HWCN -> 2N: N's pairs), a
@@ -306,6 +323,18 @@ void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
                      const rl_desc *src, int for_cpu, int64_t stream_from) {
   rl_layout_plan p;
   rl_plan_affine(&p, dst, src, -1);
+  /* per channel, where the channel dim merged with others into one axis
+   * (NCHW -> NCHW along N: one run, each element's channel computed):
+   * planned again with the channel dim's axes kept apart, so that a row
+   * keeps to one channel or steps through them by its stride */
+  int c = rl_is_cast(dst, src)
+              ? (dst->per_channel ? dst->per_channel : src->per_channel) - 1
+              : -1;
+  for (int i = 0; c >= 0 && p.affine && i < p.naxes; i++)
+    if ((p.axes[i].dims >> c & 1) && p.axes[i].dims != 1u << c) {
+      rl_plan_affine(&p, dst, src, c);
+      break;
+    }
   int bits = relayout_dtype_bits(dst->dtype),
       sbits = relayout_dtype_bits(src->dtype);
   if (rl_is_cast(dst, src)) {
@@ -323,6 +352,14 @@ void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
     if (p.affine && bits >= 8 && sbits >= 8 && inner && for_cpu) {
       p.family = RL_FAMILY_LINES;
       rl_plan_box(&p, sbits / 8);
+      /* per channel, Q alone moving the channel (a 1 x 1 conv weight's N into
+       * FRACTAL_Z): P takes four times the rows, so that each Q step's
+       * quantization, read and set up once, serves four times as many.
+       * Measured: bench/README.md, "Taking a weight's pixels apart". */
+      const rl_box_axis *P = &p.box[0], *Q = &p.box[1];
+      if (c >= 0 && P->axis >= 0 && Q->axis >= 0 &&
+          p.axes[Q->axis].dims == 1u << c && !(p.axes[P->axis].dims >> c & 1))
+        rl_box_block(&p, 0, P->block * 4);
       /* K running on both sides (runs): cut to boxes of 4096 elements, so
        * that a tensor of one run spreads over the device's threads */
       if (runs && p.box[2].block > 4096) p.box[2].block = 4096;
@@ -334,6 +371,7 @@ void rl_plan_layouts(rl_layout_plan *out, const rl_desc *dst,
       p.vec = p.lead = 0;
       cast_square_rows(&p);
       p.planes = cast_planes(&p);
+      cast_split(&p);
       cast_weave(&p, sbits / 8);
       p.cast_stream = !p.skip && p.axes[p.naxes - 1].extent % 16 == 0 &&
                       rl_too_big(dst, stream_from);

@@ -71,7 +71,8 @@ enum { RL_AS_VALUE, RL_AS_FLAG, RL_AS_MANY, RL_AS_PLANES };
     "another in the destination); with split or weave, P's extent, the "       \
     "elements of a pixel one after another in the source; in a cast, K's "     \
     "extent (2 to 15), where 16 of P's rows make one run of K vectors in "     \
-    "the destination (RL_CAST_PLANES), or with weave P's (RL_CAST_WEAVE)")     \
+    "the destination (RL_CAST_PLANES), or with weave P's (RL_CAST_WEAVE), "    \
+    "or with split P's (2 to 15), 16 of K's rows P vectors in the source")     \
   X(split, RL_SPLIT, RL_AS_FLAG,                                               \
     "with planes: the other way, P's few elements of each pixel, one after "   \
     "another in the source, into as many planes, K's rows in the "             \
