@@ -699,50 +699,48 @@ static inline void rl_cast_square(__global const RL_TS *restrict in,
     }
 }
 
-#if defined(RL_CAST_PLANES) && defined(RL_SPLIT) && !defined(RL_P_CHAN) &&   \
+#if defined(RL_CAST_PLANES) && !defined(RL_P_CHAN) &&                         \
     !(defined(RL_QC) && defined(RL_K_CHAN))
-/* (P's few elements, RL_CAST_PLANES of them, of each of K's rows one after
- * another in the source, K's rows too: a 3 x 3 weight's pixels, NCHW ->
- * FRACTAL_Z or NHWC) 16 of K's rows from k on, RL_CAST_PLANES source
- * vectors, shuffled into P's rows' 16 elements each (RL_CAST_MIX, the
- * generator's) and converted, in the type whose lanes shuffle faster, under
- * the Q step's one quantization: where a square would read 16 rows of 16 and
- * transpose them for P's few rows. */
+/* A box's few planes (RL_CAST_PLANES, 2 to 15: a 3 x 3 weight's 9 pixels)
+ * shuffled by the generator's RL_CAST_MIX and converted, shuffled in the
+ * type whose lanes shuffle faster (RL_LANES_COST), under the Q step's one
+ * quantization: not where P's rows, or K's elements, lie in channels of
+ * their own. */
+#define RL_PLANES_CAST(v) RL_ROW_VCAST(v, z, 0, 0)
+#ifdef RL_SPLIT
+/* (P's few elements of each of K's rows one after another in the source,
+ * K's rows too: NCHW -> FRACTAL_Z or NHWC) 16 of K's rows from k on,
+ * RL_CAST_PLANES source vectors, taken apart into P's rows' 16 elements
+ * each, where a square would read 16 rows of 16 and transpose them for
+ * P's few rows */
 #define RL_SPLIT_IN(i)                                                         \
   (((__global const rl_svec_at *)(in + k * RL_SSTRIDE_K + 16 * (i)))->v)
 #define RL_SPLIT_OUT(r) (out + (r) * RL_DSTRIDE_P + k)
-#define RL_SPLIT_CAST(v) RL_ROW_VCAST(v, z, 0, 0)
 static inline void rl_cast_split(__global const RL_TS *restrict in,
                                  __global RL_T *restrict out, RL_I k,
                                  rl_row_quant z) {
-  RL_CAST_SHUFFLED(RL_CAST_PLANES, RL_SPLIT_IN, RL_SPLIT_OUT, RL_SPLIT_CAST)
+  RL_CAST_SHUFFLED(RL_CAST_PLANES, RL_SPLIT_IN, RL_SPLIT_OUT, RL_PLANES_CAST)
 }
 #define RL_SPLITS 1
+#define RL_MIXED 0
 #else
-#define RL_SPLITS 0
-#endif
-
-#if defined(RL_CAST_PLANES) && !defined(RL_SPLIT) && !defined(RL_P_CHAN) &&   \
-    !(defined(RL_QC) && defined(RL_K_CHAN))
-/* K's few rows (RL_CAST_PLANES, under 16: a 3 x 3 weight's 9 pixels) of 16
- * elements along P from p on, shuffled into the one run of K vectors that
- * P's 16 rows make in the destination (RL_CAST_MIX, the generator's;
- * lib/plan/plan.c cast_planes) and converted, shuffled in the type whose
- * lanes shuffle faster (RL_LANES_COST). Not where P's rows,
- * or K's elements, lie in channels of their own: each vector's lanes then
- * share one quantization. */
+/* (K's few rows, each 16 elements along P from p on) into the one run of K
+ * vectors that P's 16 rows make in the destination (lib/plan/plan.c
+ * cast_planes) */
 #define RL_CAST_ROW_AT(i)                                                      \
   (((__global const rl_svec_at *)(in + p + (i) * RL_SSTRIDE_K))->v)
 #define RL_MIX_OUT(r) (out + 16 * (r))
-#define RL_MIX_CAST(v) RL_ROW_VCAST(v, z, 0, 0)
 static inline void rl_cast_mix(__global const RL_TS *restrict in,
                                __global RL_T *restrict out, RL_I p,
                                rl_row_quant z) {
   out += p * RL_DSTRIDE_P;
-  RL_CAST_SHUFFLED(RL_CAST_PLANES, RL_CAST_ROW_AT, RL_MIX_OUT, RL_MIX_CAST)
+  RL_CAST_SHUFFLED(RL_CAST_PLANES, RL_CAST_ROW_AT, RL_MIX_OUT, RL_PLANES_CAST)
 }
+#define RL_SPLITS 0
 #define RL_MIXED 1 /* the rows the mix wrote are done */
+#endif
 #else
+#define RL_SPLITS 0
 #define RL_MIXED 0
 #endif
 

@@ -645,33 +645,6 @@ typedef struct cast_case {
   int channel;
 } cast_case;
 
-/* A CPU device's cast boxes where P, the pixels of a conv weight going
- * into FRACTAL_Z (or NHWC), is shorter than a square (2 x 2, 1 x 5, 3 x 3,
- * 3 x 5: 16 of K's rows, P's source vectors, shuffled into P's rows; per
- * channel along C, each square read to end by the last row's data and
- * shifted back in registers) or leaves rows past its last square (4 x 5,
- * 7 x 7: one more square ending at P's end), boxes all data and not (C =
- * 48 pads to 64 for int8; C = 40 leaves rows past the last 16), per tensor
- * and per channel along N and C. */
-static void short_squares(void) {
-  static const cast_case cases[] = {
-      {"NCHW", "FRACTAL_Z", {17, 32, 2, 2}, PER_TENSOR},
-      {"NCHW", "FRACTAL_Z", {9, 64, 1, 5}, 0},
-      {"NCHW", "FRACTAL_Z", {33, 64, 3, 3}, 1},
-      {"NCHW", "FRACTAL_Z", {5, 48, 3, 3}, 0},
-      {"NCHW", "FRACTAL_Z", {3, 32, 4, 5}, PER_TENSOR},
-      {"NCHW", "FRACTAL_Z", {2, 32, 7, 7}, 0},
-      {"NCHW", "NHWC", {2, 40, 3, 5}, 1},
-      {"NCHW", "NHWC", {3, 40, 3, 5}, 0}};
-  static const cast_pair kinds[] = {{F32, I8}, {F32, F16}, {F16, BF16}};
-  int before = boxes[1], run = 0;
-  for (int i = 0; i < 8; i++)
-    for (int k = 0; k < 3; k++)
-      run += one_cast(cases[i].from, cases[i].to, kinds[k], cases[i].ext,
-                      engines[BOXES], 0, k ? PER_TENSOR : cases[i].channel);
-  all_in_boxes("short squares", run, 24, before);
-}
-
 /* Each of a group's n cases cast every way of kinds: through CPU boxes
  * (the streaming engine and the specialised one by turns), then on the
  * generic kernels. */
@@ -694,6 +667,28 @@ static void boxes_then_tiles(const char *group, const cast_case *cases, int n,
     else
       all_in_boxes(group, run, n * nkinds, before);
   }
+}
+
+/* A CPU device's cast boxes where P, the pixels of a conv weight going
+ * into FRACTAL_Z (or NHWC), is shorter than a square (2 x 2, 1 x 5, 3 x 3,
+ * 3 x 5: 16 of K's rows, P's source vectors, shuffled into P's rows; per
+ * channel along C, each square read to end by the last row's data and
+ * shifted back in registers) or leaves rows past its last square (4 x 5,
+ * 7 x 7: one more square ending at P's end), boxes all data and not (C =
+ * 48 pads to 64 for int8; C = 40 leaves rows past the last 16), per tensor
+ * and per channel along N and C; then the same on the generic kernels. */
+static void short_squares(void) {
+  static const cast_case cases[] = {
+      {"NCHW", "FRACTAL_Z", {17, 32, 2, 2}, PER_TENSOR},
+      {"NCHW", "FRACTAL_Z", {9, 64, 1, 5}, 0},
+      {"NCHW", "FRACTAL_Z", {33, 64, 3, 3}, 1},
+      {"NCHW", "FRACTAL_Z", {5, 48, 3, 3}, 0},
+      {"NCHW", "FRACTAL_Z", {3, 32, 4, 5}, PER_TENSOR},
+      {"NCHW", "FRACTAL_Z", {2, 32, 7, 7}, 0},
+      {"NCHW", "NHWC", {2, 40, 3, 5}, 1},
+      {"NCHW", "NHWC", {3, 40, 3, 5}, 0}};
+  static const cast_pair kinds[] = {{F32, I8}, {F32, F16}, {F16, BF16}};
+  boxes_then_tiles("short squares", cases, 8, kinds, 3);
 }
 
 /* A CPU device's cast squares where K is short: conv weights out of
