@@ -224,6 +224,25 @@ RL_QUANTIZE(_16, uint16, float16, int16)
 #endif
 
 #ifdef RL_VCAST
+/* A shuffle's cost by lane size: on x86, 16-bit lanes take three
+ * instructions a shuffle, 32- and 64-bit ones one (bench/README.md, "Conv
+ * weights out of FRACTAL_Z"); without AVX-512, 16 lanes of 32 bits are two
+ * registers, and the casts ran as fast shuffled in 16 bits as in 32, or
+ * faster (bench/README.md, "Taking a weight's pixels apart"). A square of
+ * 16 x 16 elements of type S cast to D converts its vectors before its
+ * transpose where only the source's lanes are 16-bit (f16 -> f32, bf16 ->
+ * i8); else after (a vector of 16 bytes transposes faster than one of 16
+ * f32: i8 -> f32). Without AVX-512's 32 registers of 16 f32, 16 such
+ * vectors do not fit: f32 -> 8 bits converts first there too
+ * (bench/README.md, "Quantizing without AVX-512"). */
+#ifdef __AVX512F__
+#define RL_LANES_COST(t) (sizeof(t) >= 4 ? 0 : sizeof(t) == 1 ? 1 : 2)
+#define RL_CONVERT_FIRST_OF(S, D) (sizeof(S) == 2 && sizeof(D) != 2)
+#else
+#define RL_LANES_COST(t) (sizeof(t) == 1 ? 1 : 2)
+#define RL_CONVERT_FIRST_OF(S, D)                                              \
+  ((sizeof(S) == 2 && sizeof(D) != 2) || (sizeof(S) == 4 && sizeof(D) == 1))
+#endif
 #if !RL_CS_M && (RL_CD_M == 10 || RL_CD_M == 7)
 /* Dequantizing to f16 or bf16: the product (q - zero point) * scale, exact
  * in f64 (9 bits by 24), rounded to f32 to odd (toward zero, the last bit
@@ -386,9 +405,11 @@ static rl_lanes rl_lanes_at(__global const int *restrict qc, long c, long w) {
   return q;
 }
 /* 16 elements of channels c, c + w, ..., c + 15w, each lane with its
- * channel's quantization */
-static RL_CDV rl_vcast_at(RL_CSV x, __global const int *restrict qc, long c,
-                          long w, long ss, long sz, long ds, long dz) {
+ * channel's quantization (inlined: PoCL called it, its vectors through
+ * memory, in the generic tiles) */
+static inline __attribute__((always_inline)) RL_CDV
+rl_vcast_at(RL_CSV x, __global const int *restrict qc, long c, long w,
+            long ss, long sz, long ds, long dz) {
   rl_lanes q = rl_lanes_at(qc, c, w);
   return rl_vcast_qc(x, q.s, q.z, ss, sz, ds, dz);
 }

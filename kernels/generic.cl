@@ -452,6 +452,11 @@ RL_PACKED(rl_g_quarter, RL_CAT(RL_GS, RL_GQUARTER));
 /* the rows' elements as they are (a move's), or converted (a cast's) */
 #define RL_GAS_IS(x) (x)
 #define RL_GAS_CAST(v) RL_GVCAST(v, ch < 0 ? 0 : x[ch], 0)
+/* square m of a tile whose rows run along K, loaded along P, transposed */
+#define RL_GSQUARE(v, m)                                                       \
+  for (int j = 0; j < RL_GSIDE; j++)                                           \
+    (v)[j] = RL_PACKED_AT(rl_g_side, from + ((m) * RL_GSIDE + j) * sp);        \
+  RL_TRANSPOSE(RL_GV, RL_GSIDE, RL_GROUNDS, RL_GZIP, (v))
 __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   int n = (int)g[0], in = n - 1, kk = (int)g[RL_GT];
   int side = (int)g[RL_GT + 2], squares = side / RL_GSIDE;
@@ -486,11 +491,12 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
     last = s;
     for (int r = 0; ahead && r < (sp == 1 ? RL_GSIDE : np); r++)
       RL_GPREFETCH(from + ahead + r * (sp == 1 ? sk : sp));
-    int full =
-        ok && nk == rows &&
-        (cp < 0 || x[cp] + (np - 1) * wp + (ck == cp) * (rows - 1) * wk <
-                       bound[cp]) &&
-        (ck < 0 || ck == cp || x[ck] + (rows - 1) * wk < bound[ck]);
+    /* all data (all), and K's rows whole (full) */
+    int all = ok &&
+              (cp < 0 || x[cp] + (np - 1) * wp + (ck == cp) * (nk - 1) * wk <
+                             bound[cp]) &&
+              (ck < 0 || ck == cp || x[ck] + (nk - 1) * wk < bound[ck]);
+    int full = all && nk == rows;
 #endif
 #ifdef RL_GVEC
     if (full && sp == 1 && np == side) { /* rows of 1, 2 or 4 sides */
@@ -542,21 +548,59 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       continue;
     }
     RL_GRUN_OF_ROWS(RL_GV, rl_g_side, RL_GV, rl_g_side, RL_GAS_IS)
-    if (full && sk == 1 && np == side) {
+    if (sizeof(RL_GS) < 4 && all && sk == 1 && sp > 0 && np == side &&
+        nk > 1 && nk < RL_GSIDE) {
+      /* rows of nk elements along K, fewer than a side, each one run in the
+       * source (a 3 x 3 conv weight's 9 pixels into FRACTAL_Z, C0 the side):
+       * each square's rows along P read as overlapping vectors along K
+       * (those that would read past the tile's last element, through a
+       * private buffer), transposed, its first nk rows written. Elements of
+       * 4 bytes or more went faster one by one (16 of them fill two AVX2
+       * registers). */
+      long end = (np - 1) * sp + nk;
+      for (int m = 0; m < squares; m++) {
+        RL_GV v[RL_GSIDE];
+        for (int j = 0; j < RL_GSIDE; j++) {
+          long at = (m * RL_GSIDE + j) * sp;
+          if (at + RL_GSIDE <= end) {
+            v[j] = RL_PACKED_AT(rl_g_side, from + at);
+          } else {
+            union {
+              RL_GV v;
+              RL_GS e[RL_GSIDE];
+            } t = {(RL_GV)0};
+            for (int l = 0; l < nk; l++) t.e[l] = from[at + l];
+            v[j] = t.v;
+          }
+        }
+        RL_TRANSPOSE(RL_GV, RL_GSIDE, RL_GROUNDS, RL_GZIP, v)
+        for (int i = 0; i < nk; i++)
+          RL_PACKED_AT(rl_g_side, out + i * dk + m * RL_GSIDE) = v[i];
+      }
+      continue;
+    }
+    if (full && sk == 1 && np == side && stream &&
+        (ulong)out % sizeof(RL_GV) == 0) {
+      /* streamed: the squares side by side, so that each row goes out as
+       * whole cache lines (streaming part of a line costs a line) */
       RL_GV v[4][RL_GSIDE];
       for (int m = 0; m < squares; m++) {
-        for (int j = 0; j < RL_GSIDE; j++)
-          v[m][j] = RL_PACKED_AT(rl_g_side, from + (m * RL_GSIDE + j) * sp);
-        RL_TRANSPOSE(RL_GV, RL_GSIDE, RL_GROUNDS, RL_GZIP, v[m])
+        RL_GSQUARE(v[m], m)
       }
-      if (stream && (ulong)out % sizeof(RL_GV) == 0)
+      for (int i = 0; i < RL_GSIDE; i++)
+        for (int m = 0; m < squares; m++)
+          RL_GSTREAM(v[m][i], out + i * dk + m * RL_GSIDE);
+      continue;
+    }
+    if (full && sk == 1 && np == side) {
+      /* else a square at a time: its stores leave while the next one loads
+       * (AVX2 stalled on stores forwarded to the loads of all squares) */
+      for (int m = 0; m < squares; m++) {
+        RL_GV v[RL_GSIDE];
+        RL_GSQUARE(v, m)
         for (int i = 0; i < RL_GSIDE; i++)
-          for (int m = 0; m < squares; m++)
-            RL_GSTREAM(v[m][i], out + i * dk + m * RL_GSIDE);
-      else
-        for (int i = 0; i < RL_GSIDE; i++)
-          for (int m = 0; m < squares; m++)
-            RL_PACKED_AT(rl_g_side, out + i * dk + m * RL_GSIDE) = v[m][i];
+          RL_PACKED_AT(rl_g_side, out + i * dk + m * RL_GSIDE) = v[i];
+      }
       continue;
     }
 #elif defined(RL_VCAST)
@@ -569,6 +613,18 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
         for (int j = 0; j < RL_GSIDE; j++)
           v[j] = RL_PACKED_AT(rl_g_from, sp == 1 ? from + j * sk + m * RL_GSIDE
                                            : from + (m * RL_GSIDE + j) * sp);
+        if (sp != 1 && RL_CONVERT_FIRST_OF(RL_GS, RL_GD)) {
+          /* converted along K (P's element j's row), then transposed */
+          RL_CDV y[RL_GSIDE];
+          for (int j = 0; j < RL_GSIDE; j++) {
+            long c = ch < 0 ? 0 : x[ch] + (m * RL_GSIDE + j) * cwp;
+            y[j] = RL_GVCAST(v[j], c, cwk);
+          }
+          RL_TRANSPOSE(RL_CDV, RL_GSIDE, RL_GROUNDS, RL_GZIP, y)
+          for (int i = 0; i < RL_GSIDE; i++)
+            RL_PACKED_AT(rl_g_to, out + i * dk + m * RL_GSIDE) = y[i];
+          continue;
+        }
         if (sp != 1) {
           RL_TRANSPOSE(RL_CSV, RL_GSIDE, RL_GROUNDS, RL_GZIP, v)
         }
@@ -659,11 +715,22 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       long j = 0, xq = ch < 0 ? 0 : x[ch] + i * cwk;
 #ifdef RL_VCAST
       /* (a cast) a row's data in whole vectors, gathered: K too short for
-       * squares (a 3 x 3 conv weight's 9 pixels), or cut by an edge */
+       * squares (a 3 x 3 conv weight's 9 pixels), or cut by an edge: lane
+       * by lane with AVX-512's gathers, else through a private buffer
+       * (inserting lane by lane took 4x longer on AVX2, the buffer twice
+       * as long on AVX-512) */
       for (; j + RL_GSIDE <= data; j += RL_GSIDE) {
-        RL_CSV v;
-        for (int l = 0; l < RL_GSIDE; l++) v[l] = from[(j + l) * sp];
-        RL_PACKED_AT(rl_g_to, out + j) = RL_GVCAST(v, xq + j * cwp, cwp);
+        union {
+          RL_CSV v;
+          RL_GS e[RL_GSIDE];
+        } t;
+        for (int l = 0; l < RL_GSIDE; l++)
+#ifdef __AVX512F__
+          t.v[l] = from[(j + l) * sp];
+#else
+          t.e[l] = from[(j + l) * sp];
+#endif
+        RL_PACKED_AT(rl_g_to, out + j) = RL_GVCAST(t.v, xq + j * cwp, cwp);
       }
       /* then, lanes not stepping through channels, the rest in vectors
        * while 16 more are to be written: the last data selected into their

@@ -16,30 +16,13 @@
 #define RL_DV RL_CAT(RL_T, 16)
 RL_PACKED(rl_svec_at, RL_SV);
 RL_PACKED(rl_dvec_at, RL_DV);
-/* A shuffle's cost by lane size: on x86, 16-bit lanes take three
- * instructions a shuffle, 32- and 64-bit ones one (bench/README.md, "Conv
- * weights out of FRACTAL_Z"); without AVX-512, 16 lanes of 32 bits are two
- * registers, and the casts ran as fast shuffled in 16 bits as in 32, or
- * faster (bench/README.md, "Taking a weight's pixels apart"). A square
- * converts its vectors before its transpose where only the source's lanes
- * are 16-bit (f16 -> f32, bf16 -> i8) and one quantization serves every
- * lane (per tensor); else after (a vector of 16 bytes transposes faster
- * than one of 16 f32: i8 -> f32). Without AVX-512's 32 registers of 16
- * f32, 16 such vectors do not fit: f32 -> 8 bits converts first there too
- * (bench/README.md, "Quantizing without AVX-512"). */
-#ifdef __AVX512F__
-#define RL_LANES_COST(t) (sizeof(t) >= 4 ? 0 : sizeof(t) == 1 ? 1 : 2)
-#else
-#define RL_LANES_COST(t) (sizeof(t) == 1 ? 1 : 2)
-#endif
+/* A square converts before its transpose by the element types' rule
+ * (cast.cl's RL_CONVERT_FIRST_OF) where one quantization serves every
+ * lane (per tensor); per channel, after. */
 #ifdef RL_QC
 #define RL_CONVERT_FIRST 0
-#elif defined(__AVX512F__)
-#define RL_CONVERT_FIRST (sizeof(RL_TS) == 2 && sizeof(RL_T) != 2)
 #else
-#define RL_CONVERT_FIRST                                                       \
-  ((sizeof(RL_TS) == 2 && sizeof(RL_T) != 2) ||                                \
-   (sizeof(RL_TS) == 4 && sizeof(RL_T) == 1))
+#define RL_CONVERT_FIRST RL_CONVERT_FIRST_OF(RL_TS, RL_T)
 #endif
 
 /* A row's quantization (each side's scale bits and zero point): the

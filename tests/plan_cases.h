@@ -862,11 +862,12 @@ static void widening(plan_case_fn *run) {
  * side 8), squares of two, four and eight pieces of K (P half, a quarter or
  * an eighth of a square: nChw8c, 4N, 2N; CHWN4 and CHWN2c, K's rows apart),
  * rows of a side, of half a side and of two sides (FRACTAL_NZ's 32 1-byte
- * elements), padding along P (NC1HWC0's C0,
- * FRACTAL_NZ's N0) and along K (FRACTAL_NZ's M), and tiles cut short at the
- * tensor's edges (shapes in the source's order; NCHW's of 144 pixels, so
- * that its rows' squares can stream); and 70000 tiles of 2 x 16 bytes, more
- * than a GPU's tiles take work-groups at once (65536), so that each
+ * elements), rows shorter than a side (a 3 x 3 or 2 x 2 conv weight's
+ * pixels into FRACTAL_Z, read as overlapping vectors), padding along P
+ * (NC1HWC0's C0, FRACTAL_NZ's N0) and along K (FRACTAL_NZ's M), and tiles cut
+ * short at the tensor's edges (shapes in the source's order; NCHW's of 144
+ * pixels, so that its rows' squares can stream); and 70000 tiles of 2 x 16
+ * bytes, more than a GPU's tiles take work-groups at once (65536), so that each
  * work-group goes on to further tiles. */
 static void tiles(plan_case_fn *run) {
   static const struct {
@@ -890,6 +891,8 @@ static void tiles(plan_case_fn *run) {
       {0, "NCHW", "nChw8c", RELAYOUT_F64, {2, 16, 5, 7}},
       {0, "nChw8c", "nChw16c", RELAYOUT_F32, {2, 32, 5, 7}},
       {0, "NCHW", "NC1HWC0", RELAYOUT_F16, {2, 35, 5, 7}},
+      {0, "NCHW", "FRACTAL_Z", RELAYOUT_F16, {32, 17, 3, 3}},
+      {0, "NCHW", "FRACTAL_Z", RELAYOUT_U8, {40, 64, 2, 2}},
       {1, "NCDHW", "NDHWC", RELAYOUT_F32, {2, 20, 3, 5, 7}},
       {2, "ND", "FRACTAL_NZ", RELAYOUT_F16, {2, 40, 50}},
       {2, "ND", "FRACTAL_NZ", RELAYOUT_U8, {2, 40, 80}},
