@@ -63,19 +63,26 @@ static void report(const bench_result *r, double t_host, int same,
   double conv = gb / r->t_conv, enq = cgb / r->t_enq, ker = cgb / r->t_kernel,
          host = gb / t_host;
   const char *peer = relayout_engine_context(e) ? "copy" : "memcpy";
+  /* what the timed runs ran: the generic kernel, or the plan's family's */
+  const char *kernel = relayout_plan_kernel(plan);
+  int own = strcmp(kernel, "generic") != 0;
+  const char *ran = own ? relayout_plan_family(plan) : "generic";
+  char ready[32] = "null";
+  if (own) snprintf(ready, sizeof ready, "%.1f", c->ready * 1e3);
   if (json) {
     printf("{\"from\": \"%s\", \"to\": \"%s\", \"shape\": \"%s\", "
            "\"dtype\": \"%s\", \"device\": \"%s\", \"family\": \"%s\", "
+           "\"kernel\": \"%s\", "
            "\"runs\": %d, \"bytes\": %lld, \"gbps\": %.2f, "
            "\"copy_enqueue_gbps\": %.2f, \"copy_kernel_gbps\": %.2f, "
            "\"ratio_copy_kernel\": %.3f, \"ratio_copy_enqueue\": %.3f, "
            "\"host_gbps\": %.2f, \"first_run_ms\": %.1f, "
-           "\"first_run_kernel\": \"%s\", \"specialised_ready_ms\": %.1f, "
+           "\"first_run_kernel\": \"%s\", \"specialised_ready_ms\": %s, "
            "\"generic_gbps\": %.2f, \"generic_ratio\": %.3f%s}\n",
            cli_get(opts, "from"), cli_get(opts, "to"), cli_get(opts, "shape"),
-           dtype, relayout_engine_device(e), relayout_plan_family(plan), runs,
-           (long long)(r->src_bytes + r->dst_bytes), conv, enq, ker, conv / ker,
-           conv / enq, host, c->first * 1e3, c->first_kernel, c->ready * 1e3,
+           dtype, relayout_engine_device(e), relayout_plan_family(plan), kernel,
+           runs, (long long)(r->src_bytes + r->dst_bytes), conv, enq, ker,
+           conv / ker, conv / enq, host, c->first * 1e3, c->first_kernel, ready,
            c->t_generic > 0 ? gb / c->t_generic : 0,
            c->t_generic > 0 ? r->t_conv / c->t_generic : 0,
            same < 0   ? ""
@@ -85,7 +92,7 @@ static void report(const bench_result *r, double t_host, int same,
   }
   printf("%s -> %s, %s %s, on %s (%s kernel)\n", cli_get(opts, "from"),
          cli_get(opts, "to"), cli_get(opts, "shape"), dtype,
-         relayout_engine_device(e), relayout_plan_family(plan));
+         relayout_engine_device(e), ran);
   printf("  relayout        %9.2f GB/s  (%.1f MB read + written, median of "
          "%d)\n",
          conv, gb * 1e3, runs);
@@ -103,8 +110,12 @@ static void report(const bench_result *r, double t_host, int same,
                 : "NO: an output differs from the reference's");
     printf("  first run       %9.1f ms after the plan's creation (%s kernel)\n",
            c->first * 1e3, c->first_kernel);
-    printf("  own kernel      ready %.1f ms after the plan's creation\n",
-           c->ready * 1e3);
+    if (own)
+      printf("  own kernel      ready %s ms after the plan's creation\n",
+             ready);
+    else
+      printf("  own kernel      not built: every run above is the generic "
+             "kernel's\n");
     if (c->t_generic > 0)
       printf("  generic kernel  %9.2f GB/s  (%.3f of its own kernel's)\n",
              gb / c->t_generic, r->t_conv / c->t_generic);

@@ -46,7 +46,8 @@ except ValueError:
     sys.exit()
 same = "" if j["same_as_reference"] else "  DIFFERS"
 print("%.3f %8.2f GB/s  %-6s %s %s -> %s%s" % (j["ratio_copy_kernel"],
-      j["gbps"], j["family"], t, a, b, same))' "$t" "$a" "$b" "$json"
+      j["gbps"], "generic" if j["kernel"] == "generic" else j["family"],
+      t, a, b, same))' "$t" "$a" "$b" "$json"
     done
   done
 done | sort -n

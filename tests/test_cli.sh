@@ -235,11 +235,18 @@ has "bench copy kernel" "copy (kernel)" out.txt
 has "bench ratio" "of the copy kernel" out.txt
 has "bench first run" "first run " out.txt
 has "bench own kernel ready" "own kernel      ready" out.txt
+grep -q "^NCHW -> NHWC.*(lines kernel)$" out.txt && ok || bad "bench's heading names its own kernel's family: $(head -1 out.txt)"
 has "bench generic kernel" "of its own kernel's)" out.txt
 has "bench host path in place" "(relayout_plan_run: in place)" out.txt
 has "bench checks both results" "= reference     yes, every result" out.txt
 expect_ok "bench, no generic kernel" "$R" bench --device cpu --from NCHW --to NHWC --shape 2x16x4x4 --dtype i8 --to-dtype i4 --scale 1 --runs 1
 has "bench says why no generic kernel" "generic kernel  none: using the scalar reference: a cast to or from a 4-bit type has no generic kernel" out.txt
+expect_ok "bench on the generic kernels" env RELAYOUT_KERNELS=generic "$R" bench --device cpu --from NCHW --to NHWC --shape 2x16x8x8 --runs 2
+grep -q "^NCHW -> NHWC.*(generic kernel)$" out.txt && ok || bad "bench's heading names the generic kernel: $(head -1 out.txt)"
+has "bench says no own kernel was built" "own kernel      not built: every run above is the generic kernel's" out.txt
+expect_ok "bench json on the generic kernels" env RELAYOUT_KERNELS=generic "$R" bench --device cpu --from NCHW --to NHWC --shape 2x16x8x8 --runs 2 --json
+has "bench json names the generic kernel" '"kernel": "generic"' out.txt
+has "bench json: no own kernel ready" '"specialised_ready_ms": null' out.txt
 RELAYOUT_KERNELS=generic expect_fail "bench on the reference" 1 "nothing to time on" "$R" bench --device cpu --from NCHW --to NHWC --shape 2x16x4x4 --dtype i8 --to-dtype i4 --scale 1 --runs 1
 RELAYOUT_UNIFIED=0 expect_ok "bench through copies" "$R" bench --device cpu --from NCHW --to NHWC --shape 2x16x8x8 --runs 3
 has "bench host path copies" "(relayout_plan_run: upload, run, download)" out.txt
