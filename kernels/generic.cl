@@ -548,8 +548,41 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       continue;
     }
     RL_GRUN_OF_ROWS(RL_GV, rl_g_side, RL_GV, rl_g_side, RL_GAS_IS)
+    /* K's whole squares: all of K's rows where they are a side, or a deep
+     * tile's (lib/codegen/generic.c) first, its rest (1- and 2-byte
+     * elements) read as overlapping vectors below */
+    int rest = sizeof(RL_GS) < 4 && sp > 0;
+    if (all && sk == 1 && np == side && nk >= RL_GSIDE &&
+        (nk % RL_GSIDE == 0 || rest)) {
+      int streamed = stream && (ulong)out % sizeof(RL_GV) == 0;
+      for (; nk >= RL_GSIDE; nk -= RL_GSIDE, from += RL_GSIDE,
+                            out += RL_GSIDE * dk) {
+        if (streamed) {
+          /* the squares side by side, so that each row goes out as whole
+           * cache lines (streaming part of a line costs a line) */
+          RL_GV v[4][RL_GSIDE];
+          for (int m = 0; m < squares; m++) {
+            RL_GSQUARE(v[m], m)
+          }
+          for (int i = 0; i < RL_GSIDE; i++)
+            for (int m = 0; m < squares; m++)
+              RL_GSTREAM(v[m][i], out + i * dk + m * RL_GSIDE);
+          continue;
+        }
+        /* else a square at a time: its stores leave while the next one
+         * loads (AVX2 stalled on stores forwarded to the loads of all
+         * squares) */
+        for (int m = 0; m < squares; m++) {
+          RL_GV v[RL_GSIDE];
+          RL_GSQUARE(v, m)
+          for (int i = 0; i < RL_GSIDE; i++)
+            RL_PACKED_AT(rl_g_side, out + i * dk + m * RL_GSIDE) = v[i];
+        }
+      }
+      if (!nk) continue;
+    }
     if (sizeof(RL_GS) < 4 && all && sk == 1 && sp > 0 && np == side &&
-        nk > 1 && nk < RL_GSIDE) {
+        nk > 0 && nk < RL_GSIDE) {
       /* rows of nk elements along K, fewer than a side, each one run in the
        * source (a 3 x 3 conv weight's 9 pixels into FRACTAL_Z, C0 the side):
        * each square's rows along P read as overlapping vectors along K
@@ -575,30 +608,6 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
         }
         RL_TRANSPOSE(RL_GV, RL_GSIDE, RL_GROUNDS, RL_GZIP, v)
         for (int i = 0; i < nk; i++)
-          RL_PACKED_AT(rl_g_side, out + i * dk + m * RL_GSIDE) = v[i];
-      }
-      continue;
-    }
-    if (full && sk == 1 && np == side && stream &&
-        (ulong)out % sizeof(RL_GV) == 0) {
-      /* streamed: the squares side by side, so that each row goes out as
-       * whole cache lines (streaming part of a line costs a line) */
-      RL_GV v[4][RL_GSIDE];
-      for (int m = 0; m < squares; m++) {
-        RL_GSQUARE(v[m], m)
-      }
-      for (int i = 0; i < RL_GSIDE; i++)
-        for (int m = 0; m < squares; m++)
-          RL_GSTREAM(v[m][i], out + i * dk + m * RL_GSIDE);
-      continue;
-    }
-    if (full && sk == 1 && np == side) {
-      /* else a square at a time: its stores leave while the next one loads
-       * (AVX2 stalled on stores forwarded to the loads of all squares) */
-      for (int m = 0; m < squares; m++) {
-        RL_GV v[RL_GSIDE];
-        RL_GSQUARE(v, m)
-        for (int i = 0; i < RL_GSIDE; i++)
           RL_PACKED_AT(rl_g_side, out + i * dk + m * RL_GSIDE) = v[i];
       }
       continue;

@@ -863,7 +863,9 @@ static void widening(plan_case_fn *run) {
  * an eighth of a square: nChw8c, 4N, 2N; CHWN4 and CHWN2c, K's rows apart),
  * rows of a side, of half a side and of two sides (FRACTAL_NZ's 32 1-byte
  * elements), rows shorter than a side (a 3 x 3 or 2 x 2 conv weight's
- * pixels into FRACTAL_Z, read as overlapping vectors), padding along P
+ * pixels into FRACTAL_Z, read as overlapping vectors), deep tiles of 1-
+ * and 2-byte elements (4, 2 and 1 squares along K, then the rest of K, 1,
+ * 9 and 2 elements, as overlapping vectors), padding along P
  * (NC1HWC0's C0, FRACTAL_NZ's N0) and along K (FRACTAL_NZ's M), and tiles cut
  * short at the tensor's edges (shapes in the source's order; NCHW's of 144
  * pixels, so that its rows' squares can stream); and 70000 tiles of 2 x 16
@@ -891,6 +893,9 @@ static void tiles(plan_case_fn *run) {
       {0, "NCHW", "nChw8c", RELAYOUT_F64, {2, 16, 5, 7}},
       {0, "nChw8c", "nChw16c", RELAYOUT_F32, {2, 32, 5, 7}},
       {0, "NCHW", "NC1HWC0", RELAYOUT_F16, {2, 35, 5, 7}},
+      {0, "NCHW", "nChw16c", RELAYOUT_U8, {2, 16, 3, 65}},
+      {0, "NCHW", "nChw16c", RELAYOUT_F16, {2, 16, 4, 41}},
+      {0, "NCHW", "NC1HWC0", RELAYOUT_U8, {2, 40, 3, 50}},
       {0, "NCHW", "FRACTAL_Z", RELAYOUT_F16, {32, 17, 3, 3}},
       {0, "NCHW", "FRACTAL_Z", RELAYOUT_U8, {40, 64, 2, 2}},
       {1, "NCDHW", "NDHWC", RELAYOUT_F32, {2, 20, 3, 5, 7}},

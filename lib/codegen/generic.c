@@ -218,8 +218,17 @@ static int tile_plan(const rl_layout_plan *p, int bits, int for_cpu, int cast,
   if (sp != 1 && ep > 1 && t->side % ep == 0 &&
       p->axes[t->k].extent >= t->side * (t->side / ep))
     t->spans = t->side / (int)ep;
+  /* a 1- or 2-byte move's whole squares along P, strided in the source, K
+   * contiguous there: squares along K too (deep), 4 in all, so that a
+   * tile's overhead is spread over 1 or 2 KB (8 squares of 1 byte were
+   * slower; so were P's pieces of a square, 4N's and CHWN4's, deep) */
+  const rl_iter_axis *k = &p->axes[t->k];
+  int deep = 1;
+  if (!cast && bits < 32 && p->axes[in].sstride > 1 && k->sstride == 1 &&
+      t->spans == 1 && ep % (t->squares * t->side) == 0)
+    while (2 * deep * t->squares <= 4 && k->extent > deep * t->side) deep *= 2;
   t->along_p = t->squares * t->side;
-  t->along_k = t->spans * t->side;
+  t->along_k = t->spans * deep * t->side;
   tiles_in_order(p, t, sp, ep);
   return 1;
 }
