@@ -548,12 +548,12 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       continue;
     }
     RL_GRUN_OF_ROWS(RL_GV, rl_g_side, RL_GV, rl_g_side, RL_GAS_IS)
+    /* whether K's rows shorter than a side go as overlapping vectors */
+    int overlaps = sizeof(RL_GS) < 4 && all && sk == 1 && sp > 0 && np == side;
     /* K's whole squares: all of K's rows where they are a side, or a deep
-     * tile's (lib/codegen/generic.c) first, its rest (1- and 2-byte
-     * elements) read as overlapping vectors below */
-    int rest = sizeof(RL_GS) < 4 && sp > 0;
+     * tile's (lib/codegen/generic.c) first, its rest overlapping below */
     if (all && sk == 1 && np == side && nk >= RL_GSIDE &&
-        (nk % RL_GSIDE == 0 || rest)) {
+        (nk % RL_GSIDE == 0 || overlaps)) {
       int streamed = stream && (ulong)out % sizeof(RL_GV) == 0;
       for (; nk >= RL_GSIDE; nk -= RL_GSIDE, from += RL_GSIDE,
                             out += RL_GSIDE * dk) {
@@ -581,8 +581,7 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       }
       if (!nk) continue;
     }
-    if (sizeof(RL_GS) < 4 && all && sk == 1 && sp > 0 && np == side &&
-        nk > 0 && nk < RL_GSIDE) {
+    if (overlaps && nk < RL_GSIDE) {
       /* rows of nk elements along K, fewer than a side, each one run in the
        * source (a 3 x 3 conv weight's 9 pixels into FRACTAL_Z, C0 the side):
        * each square's rows along P read as overlapping vectors along K
