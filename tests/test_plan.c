@@ -394,6 +394,44 @@ static void cast_tile_rows(void) {
   }
 }
 
+/* A 1- or 2-byte move whose P (C0) is strided in the source and whose K
+ * (the pixels) is contiguous there takes deep generic tiles on a CPU
+ * device: squares along K too, 4 in all, so each tile covers P's tile by
+ * 64 pixels (NC1HWC0's u8 C0 of 32: 2 squares each way); 4-byte moves and
+ * casts keep one square along K. Counted as tiles: N by C's tiles by the
+ * pixels' (a shallow plan counts 16 pixels a tile). */
+static void deep_tiles(void) {
+  static const struct {
+    const char *dst;
+    relayout_dtype t, cast;
+    int64_t along_p, along_k;
+  } cases[] = {{"nChw16c", RELAYOUT_U8, RELAYOUT_U8, 16, 64},
+               {"nChw16c", RELAYOUT_F16, RELAYOUT_F16, 16, 64},
+               {"NC1HWC0", RELAYOUT_I8, RELAYOUT_I8, 32, 32},
+               {"nChw16c", RELAYOUT_F32, RELAYOUT_F32, 16, 16},
+               {"nChw16c", RELAYOUT_F32, RELAYOUT_F16, 16, 16}};
+  const int64_t ext[4] = {3, 64, 5, 13}, pixels = 5 * 13;
+  for (int c = 0; c < 5; c++) {
+    relayout_layout *ls, *ld;
+    relayout_desc s, d;
+    CHECK_OK(relayout_layout_parse(&ls, "NCHW", &e_));
+    CHECK_OK(relayout_layout_parse(&ld, cases[c].dst, &e_));
+    CHECK_OK(relayout_bind_extents(&s, &d, ls, ld, cases[c].t, 4, ext, &e_));
+    if (cases[c].cast != cases[c].t)
+      CHECK_OK(relayout_desc_retype(&d, ld, cases[c].cast, NULL, &e_));
+    int64_t units, want = ext[0] * (ext[1] / cases[c].along_p) *
+                          ((pixels + cases[c].along_k - 1) / cases[c].along_k);
+    const char *k = rl_generic_kernel(rl_cd(&d), rl_cd(&s), 1, &units);
+    CHECK(!strcmp(k, "rl_generic_tile") && units == want,
+          "NCHW -> %s %s -> %s generic: %s in %lld tiles, want %lld",
+          cases[c].dst, relayout_dtype_name(cases[c].t),
+          relayout_dtype_name(cases[c].cast), k, (long long)units,
+          (long long)want);
+    relayout_layout_free(ls);
+    relayout_layout_free(ld);
+  }
+}
+
 int main(void) {
   plan_cases(plan_case);
   per_channel_tiles();
@@ -404,6 +442,7 @@ int main(void) {
   cast_runs();
   cast_square_rows();
   cast_tile_rows();
+  deep_tiles();
   printf("%d plans\n", planned);
   CHECK(planned > 300, "the cases planned (%d)", planned);
   return check_summary();
