@@ -633,21 +633,35 @@ static inline void rl_cast_rows(__global const RL_TS *restrict src,
 #define RL_BACK(j) 0
 #endif
 
+/* The squares side by side along K that make a 64-byte line of each
+ * destination row (rl_cast_line): 2 of 2-byte elements, 4 of 1-byte */
+#define RL_CAST_LINE (sizeof(RL_T) < 4 ? 4 / (int)sizeof(RL_T) : 1)
+/* Whether a square asks for its rows two groups of RL_CAST_LINE squares on
+ * along K (the next box's past the block's end): where K's block holds a
+ * group and K runs on for four */
+#define RL_CAST_FAR                                                            \
+  (RL_BLOCK_K >= 16 * RL_CAST_LINE && RL_EXTENT_K >= 64 * RL_CAST_LINE)
 /* The square of source rows k.. along K and elements p.. along P (q's
- * destination rows start at `at`, z its quantization); its destination
- * rows first..last-1 */
-static inline void rl_cast_square(__global const RL_TS *restrict in,
-                                  __global RL_T *restrict dst, RL_I at,
-                                  RL_I p, RL_I k, RL_I first, RL_I last,
-                                  RL_I d, rl_row_quant z RL_QC_ARG) {
+ * destination rows start at `at`, z its quantization), its destination
+ * rows first..last-1 converted into w */
+static inline void rl_cast_square_to(__global const RL_TS *restrict in,
+                                     RL_I at, RL_I p, RL_I k, RL_I first,
+                                     RL_I last, RL_I d, rl_row_quant z,
+                                     RL_DV *w RL_QC_ARG) {
   RL_SV r[16];
 #ifndef RL_SHORT_P
   /* each row's line 64 bytes on, which a square along P (the next box's
    * where this is the box's last) reads: a box's 16 or 32 rows are more
-   * streams than the hardware's prefetcher follows */
+   * streams than the hardware's prefetcher follows. Where K runs on
+   * (RL_CAST_FAR), the same place two groups on along K instead, into the
+   * L2 cache: a whole walk along P ahead, which the L1 cache would not
+   * hold, where the next square's line came from memory too late */
 #pragma unroll
   for (int j = 0; j < 16; j++)
-    RL_PREFETCH(in + p + (k + j) * RL_SSTRIDE_K + 64 / sizeof(RL_TS));
+    if (RL_CAST_FAR)
+      RL_PREFETCH_L2(in + p + (k + j + 32 * RL_CAST_LINE) * RL_SSTRIDE_K);
+    else
+      RL_PREFETCH(in + p + (k + j) * RL_SSTRIDE_K + 64 / (int)sizeof(RL_TS));
 #endif
 #pragma unroll
   for (int j = 0; j < 16; j++) {
@@ -660,7 +674,6 @@ static inline void rl_cast_square(__global const RL_TS *restrict in,
                                    13, 14, 15) +
                                (RL_TS)sh);
   }
-  RL_DV w[16];
   if (RL_CONVERT_FIRST) {
 #pragma unroll
     for (int j = 0; j < 16; j++) w[j] = RL_ROW_VCAST(r[j], z, 0, 0);
@@ -675,11 +688,39 @@ static inline void rl_cast_square(__global const RL_TS *restrict in,
         w[i] = RL_ROW_VCAST(r[i], y, RL_ROW_CHAN(d + e), 0);
       }
   }
+}
+
+/* That square written, its rows first..last-1 */
+static inline void rl_cast_square(__global const RL_TS *restrict in,
+                                  __global RL_T *restrict dst, RL_I at,
+                                  RL_I p, RL_I k, RL_I first, RL_I last,
+                                  RL_I d, rl_row_quant z RL_QC_ARG) {
+  RL_DV w[16];
+  rl_cast_square_to(in, at, p, k, first, last, d, z, w RL_QC_PASS);
 #pragma unroll
   for (int i = 0; i < 16; i++)
     if (i >= first && i < last) {
       RL_CAST_PUT(dst + at + (p + i) * RL_DSTRIDE_P + k, w[i]);
     }
+}
+
+/* Destinations of 1 or 2 bytes: RL_CAST_LINE squares side by side along K
+ * (a 64-byte line of each of the 16 rows), converted, then each row's
+ * pieces written one after another, so that a line is written whole at
+ * once (a line written in halves a square apart, streamed, is flushed in
+ * part and read back) */
+static inline void rl_cast_line(__global const RL_TS *restrict in,
+                                __global RL_T *restrict dst, RL_I at, RL_I p,
+                                RL_I k, RL_I d, rl_row_quant z RL_QC_ARG) {
+  RL_DV w[RL_CAST_LINE][16];
+#pragma unroll
+  for (int m = 0; m < RL_CAST_LINE; m++)
+    rl_cast_square_to(in, at, p, k + 16 * m, 0, 16, d, z, w[m] RL_QC_PASS);
+#pragma unroll
+  for (int i = 0; i < 16; i++)
+#pragma unroll
+    for (int m = 0; m < RL_CAST_LINE; m++)
+      RL_CAST_PUT(dst + at + (p + i) * RL_DSTRIDE_P + k + 16 * m, w[m][i]);
 }
 
 #if defined(RL_CAST_PLANES) && !defined(RL_P_CHAN) &&                         \
@@ -746,19 +787,26 @@ static inline void rl_cast_squares(__global const RL_TS *restrict src,
 #if RL_MIXED
     for (RL_I p = 0; p < sp; p += 16) rl_cast_mix(in, dst + at, p, z);
 #endif
-    for (RL_I k = 0; k < sk; k += 16) {
+    for (RL_I k = 0; k < sk;) {
 #if RL_SPLITS
       if (mp == RL_CAST_PLANES) {
         rl_cast_split(in, dst + at, k, z);
+        k += 16;
         continue;
       }
 #endif
+      /* whole lines of the destination's rows where K has them */
+      const int line = RL_CAST_LINE > 1 && k + 16 * RL_CAST_LINE <= sk;
       for (RL_I p = 0; p < sp; p += 16)
-        rl_cast_square(in, dst, at, p, k, 0, 16, d, z RL_QC_PASS);
-      if (tail && sp < mp) /* the square ending at P's end, its new rows */
-        rl_cast_square(in, dst, at, max(mp - 16, (RL_I)0), k,
-                       sp - max(mp - 16, (RL_I)0), min(mp, (RL_I)16),
-                       d, z RL_QC_PASS);
+        if (line)
+          rl_cast_line(in, dst, at, p, k, d, z RL_QC_PASS);
+        else
+          rl_cast_square(in, dst, at, p, k, 0, 16, d, z RL_QC_PASS);
+      for (RL_I e = k + (line ? 16 * RL_CAST_LINE : 16); k < e; k += 16)
+        if (tail && sp < mp) /* the square ending at P's end, its new rows */
+          rl_cast_square(in, dst, at, max(mp - 16, (RL_I)0), k,
+                         sp - max(mp - 16, (RL_I)0), min(mp, (RL_I)16), d,
+                         z RL_QC_PASS);
     }
     /* each row's elements past the squares along K, the rows past them
      * along P (past the mixed ones) */

@@ -192,8 +192,10 @@ static inline void rl_shift_row(__global const RL_T *restrict in,
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) ||        \
     defined(__arm__) || defined(__riscv) || defined(__powerpc64__)
 #define RL_PREFETCH(p) __builtin_prefetch(p)
+#define RL_PREFETCH_L2(p) __builtin_prefetch(p, 0, 2)
 #else
 #define RL_PREFETCH(p) ((void)0)
+#define RL_PREFETCH_L2(p) ((void)0)
 #endif
 #endif
 /* How many elements of the box's row at P's p and Q's q hold data (n from

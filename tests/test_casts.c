@@ -803,6 +803,24 @@ static void short_runs(void) {
   boxes_then_tiles("short runs", cases, 35, kinds, 6);
 }
 
+/* A CPU device's cast boxes that transpose into destination rows of 1 or
+ * 2 bytes (NHWC -> NCHW, K the pixels): whole 64-byte lines of each row
+ * at once, 2 or 4 squares side by side along K, then the squares and rows
+ * K leaves (289 pixels in boxes of 256: 33 left; 117, 90); the rows two
+ * groups of squares on asked for where K runs on; per tensor, and per
+ * channel along C (P), W (K, H apart) and N; then on the generic
+ * kernels. */
+static void line_squares(void) {
+  static const cast_case cases[] = {
+      {"NHWC", "NCHW", {2, 17, 17, 128}, PER_TENSOR},
+      {"NHWC", "NCHW", {2, 9, 13, 40}, 3},
+      {"NHWC", "NCHW", {1, 3, 64, 24}, 2},
+      {"NHWC", "NCHW", {2, 5, 18, 33}, 0}};
+  static const cast_pair kinds[] = {
+      {F32, F16}, {F32, BF16}, {F32, I8}, {U8, F16}, {F16, F32}};
+  boxes_then_tiles("line squares", cases, 4, kinds, 5);
+}
+
 /* A CPU device's cast boxes of short rows: rows of 2, 4 and 8 elements
  * (2N's images, NCHW4's and CHWN4's channels, nChw8c's), from NCHW (K's
  * rows mixed into whole vectors where P's follow one another) and from
@@ -1126,6 +1144,7 @@ int main(void) {
   short_rows();
   run_rows();
   group_rows();
+  line_squares();
   short_runs();
   channel_rows();
   pixel_rows();
