@@ -387,12 +387,14 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
   }
 }
 #else
-/* Compiled for a CPU: a line asked for ahead of its first read, and a
- * vector stored past the cache (as lines_stores.cl does). Elsewhere the
- * kernel is not run: a plain store and nothing. */
+/* Compiled for a CPU: a line asked for ahead of its first read, into the
+ * L2 cache (as the lines family's boxes that read a walk ahead: into L1
+ * the lines were pushed out before their turn), and a vector stored past
+ * the cache (as lines_stores.cl does). Elsewhere the kernel is not run: a
+ * plain store and nothing. */
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) ||        \
     defined(__arm__) || defined(__riscv) || defined(__powerpc64__)
-#define RL_GPREFETCH(p) __builtin_prefetch(p)
+#define RL_GPREFETCH(p) __builtin_prefetch(p, 0, 2)
 #define RL_GSTREAMW(T, v, p)                                                   \
   __builtin_nontemporal_store(v, (__global T##_v *)(p))
 #else

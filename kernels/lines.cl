@@ -151,6 +151,13 @@ __kernel void rl_lines(__global const RL_TS *restrict src, long src_off,
      * off the grid of stores (CHWN4 with N not a multiple of 4): plain */
     if (RL_DSTRIDE_P % RL_VEC) stream = 0;
 #endif
+#ifdef RL_BOX_AHEAD
+    /* (K's rows of one line each) those of the box two on, within K */
+    const RL_I on = RL_BOX_AHEAD * RL_BLOCK_K;
+    if (RL_BLOCK_P * sizeof(RL_T) <= 64)
+      for (RL_I k = 0; k < mk && k0 + on + k < RL_EXTENT_K; k++)
+        RL_PREFETCH_L2(src + (k + on) * RL_SSTRIDE_K);
+#endif
     if (stream) /* two copies, each with its stores fixed */
       rl_box_squares(src, dst, mp, mq, mk, 1, lead, 0);
     else

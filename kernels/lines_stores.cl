@@ -184,11 +184,24 @@ static inline void rl_shift_row(__global const RL_T *restrict in,
 }
 #endif
 
+/* A box of squares whose source rows are K's (P running along them) and
+ * whose K runs on for boxes after it, the next box the next along K: it
+ * asks for the rows of the box RL_BOX_AHEAD on along K into the L2 cache,
+ * so that they come from memory a box ahead of their reads (1- and 2-byte
+ * NHWC -> NCHW; rows of one line, where the box has no prefetch of its
+ * own) */
+#if RL_VEC > 1 && !defined(RL_NIBBLES) && RL_SSTRIDE_P == 1 &&                \
+    RL_SSTRIDE_K != 1 && RL_EXTENT_K >= 4 * RL_BLOCK_K &&                      \
+    !defined(RL_P_FIRST) && !defined(RL_AHEAD) && !defined(RL_LEAD)
+#define RL_BOX_AHEAD 2
+#endif
+
 /* Asks for the line at p ahead of its first read: clang's builtin where the
  * kernel is compiled for a CPU (PoCL's prefetch() does nothing). Elsewhere
  * nothing: on NVIDIA's OpenCL every kernel that prefetched failed to build,
  * and a GPU runs these CPU boxes only when a test forces them. */
-#if defined(RL_AHEAD) || defined(RL_LEAD) || defined(RL_CAST_ROWS)
+#if defined(RL_AHEAD) || defined(RL_LEAD) || defined(RL_CAST_ROWS) ||          \
+    defined(RL_BOX_AHEAD)
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) ||        \
     defined(__arm__) || defined(__riscv) || defined(__powerpc64__)
 #define RL_PREFETCH(p) __builtin_prefetch(p)

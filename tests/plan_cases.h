@@ -340,6 +340,21 @@ static int box_group(const char *s) { /* squares side by side along K:
   return v > 1 && define_value(s, "RL_GROUP") == want;
 }
 
+static int box_runs_ahead(const char *s) { /* NHWC -> NCHW streamed:
+                                            squares along K's rows, K
+                                            past four boxes, no prefetch
+                                            planned (lines_stores.cl asks
+                                            for the rows a box ahead) */
+  static const char *const none[] = {"RL_AHEAD",  "RL_LEAD", "RL_P_FIRST",
+                                     "RL_STAGED", "RL_FLAT", "RL_COPY_IN"};
+  for (int i = 0; i < 6; i++)
+    if (define_value(s, none[i]) >= 0) return 0;
+  return define_value(s, "RL_VEC") > 1 &&
+         define_value(s, "RL_SSTRIDE_P") == 1 &&
+         define_value(s, "RL_SSTRIDE_K") > 1 &&
+         define_value(s, "RL_EXTENT_K") >= 4 * define_value(s, "RL_BLOCK_K");
+}
+
 static int box_planes(const char *s) { /* NHWC, 4N: K's few planes
                                         * interleaved by shuffles */
   return define_value(s, "RL_SPLIT") < 0 &&
@@ -543,6 +558,9 @@ static void boxes(plan_case_fn *run) {
  *   quarter data, element by element, also in rows of 8 bytes (NCHW ->
  *   CHWN4 int8 with N = 6, whose kernel once failed to build); nChw8c ->
  *   nChw16c above streams rows of padding alone;
+ * - squares along K's rows, K past four boxes (NHWC -> NCHW, 3136 pixels
+ *   in boxes of 128 to 512): each box first asks for the rows of the box
+ *   two on along K, the last two asking for nothing past K's end;
  * - 4-bit squares through a private buffer (the destination a byte off
  *   the grid: plain stores): K's last 30 nibbles per row two to a byte
  *   into the buffer, and P's last box, short of a block, unstaged (88
@@ -703,6 +721,7 @@ static void streams(plan_case_fn *run) {
       {0, "NCHW", "NHWC", box_streams_planes, {2, 7, 30, 32}, 1},
       {0, "NCHW", "NHWC", box_planes_plain, {2, 7, 30, 11}, 1},
       {0, "NHWC", "NCHW", box_streams_planes, {2, 16, 20, 3}, 1},
+      {0, "NHWC", "NCHW", box_runs_ahead, {1, 56, 56, 64}, 1},
       {0, "NCWH", "NCH%32BW", box_planes_padded, {2, 3, 2, 13}, 1},
       {0, "NHWC", "NC1HWC0", box_streams_pads, {2, 5, 7, 3}, 1},
       {0, "NHWC", "NC1HWC0", box_streams_pads, {2, 5, 7, 9}, 1},
