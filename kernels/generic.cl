@@ -176,9 +176,11 @@ static void rl_g_step(__global const long *g, int k, long *s, long *x,
 #define RL_TRANSFORM_C(x, c) RL_TRANSFORM(x)
 #define RL_GVCAST(v, c, w) rl_vcast(v, ss, sz, ds, dz)
 #endif
-#ifdef RL_VCAST /* (a cast on a CPU device) 16 elements of each side */
+#ifdef RL_VCAST /* (a cast on a CPU device) 16 elements of each side, or 8 */
 RL_PACKED(rl_g_from, RL_CSV);
 RL_PACKED(rl_g_to, RL_CDV);
+RL_PACKED(rl_g_hfrom, RL_CAT(RL_GS, 8));
+RL_PACKED(rl_g_hto, RL_CAT(RL_GD, 8));
 #endif
 /* A tile's side (rl_generic_tile), its half and quarter, and how its square
  * is transposed */
@@ -643,6 +645,22 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
           RL_PACKED_AT(rl_g_to, out + i * dk + m * RL_GSIDE) =
               RL_GVCAST(v[i], c, cwp);
         }
+      }
+      continue;
+    }
+    /* rows of half a side along P, all data, no channel moving within the
+     * tile (f16 -> f32 into FRACTAL_NZ's rows of 8): two of K's rows to a
+     * vector, converted as one, written as its halves */
+    if (full && sp == 1 && np == 8 && nk % 2 == 0 && cwp == 0 &&
+        cwk == 0) {
+      long c = ch < 0 ? 0 : x[ch];
+      for (long i = 0; i < nk; i += 2) {
+        RL_CDV y = RL_GVCAST((RL_CSV)(RL_PACKED_AT(rl_g_hfrom, from + i * sk),
+                                      RL_PACKED_AT(rl_g_hfrom,
+                                                   from + (i + 1) * sk)),
+                             c, 0);
+        RL_PACKED_AT(rl_g_hto, out + i * dk) = y.lo;
+        RL_PACKED_AT(rl_g_hto, out + (i + 1) * dk) = y.hi;
       }
       continue;
     }

@@ -937,7 +937,8 @@ static void double_rounding(void) {
 
 /* The generic kernels' tiles on a CPU device, casting 16 elements at a
  * time where a tile is all data: squares transposed (NHWC -> NCHW,
- * NCHW -> NC1HWC0, K along C), rows read along P (ND -> FRACTAL_NZ), or
+ * NCHW -> NC1HWC0, K along C), rows read along P (ND -> FRACTAL_NZ; into
+ * its rows of 8 f32, two rows to a vector), or
  * where K is short, rows gathered (a 3 x 3 conv weight into FRACTAL_Z, and
  * the tiles cut by edges) or P is (2N -> NCHW4: 4 x 16, 16 pixels of C4), for
  * every kind of vector cast (float to float, quantizing, dequantizing to f32,
