@@ -181,6 +181,7 @@ RL_PACKED(rl_g_from, RL_CSV);
 RL_PACKED(rl_g_to, RL_CDV);
 RL_PACKED(rl_g_hfrom, RL_CAT(RL_GS, 8));
 RL_PACKED(rl_g_hto, RL_CAT(RL_GD, 8));
+RL_PACKED(rl_g_qto, RL_CAT(RL_GD, 4));
 #endif
 /* A tile's side (rl_generic_tile), its half and quarter, and how its square
  * is transposed */
@@ -453,6 +454,60 @@ RL_PACKED(rl_g_quarter, RL_CAT(RL_GS, RL_GQUARTER));
       RL_PACKED_AT(TO, out + j * RL_GSIDE) = buf.v[j];                         \
     continue;                                                                  \
   }
+/* P half, a quarter or an eighth of a square, strided in the source, K's
+ * rows contiguous there, all data: P's element p, K's elements m * RL_GSIDE
+ * on, in v[p * spans + m] (SV, packed FROM); log2(np) of the transpose's
+ * rounds interleave them into K's rows, spans of them in each vector, the
+ * destination's order; each vector through CAST (DV, packed TO, its halves
+ * HALF, its quarters QUARTER) before the rounds where `first`, else after;
+ * then written whole where K's rows follow one another (non-temporal where
+ * `streamed`), else in pieces of np */
+#define RL_GSPANS(SV, FROM, DV, TO, HALF, QUARTER, CAST, first, streamed)      \
+  if (full && sk == 1 && np * spans == RL_GSIDE && spans > 1) {                \
+    SV v[RL_GSIDE];                                                            \
+    DV y[RL_GSIDE];                                                            \
+    for (int p = 0; p < np; p++)                                               \
+      for (int m = 0; m < spans; m++)                                          \
+        v[p * spans + m] = RL_PACKED_AT(FROM, from + p * sp + m * RL_GSIDE);   \
+    if (first) {                                                               \
+      for (int r = 0; r < RL_GSIDE; r++) y[r] = CAST(v[r]);                    \
+      RL_GINTERLEAVE(DV, y)                                                    \
+    } else {                                                                   \
+      RL_GINTERLEAVE(SV, v)                                                    \
+      for (int r = 0; r < RL_GSIDE; r++) y[r] = CAST(v[r]);                    \
+    }                                                                          \
+    if (dk == np && (streamed))                                                \
+      for (int r = 0; r < RL_GSIDE; r++)                                       \
+        RL_GSTREAMW(TO, y[r], out + r * RL_GSIDE);                             \
+    else if (dk == np)                                                         \
+      for (int r = 0; r < RL_GSIDE; r++)                                       \
+        RL_PACKED_AT(TO, out + r * RL_GSIDE) = y[r];                           \
+    else if (np == RL_GHALF)                                                   \
+      for (int r = 0; r < RL_GSIDE; r++) {                                     \
+        RL_PACKED_AT(HALF, out + 2 * r * dk) = y[r].lo;                        \
+        RL_PACKED_AT(HALF, out + (2 * r + 1) * dk) = y[r].hi;                  \
+      }                                                                        \
+    else if (np == RL_GQUARTER)                                                \
+      for (int r = 0; r < RL_GSIDE; r++) {                                     \
+        __global RL_GD *o = out + 4 * r * dk;                                  \
+        RL_PACKED_AT(QUARTER, o) = y[r].lo.lo;                                 \
+        RL_PACKED_AT(QUARTER, o + dk) = y[r].lo.hi;                            \
+        RL_PACKED_AT(QUARTER, o + 2 * dk) = y[r].hi.lo;                        \
+        RL_PACKED_AT(QUARTER, o + 3 * dk) = y[r].hi.hi;                        \
+      }                                                                        \
+    else                                                                       \
+      for (int i = 0; i < RL_GSIDE * RL_GSIDE; i++)                            \
+        out[i / np * dk + i % np] = y[i / RL_GSIDE][i % RL_GSIDE];             \
+    continue;                                                                  \
+  }
+#define RL_GINTERLEAVE(T, v)                                                   \
+  if (np == RL_GHALF) {                                                        \
+    RL_TRANSPOSE(T, RL_GSIDE, RL_GROUNDS - 1, RL_GZIP, v)                      \
+  } else if (np == RL_GQUARTER) {                                              \
+    RL_TRANSPOSE(T, RL_GSIDE, RL_GROUNDS - 2, RL_GZIP, v)                      \
+  } else {                                                                     \
+    RL_TRANSPOSE(T, RL_GSIDE, RL_GROUNDS - 3, RL_GZIP, v)                      \
+  }
 /* the rows' elements as they are (a move's), or converted (a cast's) */
 #define RL_GAS_IS(x) (x)
 #define RL_GAS_CAST(v) RL_GVCAST(v, ch < 0 ? 0 : x[ch], 0)
@@ -511,46 +566,8 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       RL_GROWS(rl_g_half, 1);
       continue;
     }
-    if (full && sk == 1 && np * spans == RL_GSIDE && spans > 1) {
-      /* P's element p, K's elements m * RL_GSIDE on, in v[p * spans + m]:
-       * log2(np) of the transpose's rounds interleave them into K's rows,
-       * spans of them in each vector, the destination's order */
-      RL_GV v[RL_GSIDE];
-      for (int p = 0; p < np; p++)
-        for (int m = 0; m < spans; m++)
-          v[p * spans + m] =
-              RL_PACKED_AT(rl_g_side, from + p * sp + m * RL_GSIDE);
-      if (np == RL_GHALF) {
-        RL_TRANSPOSE(RL_GV, RL_GSIDE, RL_GROUNDS - 1, RL_GZIP, v)
-      } else if (np == RL_GQUARTER) {
-        RL_TRANSPOSE(RL_GV, RL_GSIDE, RL_GROUNDS - 2, RL_GZIP, v)
-      } else {
-        RL_TRANSPOSE(RL_GV, RL_GSIDE, RL_GROUNDS - 3, RL_GZIP, v)
-      }
-      if (dk == np && big && (ulong)out % sizeof(RL_GV) == 0)
-        for (int r = 0; r < RL_GSIDE; r++)
-          RL_GSTREAM(v[r], out + r * RL_GSIDE);
-      else if (dk == np)
-        for (int r = 0; r < RL_GSIDE; r++)
-          RL_PACKED_AT(rl_g_side, out + r * RL_GSIDE) = v[r];
-      else if (np == RL_GHALF)
-        for (int r = 0; r < RL_GSIDE; r++) {
-          RL_PACKED_AT(rl_g_half, out + 2 * r * dk) = v[r].lo;
-          RL_PACKED_AT(rl_g_half, out + (2 * r + 1) * dk) = v[r].hi;
-        }
-      else if (np == RL_GQUARTER)
-        for (int r = 0; r < RL_GSIDE; r++) {
-          __global RL_GD *o = out + 4 * r * dk;
-          RL_PACKED_AT(rl_g_quarter, o) = v[r].lo.lo;
-          RL_PACKED_AT(rl_g_quarter, o + dk) = v[r].lo.hi;
-          RL_PACKED_AT(rl_g_quarter, o + 2 * dk) = v[r].hi.lo;
-          RL_PACKED_AT(rl_g_quarter, o + 3 * dk) = v[r].hi.hi;
-        }
-      else
-        for (int i = 0; i < RL_GSIDE * RL_GSIDE; i++)
-          out[i / np * dk + i % np] = v[i / RL_GSIDE][i % RL_GSIDE];
-      continue;
-    }
+    RL_GSPANS(RL_GV, rl_g_side, RL_GV, rl_g_side, rl_g_half, rl_g_quarter,
+              RL_GAS_IS, 0, big && (ulong)out % sizeof(RL_GV) == 0)
     RL_GRUN_OF_ROWS(RL_GV, rl_g_side, RL_GV, rl_g_side, RL_GAS_IS)
     /* whether K's rows shorter than a side go as overlapping vectors */
     int overlaps = sizeof(RL_GS) < 4 && all && sk == 1 && sp > 0 && np == side;
@@ -663,6 +680,10 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
         RL_PACKED_AT(rl_g_hto, out + (i + 1) * dk) = y.hi;
       }
       continue;
+    }
+    if (cwp == 0 && cwk == 0) {
+      RL_GSPANS(RL_CSV, rl_g_from, RL_CDV, rl_g_to, rl_g_hto, rl_g_qto,
+                RL_GAS_CAST, RL_CONVERT_FIRST_OF(RL_GS, RL_GD), 0)
     }
     RL_GRUN_OF_ROWS(RL_CSV, rl_g_from, RL_CDV, rl_g_to, RL_GAS_CAST)
     /* rows of np elements, fewer than a side, whole vectors of them, all

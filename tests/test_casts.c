@@ -940,7 +940,9 @@ static void double_rounding(void) {
  * NCHW -> NC1HWC0, K along C), rows read along P (ND -> FRACTAL_NZ; into
  * its rows of 8 f32, two rows to a vector), or
  * where K is short, rows gathered (a 3 x 3 conv weight into FRACTAL_Z, and
- * the tiles cut by edges) or P is (2N -> NCHW4: 4 x 16, 16 pixels of C4), for
+ * the tiles cut by edges) or P is (2N -> NCHW4: 4 x 16, 16 pixels of C4),
+ * or P is strided and a fraction of a square, K's pieces interleaved into
+ * whole rows (NCHW -> nChw8c, 4N, 2N; CHWN4, whose rows are apart), for
  * every kind of vector cast (float to float, quantizing, dequantizing to f32,
  * integer to integer) and one without (f16 -> f64); then per channel along each
  * dim, there and on the GPU's tiles. */
@@ -952,16 +954,18 @@ static void generic_tiles(void) {
       {"NHWC", "NCHW", {2, 5, 18, 33}},      {"NCHW", "NC1HWC0", {2, 48, 5, 7}},
       {"ND", "FRACTAL_NZ", {1, 1, 40, 50}},  {"NHWC", "NCHW", {2, 32, 3, 20}},
       {"NCHW", "FRACTAL_Z", {32, 40, 3, 3}}, {"2N", "NCHW4", {6, 8, 3, 7}},
+      {"NCHW", "nChw8c", {2, 16, 3, 40}},    {"NCHW", "4N", {8, 8, 2, 70}},
+      {"NCHW", "CHWN4", {8, 8, 2, 70}},      {"NCHW", "2N", {4, 4, 2, 130}},
   };
   static const cast_pair kinds[] = {{F32, F16}, {F32, BF16}, {F16, F32},
                                     {F32, I8},  {I8, F32},   {U8, I8},
                                     {F16, F64}};
   int run = 0;
-  for (int i = 0; i < 6; i++)
+  for (int i = 0; i < 10; i++)
     for (int k = 0; k < 7; k++)
       run += one_cast(shapes[i].from, shapes[i].to, kinds[k], shapes[i].ext,
                       engines[GENERIC], 1, PER_TENSOR);
-  CHECK(run == 42, "generic tiles: %d of 42 casts ran", run);
+  CHECK(run == 70, "generic tiles: %d of 70 casts ran", run);
   /* per channel along each dim: a tile's channel constant, one per row
    * (along K: whole squares cast as vectors, per row), or per element
    * (along P), on a CPU device's tiles and on the GPU's */
@@ -975,14 +979,16 @@ static void generic_tiles(void) {
   relayout_engine *gpu_tiles = NULL;
   CHECK_OK(relayout_engine_create(&gpu_tiles, &o, &e_));
   run = 0;
-  for (int i = 0; i < 6; i++)
+  int want = 0; /* along each dim of at most 64 channels (one_cast's table) */
+  for (int i = 0; i < 10; i++)
     for (int dim = 0; dim < 4; dim++)
-      for (int k = 0; k < 3; k++)
-        for (int on = 0; on < 2 && gpu_tiles; on++)
+      for (int k = 0; k < 3 && shapes[i].ext[dim] <= 64; k++)
+        for (int on = 0; on < 2 && gpu_tiles; on++, want++)
           run += one_cast(shapes[i].from, shapes[i].to, quantized[k],
                           shapes[i].ext, on ? gpu_tiles : engines[GENERIC], 1,
                           dim);
-  CHECK(run == 144, "generic tiles per channel: %d of 144 casts ran", run);
+  CHECK(run == want && want == 222, "generic tiles per channel: %d of %d ran",
+        run, want);
   relayout_engine_free(gpu_tiles);
 }
 
