@@ -182,6 +182,7 @@ RL_PACKED(rl_g_to, RL_CDV);
 RL_PACKED(rl_g_hfrom, RL_CAT(RL_GS, 8));
 RL_PACKED(rl_g_hto, RL_CAT(RL_GD, 8));
 RL_PACKED(rl_g_qto, RL_CAT(RL_GD, 4));
+#define RL_GLINE (64 / (int)sizeof(RL_CDV)) /* squares a line of rows holds */
 #endif
 /* A tile's side (rl_generic_tile), its half and quarter, and how its square
  * is transposed */
@@ -508,6 +509,29 @@ RL_PACKED(rl_g_quarter, RL_CAT(RL_GS, RL_GQUARTER));
   } else {                                                                     \
     RL_TRANSPOSE(T, RL_GSIDE, RL_GROUNDS - 3, RL_GZIP, v)                      \
   }
+/* (a cast's tile) square m of its rows, read along P, or along K and
+ * transposed, converted into y: along K before the transpose where the
+ * destination's lanes shuffle for less (RL_CONVERT_FIRST_OF), else after */
+#define RL_GCAST_SQUARE(y, m)                                                  \
+  {                                                                            \
+    RL_CSV v[RL_GSIDE];                                                        \
+    for (int j = 0; j < RL_GSIDE; j++)                                         \
+      v[j] = RL_PACKED_AT(rl_g_from, sp == 1 ? from + j * sk + (m)*RL_GSIDE    \
+                                       : from + ((m)*RL_GSIDE + j) * sp);      \
+    if (sp != 1 && RL_CONVERT_FIRST_OF(RL_GS, RL_GD)) {                        \
+      for (int j = 0; j < RL_GSIDE; j++)                                       \
+        (y)[j] = RL_GVCAST(v[j], ch < 0 ? 0 : x[ch] + ((m)*RL_GSIDE + j) * cwp, \
+                           cwk);                                               \
+      RL_TRANSPOSE(RL_CDV, RL_GSIDE, RL_GROUNDS, RL_GZIP, (y))                 \
+    } else {                                                                   \
+      if (sp != 1) {                                                           \
+        RL_TRANSPOSE(RL_CSV, RL_GSIDE, RL_GROUNDS, RL_GZIP, v)                 \
+      }                                                                        \
+      for (int i = 0; i < RL_GSIDE; i++)                                       \
+        (y)[i] = RL_GVCAST(                                                    \
+            v[i], ch < 0 ? 0 : x[ch] + i * cwk + (m)*RL_GSIDE * cwp, cwp);     \
+    }                                                                          \
+  }
 /* the rows' elements as they are (a move's), or converted (a cast's) */
 #define RL_GAS_IS(x) (x)
 #define RL_GAS_CAST(v) RL_GVCAST(v, ch < 0 ? 0 : x[ch], 0)
@@ -637,31 +661,26 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
      * K and transposed: each 16 elements converted as a vector (cast.cl) */
     long ss = g[RL_GC], sz = g[RL_GC + 1], ds = g[RL_GC + 2], dz = g[RL_GC + 3];
     if (full && np == side && spans == 1 && (sp == 1 || sk == 1)) {
+      /* past the streaming threshold, where the squares side by side make
+       * whole lines of each row: all of them converted, then each row's
+       * line written at once, non-temporal (a line streamed in parts is
+       * flushed in part and read back) */
+      if (big && squares == RL_GLINE && (ulong)out % 64 == 0 &&
+          dk * sizeof(RL_GD) % 64 == 0) {
+        RL_CDV y[RL_GLINE][RL_GSIDE];
+        for (int m = 0; m < RL_GLINE; m++) {
+          RL_GCAST_SQUARE(y[m], m)
+        }
+        for (int i = 0; i < RL_GSIDE; i++)
+          for (int m = 0; m < RL_GLINE; m++)
+            RL_GSTREAMW(rl_g_to, y[m][i], out + i * dk + m * RL_GSIDE);
+        continue;
+      }
       for (int m = 0; m < squares; m++) {
-        RL_CSV v[RL_GSIDE];
-        for (int j = 0; j < RL_GSIDE; j++)
-          v[j] = RL_PACKED_AT(rl_g_from, sp == 1 ? from + j * sk + m * RL_GSIDE
-                                           : from + (m * RL_GSIDE + j) * sp);
-        if (sp != 1 && RL_CONVERT_FIRST_OF(RL_GS, RL_GD)) {
-          /* converted along K (P's element j's row), then transposed */
-          RL_CDV y[RL_GSIDE];
-          for (int j = 0; j < RL_GSIDE; j++) {
-            long c = ch < 0 ? 0 : x[ch] + (m * RL_GSIDE + j) * cwp;
-            y[j] = RL_GVCAST(v[j], c, cwk);
-          }
-          RL_TRANSPOSE(RL_CDV, RL_GSIDE, RL_GROUNDS, RL_GZIP, y)
-          for (int i = 0; i < RL_GSIDE; i++)
-            RL_PACKED_AT(rl_g_to, out + i * dk + m * RL_GSIDE) = y[i];
-          continue;
-        }
-        if (sp != 1) {
-          RL_TRANSPOSE(RL_CSV, RL_GSIDE, RL_GROUNDS, RL_GZIP, v)
-        }
-        for (int i = 0; i < RL_GSIDE; i++) {
-          long c = ch < 0 ? 0 : x[ch] + i * cwk + m * RL_GSIDE * cwp;
-          RL_PACKED_AT(rl_g_to, out + i * dk + m * RL_GSIDE) =
-              RL_GVCAST(v[i], c, cwp);
-        }
+        RL_CDV y[RL_GSIDE];
+        RL_GCAST_SQUARE(y, m)
+        for (int i = 0; i < RL_GSIDE; i++)
+          RL_PACKED_AT(rl_g_to, out + i * dk + m * RL_GSIDE) = y[i];
       }
       continue;
     }

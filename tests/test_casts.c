@@ -951,21 +951,40 @@ static void generic_tiles(void) {
     const char *from, *to;
     int64_t ext[4];
   } shapes[] = {
-      {"NHWC", "NCHW", {2, 5, 18, 33}},      {"NCHW", "NC1HWC0", {2, 48, 5, 7}},
-      {"ND", "FRACTAL_NZ", {1, 1, 40, 50}},  {"NHWC", "NCHW", {2, 32, 3, 20}},
-      {"NCHW", "FRACTAL_Z", {32, 40, 3, 3}}, {"2N", "NCHW4", {6, 8, 3, 7}},
-      {"NCHW", "nChw8c", {2, 16, 3, 40}},    {"NCHW", "4N", {8, 8, 2, 70}},
-      {"NCHW", "CHWN4", {8, 8, 2, 70}},      {"NCHW", "2N", {4, 4, 2, 130}},
+      {"NHWC", "NCHW", {2, 5, 18, 33}},
+      {"NCHW", "NC1HWC0", {2, 48, 5, 7}},
+      {"ND", "FRACTAL_NZ", {1, 1, 40, 50}},
+      {"NHWC", "NCHW", {2, 32, 3, 20}},
+      {"NCHW", "FRACTAL_Z", {32, 40, 3, 3}},
+      {"2N", "NCHW4", {6, 8, 3, 7}},
+      {"NCHW", "nChw8c", {2, 16, 3, 40}},
+      {"NCHW", "4N", {8, 8, 2, 70}},
+      {"NCHW", "CHWN4", {8, 8, 2, 70}},
+      {"NCHW", "2N", {4, 4, 2, 130}},
+      {"NHWC", "NCHW", {2, 2, 64, 48}},
+      {"NC1HWC0", "NCHW", {2, 32, 2, 64}},
   };
   static const cast_pair kinds[] = {{F32, F16}, {F32, BF16}, {F16, F32},
                                     {F32, I8},  {I8, F32},   {U8, I8},
                                     {F16, F64}};
+  /* and on an engine that streams every destination: squares side by side
+   * whose rows fill lines are all converted, then written a line a row */
+  relayout_engine_options so = {.size = sizeof so,
+                                .device = getenv("RELAYOUT_TEST_DEVICE")
+                                              ? getenv("RELAYOUT_TEST_DEVICE")
+                                              : "cpu",
+                                .kernels = RELAYOUT_KERNELS_GENERIC,
+                                .stream_bytes = 1};
+  relayout_engine *streams = NULL;
+  CHECK_OK(relayout_engine_create(&streams, &so, &e_));
   int run = 0;
-  for (int i = 0; i < 10; i++)
+  for (int i = 0; i < 12; i++)
     for (int k = 0; k < 7; k++)
-      run += one_cast(shapes[i].from, shapes[i].to, kinds[k], shapes[i].ext,
-                      engines[GENERIC], 1, PER_TENSOR);
-  CHECK(run == 70, "generic tiles: %d of 70 casts ran", run);
+      for (int on = 0; on < 2 && streams; on++)
+        run += one_cast(shapes[i].from, shapes[i].to, kinds[k], shapes[i].ext,
+                        on ? streams : engines[GENERIC], 1, PER_TENSOR);
+  CHECK(run == 168, "generic tiles: %d of 168 casts ran", run);
+  relayout_engine_free(streams);
   /* per channel along each dim: a tile's channel constant, one per row
    * (along K: whole squares cast as vectors, per row), or per element
    * (along P), on a CPU device's tiles and on the GPU's */
@@ -980,14 +999,14 @@ static void generic_tiles(void) {
   CHECK_OK(relayout_engine_create(&gpu_tiles, &o, &e_));
   run = 0;
   int want = 0; /* along each dim of at most 64 channels (one_cast's table) */
-  for (int i = 0; i < 10; i++)
+  for (int i = 0; i < 12; i++)
     for (int dim = 0; dim < 4; dim++)
       for (int k = 0; k < 3 && shapes[i].ext[dim] <= 64; k++)
         for (int on = 0; on < 2 && gpu_tiles; on++, want++)
           run += one_cast(shapes[i].from, shapes[i].to, quantized[k],
                           shapes[i].ext, on ? gpu_tiles : engines[GENERIC], 1,
                           dim);
-  CHECK(run == want && want == 222, "generic tiles per channel: %d of %d ran",
+  CHECK(run == want && want == 270, "generic tiles per channel: %d of %d ran",
         run, want);
   relayout_engine_free(gpu_tiles);
 }
