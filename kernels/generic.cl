@@ -411,7 +411,6 @@ RL_PACKED(rl_g_side, RL_GV);
 RL_PACKED(rl_g_half, RL_CAT(RL_GS, RL_GHALF));
 RL_PACKED(rl_g_quarter, RL_CAT(RL_GS, RL_GQUARTER));
 #endif
-#define RL_GSTREAM(v, p) RL_GSTREAMW(rl_g_side, v, p)
 /* RL_GSIDE rows of n packed vectors T each from `from` (row i at i * sk) to
  * `out`, streamed where the destination is (`big`) and the rows fill whole
  * cache lines: back to back from a line's start, or each one whole lines
@@ -532,6 +531,28 @@ RL_PACKED(rl_g_quarter, RL_CAT(RL_GS, RL_GQUARTER));
             v[i], ch < 0 ? 0 : x[ch] + i * cwk + (m)*RL_GSIDE * cwp, cwp);     \
     }                                                                          \
   }
+/* A tile's squares along P (SQUARE(v, m): square m's rows into v, of
+ * type T), written (packed TO) where `streamed` as each row's whole lines
+ * at once, non-temporal, all n squares first made (streaming part of a
+ * line costs a line); else a square at a time, its stores leaving while
+ * the next one loads (AVX2 stalled on stores forwarded to the loads of all
+ * squares) */
+#define RL_GSQUARES(T, TO, SQUARE, n, streamed)                                \
+  if (streamed) {                                                              \
+    T sq_[4][RL_GSIDE];                                                        \
+    for (int m = 0; m < (n); m++) {                                            \
+      SQUARE(sq_[m], m)                                                        \
+    }                                                                          \
+    for (int i = 0; i < RL_GSIDE; i++)                                         \
+      for (int m = 0; m < (n); m++)                                            \
+        RL_GSTREAMW(TO, sq_[m][i], out + i * dk + m * RL_GSIDE);               \
+  } else                                                                       \
+    for (int m = 0; m < squares; m++) {                                        \
+      T sq_[RL_GSIDE];                                                         \
+      SQUARE(sq_, m)                                                           \
+      for (int i = 0; i < RL_GSIDE; i++)                                       \
+        RL_PACKED_AT(TO, out + i * dk + m * RL_GSIDE) = sq_[i];                \
+    }
 /* the rows' elements as they are (a move's), or converted (a cast's) */
 #define RL_GAS_IS(x) (x)
 #define RL_GAS_CAST(v) RL_GVCAST(v, ch < 0 ? 0 : x[ch], 0)
@@ -602,27 +623,7 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
       int streamed = stream && (ulong)out % sizeof(RL_GV) == 0;
       for (; nk >= RL_GSIDE; nk -= RL_GSIDE, from += RL_GSIDE,
                             out += RL_GSIDE * dk) {
-        if (streamed) {
-          /* the squares side by side, so that each row goes out as whole
-           * cache lines (streaming part of a line costs a line) */
-          RL_GV v[4][RL_GSIDE];
-          for (int m = 0; m < squares; m++) {
-            RL_GSQUARE(v[m], m)
-          }
-          for (int i = 0; i < RL_GSIDE; i++)
-            for (int m = 0; m < squares; m++)
-              RL_GSTREAM(v[m][i], out + i * dk + m * RL_GSIDE);
-          continue;
-        }
-        /* else a square at a time: its stores leave while the next one
-         * loads (AVX2 stalled on stores forwarded to the loads of all
-         * squares) */
-        for (int m = 0; m < squares; m++) {
-          RL_GV v[RL_GSIDE];
-          RL_GSQUARE(v, m)
-          for (int i = 0; i < RL_GSIDE; i++)
-            RL_PACKED_AT(rl_g_side, out + i * dk + m * RL_GSIDE) = v[i];
-        }
+        RL_GSQUARES(RL_GV, rl_g_side, RL_GSQUARE, squares, streamed)
       }
       if (!nk) continue;
     }
@@ -661,27 +662,12 @@ __kernel void rl_generic_tile(RL_GENERIC_PARAMS(RL_GS, RL_GD)) {
      * K and transposed: each 16 elements converted as a vector (cast.cl) */
     long ss = g[RL_GC], sz = g[RL_GC + 1], ds = g[RL_GC + 2], dz = g[RL_GC + 3];
     if (full && np == side && spans == 1 && (sp == 1 || sk == 1)) {
-      /* past the streaming threshold, where the squares side by side make
-       * whole lines of each row: all of them converted, then each row's
-       * line written at once, non-temporal (a line streamed in parts is
-       * flushed in part and read back) */
-      if (big && squares == RL_GLINE && (ulong)out % 64 == 0 &&
-          dk * sizeof(RL_GD) % 64 == 0) {
-        RL_CDV y[RL_GLINE][RL_GSIDE];
-        for (int m = 0; m < RL_GLINE; m++) {
-          RL_GCAST_SQUARE(y[m], m)
-        }
-        for (int i = 0; i < RL_GSIDE; i++)
-          for (int m = 0; m < RL_GLINE; m++)
-            RL_GSTREAMW(rl_g_to, y[m][i], out + i * dk + m * RL_GSIDE);
-        continue;
-      }
-      for (int m = 0; m < squares; m++) {
-        RL_CDV y[RL_GSIDE];
-        RL_GCAST_SQUARE(y, m)
-        for (int i = 0; i < RL_GSIDE; i++)
-          RL_PACKED_AT(rl_g_to, out + i * dk + m * RL_GSIDE) = y[i];
-      }
+      /* streamed past the threshold where the squares side by side make
+       * whole lines of each row (their count then a constant, so that
+       * they stay in registers) */
+      RL_GSQUARES(RL_CDV, rl_g_to, RL_GCAST_SQUARE, RL_GLINE,
+                  big && squares == RL_GLINE && (ulong)out % 64 == 0 &&
+                      dk * sizeof(RL_GD) % 64 == 0)
       continue;
     }
     /* rows of half a side along P, all data, no channel moving within the

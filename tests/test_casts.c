@@ -935,6 +935,22 @@ static void double_rounding(void) {
     }
 }
 
+/* An engine of generic kernels on the test's device (the CPU unless
+ * RELAYOUT_TEST_DEVICE names one), its families' and streaming options
+ * these (stream_bytes 0: the device's default) */
+static relayout_engine *generic_engine(relayout_families families,
+                                       int64_t stream_bytes) {
+  const char *dev = getenv("RELAYOUT_TEST_DEVICE");
+  relayout_engine_options o = {.size = sizeof o,
+                               .device = dev ? dev : "cpu",
+                               .kernels = RELAYOUT_KERNELS_GENERIC,
+                               .families = families,
+                               .stream_bytes = stream_bytes};
+  relayout_engine *e = NULL;
+  CHECK_OK(relayout_engine_create(&e, &o, &e_));
+  return e;
+}
+
 /* The generic kernels' tiles on a CPU device, casting 16 elements at a
  * time where a tile is all data: squares transposed (NHWC -> NCHW,
  * NCHW -> NC1HWC0, K along C), rows read along P (ND -> FRACTAL_NZ; into
@@ -969,14 +985,7 @@ static void generic_tiles(void) {
                                     {F16, F64}};
   /* and on an engine that streams every destination: squares side by side
    * whose rows fill lines are all converted, then written a line a row */
-  relayout_engine_options so = {.size = sizeof so,
-                                .device = getenv("RELAYOUT_TEST_DEVICE")
-                                              ? getenv("RELAYOUT_TEST_DEVICE")
-                                              : "cpu",
-                                .kernels = RELAYOUT_KERNELS_GENERIC,
-                                .stream_bytes = 1};
-  relayout_engine *streams = NULL;
-  CHECK_OK(relayout_engine_create(&streams, &so, &e_));
+  relayout_engine *streams = generic_engine(RELAYOUT_FAMILIES_AUTO, 1);
   int run = 0;
   for (int i = 0; i < 12; i++)
     for (int k = 0; k < 7; k++)
@@ -989,14 +998,7 @@ static void generic_tiles(void) {
    * (along K: whole squares cast as vectors, per row), or per element
    * (along P), on a CPU device's tiles and on the GPU's */
   static const cast_pair quantized[] = {{F32, I8}, {I8, F32}, {F16, U8}};
-  relayout_engine_options o = {.size = sizeof o,
-                               .device = getenv("RELAYOUT_TEST_DEVICE")
-                                             ? getenv("RELAYOUT_TEST_DEVICE")
-                                             : "cpu",
-                               .kernels = RELAYOUT_KERNELS_GENERIC,
-                               .families = RELAYOUT_FAMILIES_GPU};
-  relayout_engine *gpu_tiles = NULL;
-  CHECK_OK(relayout_engine_create(&gpu_tiles, &o, &e_));
+  relayout_engine *gpu_tiles = generic_engine(RELAYOUT_FAMILIES_GPU, 0);
   run = 0;
   int want = 0; /* along each dim of at most 64 channels (one_cast's table) */
   for (int i = 0; i < 12; i++)
